@@ -1,0 +1,3 @@
+export * from './primitives';
+export * from './env-allow-list';
+export * from './report';

@@ -1,0 +1,318 @@
+import { z } from 'zod';
+import { isAllowedEnvVar } from './env-allow-list';
+import {
+  countSchema,
+  nameSchema,
+  nonNegativeSchema,
+  orUnavailable,
+  pctSchema,
+} from './primitives';
+
+export const PROTOCOL_VERSION = 1;
+
+const MAX_INTERVAL_MS = 3_600_000;
+
+export const cpuBreakdownSchema = z.object({
+  userPct: pctSchema,
+  nicePct: pctSchema,
+  systemPct: pctSchema,
+  iowaitPct: pctSchema,
+  irqPct: pctSchema,
+  softirqPct: pctSchema,
+  stealPct: pctSchema,
+  idlePct: pctSchema,
+});
+export type CpuBreakdown = z.infer<typeof cpuBreakdownSchema>;
+
+export const perCpuSchema = cpuBreakdownSchema.extend({ cpu: countSchema });
+
+export const cpuSampleSchema = z.object({
+  total: cpuBreakdownSchema,
+  perCpu: z.array(perCpuSchema).max(4096),
+  onlineCpus: countSchema,
+  contextSwitchesPerS: nonNegativeSchema,
+  load1: nonNegativeSchema,
+  load5: nonNegativeSchema,
+  load15: nonNegativeSchema,
+  procsRunning: countSchema,
+  procsBlocked: countSchema,
+});
+export type CpuSample = z.infer<typeof cpuSampleSchema>;
+
+/** One PSI line: averages as the kernel reports them, plus the stall time measured over this interval. */
+export const stallSchema = z.object({
+  avg10: pctSchema,
+  avg60: pctSchema,
+  avg300: pctSchema,
+  stallPct: pctSchema,
+});
+export const pressureResourceSchema = z.object({
+  some: stallSchema,
+  full: stallSchema.nullable(),
+});
+export const pressureSampleSchema = z.object({
+  cpu: orUnavailable(pressureResourceSchema),
+  io: orUnavailable(pressureResourceSchema),
+  memory: orUnavailable(pressureResourceSchema),
+});
+export type PressureSample = z.infer<typeof pressureSampleSchema>;
+
+export const diskSampleSchema = z.object({
+  device: nameSchema,
+  readIops: nonNegativeSchema,
+  writeIops: nonNegativeSchema,
+  readBytesPerS: nonNegativeSchema,
+  writeBytesPerS: nonNegativeSchema,
+  readAwaitMs: nonNegativeSchema,
+  writeAwaitMs: nonNegativeSchema,
+  /** Average queue size over the interval, computed as iostat's aqu-sz. */
+  queueDepth: nonNegativeSchema,
+  inFlight: countSchema,
+  utilPct: pctSchema,
+});
+export type DiskSample = z.infer<typeof diskSampleSchema>;
+
+export const cgroupSampleSchema = z.object({
+  /** cgroup path relative to the hierarchy root ("/" for the host's own group). */
+  path: z.string().min(1).max(1000),
+  version: z.union([z.literal(1), z.literal(2)]),
+  /** CPU limit in cores from cpu.max / cfs_quota; null when unlimited. */
+  quotaCores: nonNegativeSchema.nullable(),
+  cpusetCpus: z.string().max(1000).nullable(),
+  /** The CPUs the group may really use: min(quota, cpuset size, online CPUs). */
+  effectiveCpus: nonNegativeSchema,
+  usageCores: nonNegativeSchema,
+  throttledPeriodsPerS: nonNegativeSchema,
+  /** Share of enforcement periods in which the group was throttled. */
+  throttledPct: pctSchema,
+  throttledMsPerS: nonNegativeSchema,
+});
+export type CgroupSample = z.infer<typeof cgroupSampleSchema>;
+
+export const processSampleSchema = z.object({
+  name: nameSchema,
+  pid: z.number().int().positive(),
+  threads: countSchema,
+  /** CPU used by the process over the interval, in cores (1.0 = one core busy). */
+  cpuCores: nonNegativeSchema,
+  rssBytes: nonNegativeSchema,
+  voluntaryCtxSwitchesPerS: nonNegativeSchema,
+  nonvoluntaryCtxSwitchesPerS: nonNegativeSchema,
+});
+export type ProcessSample = z.infer<typeof processSampleSchema>;
+
+/**
+ * A mergeable log-bucketed histogram (see lib/sketch). `keys[i]` is a bucket index, `counts[i]` its count;
+ * values at or below the sketch's minimum land in `zeroCount`.
+ */
+export const sketchSchema = z
+  .object({
+    count: countSchema,
+    sum: z.number(),
+    min: z.number(),
+    max: z.number(),
+    zeroCount: countSchema,
+    keys: z.array(z.number().int().min(-32768).max(32767)).max(4096),
+    counts: z.array(z.number().int().min(1)).max(4096),
+  })
+  .check((ctx) => {
+    const sketch = ctx.value;
+    if (sketch.keys.length !== sketch.counts.length) {
+      ctx.issues.push({ code: 'custom', message: 'keys and counts must have the same length', input: sketch, path: ['counts'] });
+      return;
+    }
+    let total = sketch.zeroCount;
+    for (let i = 0; i < sketch.counts.length; i++) {
+      total += sketch.counts[i]!;
+      if (i > 0 && sketch.keys[i]! <= sketch.keys[i - 1]!) {
+        ctx.issues.push({ code: 'custom', message: 'keys must be strictly increasing', input: sketch, path: ['keys', i] });
+        return;
+      }
+    }
+    if (total !== sketch.count) {
+      ctx.issues.push({ code: 'custom', message: 'count must equal zeroCount plus the bucket counts', input: sketch, path: ['count'] });
+    }
+    if (sketch.count > 0 && sketch.min > sketch.max) {
+      ctx.issues.push({ code: 'custom', message: 'min must not exceed max', input: sketch, path: ['min'] });
+    }
+  });
+export type SketchWire = z.infer<typeof sketchSchema>;
+
+const tagKeySchema = z.string().min(1).max(100);
+export const tagsSchema = z
+  .record(tagKeySchema, z.string().max(200))
+  .refine((tags) => Object.keys(tags).length <= 16, 'at most 16 tags');
+
+export const latencySeriesSchema = z.object({
+  name: nameSchema,
+  tags: tagsSchema,
+  /** Timings in milliseconds. */
+  sketch: sketchSchema,
+});
+export type LatencySeries = z.infer<typeof latencySeriesSchema>;
+
+export const probeSampleSchema = z.object({
+  name: nameSchema,
+  target: z.string().min(1).max(500),
+  ok: z.boolean(),
+  connectMs: nonNegativeSchema.nullable(),
+  responseMs: nonNegativeSchema.nullable(),
+  error: z.string().max(500).nullable(),
+});
+export type ProbeSample = z.infer<typeof probeSampleSchema>;
+
+export const HYPERVISORS = ['none', 'kvm', 'xen', 'vmware', 'hyperv', 'other'] as const;
+export const DISK_CLASSES = ['nvme', 'ssd', 'hdd', 'virtual', 'other'] as const;
+
+export const cpuInventorySchema = z.object({
+  vendor: z.string().max(100),
+  model: z.string().max(200),
+  sockets: countSchema,
+  cores: countSchema,
+  threads: countSchema,
+  numaNodes: countSchema,
+  /** The flags every online CPU reports (the intersection). */
+  flags: z.array(z.string().max(64)).max(1000),
+  flagsUniform: z.boolean(),
+  hypervisor: z.enum(HYPERVISORS),
+  hypervisorVendor: z.string().max(100).nullable(),
+  governor: z.string().max(64).nullable(),
+});
+export type CpuInventory = z.infer<typeof cpuInventorySchema>;
+
+export const diskInventorySchema = z.object({
+  device: nameSchema,
+  class: z.enum(DISK_CLASSES),
+  model: z.string().max(200).nullable(),
+  rotational: z.boolean().nullable(),
+  sizeBytes: nonNegativeSchema.nullable(),
+  hwQueues: countSchema.nullable(),
+  scheduler: z.string().max(64).nullable(),
+});
+export type DiskInventory = z.infer<typeof diskInventorySchema>;
+
+export const dataPathSchema = z.object({
+  path: z.string().min(1).max(1000),
+  device: z.string().max(200).nullable(),
+  mountPoint: z.string().max(1000).nullable(),
+  fsType: z.string().max(64).nullable(),
+});
+
+export const envSchema = z.record(z.string(), z.string().max(1000)).check((ctx) => {
+  for (const key of Object.keys(ctx.value)) {
+    if (!isAllowedEnvVar(key)) {
+      ctx.issues.push({ code: 'custom', message: `environment variable ${key} is not on the allow-list`, input: ctx.value, path: [key] });
+    }
+  }
+});
+
+export const cgroupConfigSchema = z.object({
+  path: z.string().min(1).max(1000),
+  version: z.union([z.literal(1), z.literal(2)]),
+  quotaCores: nonNegativeSchema.nullable(),
+  cpusetCpus: z.string().max(1000).nullable(),
+  effectiveCpus: nonNegativeSchema,
+});
+
+export const processInventorySchema = z.object({
+  name: nameSchema,
+  pid: z.number().int().positive(),
+  comm: z.string().max(64),
+  threads: countSchema,
+  cpusAllowedList: z.string().max(1000),
+  cpusAllowedCount: countSchema,
+  env: envSchema,
+  cgroup: cgroupConfigSchema.nullable(),
+  /** Known warnings found in the process's log (--watch-log), each reported once. */
+  logWarnings: z.array(z.object({ id: nameSchema, line: z.string().max(1000) })).max(50),
+});
+export type ProcessInventory = z.infer<typeof processInventorySchema>;
+
+export const hostInventorySchema = z.object({
+  kernel: z.string().max(200).nullable(),
+  memTotalBytes: nonNegativeSchema.nullable(),
+  onlineCpus: countSchema,
+});
+
+export const inventorySchema = z.object({
+  /** A digest of everything below; a new value means the inventory changed. */
+  hash: z.string().min(1).max(128),
+  host: hostInventorySchema,
+  cpu: orUnavailable(cpuInventorySchema),
+  disks: orUnavailable(z.array(diskInventorySchema).max(256)),
+  dataPaths: z.array(dataPathSchema).max(32),
+  cgroup: orUnavailable(cgroupConfigSchema),
+  processes: z.array(processInventorySchema).max(64),
+});
+export type Inventory = z.infer<typeof inventorySchema>;
+
+export const agentStatusSchema = z.object({
+  version: z.string().min(1).max(50),
+  /** Reports the spool has dropped since the agent's state was created (oldest first, when full). */
+  droppedReports: countSchema,
+  spoolBytes: nonNegativeSchema,
+  malformedStatsdPackets: countSchema,
+});
+
+export const reportSchema = z.object({
+  v: z.literal(PROTOCOL_VERSION),
+  seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  /** End of the measured interval, epoch milliseconds. */
+  ts: z.number().int().positive(),
+  intervalMs: z.number().int().positive().max(MAX_INTERVAL_MS),
+  host: z.object({
+    hostname: z.string().min(1).max(253),
+    machineId: z.string().max(128).nullable(),
+  }),
+  agent: agentStatusSchema,
+  cpu: orUnavailable(cpuSampleSchema),
+  pressure: orUnavailable(pressureSampleSchema),
+  disks: orUnavailable(z.array(diskSampleSchema).max(256)),
+  cgroups: orUnavailable(z.array(cgroupSampleSchema).max(64)),
+  processes: z.array(processSampleSchema).max(64),
+  latency: z.array(latencySeriesSchema).max(500),
+  probes: z.array(probeSampleSchema).max(64),
+  inventory: inventorySchema.optional(),
+});
+export type Report = z.infer<typeof reportSchema>;
+
+export const MAX_REPORTS_PER_REQUEST = 1000;
+
+export const ingestBatchSchema = z.object({
+  reports: z.array(reportSchema).min(1).max(MAX_REPORTS_PER_REQUEST),
+});
+
+/** The ingest body is one report, or `{ reports: [...] }` (an agent's backlog after an outage). */
+export function ingestSchemaFor(body: unknown) {
+  const isBatch = typeof body === 'object' && body !== null && 'reports' in body;
+  return isBatch ? ingestBatchSchema : reportSchema;
+}
+
+export function parseIngestBody(body: unknown): Report[] {
+  const schema = ingestSchemaFor(body);
+  if (schema === ingestBatchSchema) return ingestBatchSchema.parse(body).reports;
+  return [reportSchema.parse(body)];
+}
+
+export const ingestResponseSchema = z.object({
+  accepted: countSchema,
+  duplicate: countSchema,
+  /** Every seq in the request: stored now or already stored before. The agent may forget them. */
+  acknowledgedSeqs: z.array(z.number().int()),
+});
+export type IngestResponse = z.infer<typeof ingestResponseSchema>;
+
+export const enrollRequestSchema = z.object({
+  hostname: z.string().min(1).max(253),
+  machineId: z.string().max(128).nullable(),
+});
+export type EnrollRequest = z.infer<typeof enrollRequestSchema>;
+
+export const enrollResponseSchema = z.object({
+  hostId: z.number().int().positive(),
+  token: z.string(),
+  region: z.string(),
+  /** The seq the agent must continue from, so a re-enrolled host never reuses an acknowledged seq. */
+  nextSeq: z.number().int().min(0),
+});
+export type EnrollResponse = z.infer<typeof enrollResponseSchema>;
