@@ -1,0 +1,286 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+export class ConfigError extends Error {}
+
+export interface ListenAddr {
+  host: string;
+  port: number;
+}
+
+export interface ProbeSpecText {
+  name: string;
+  url: string;
+}
+
+/** Every option: its flag, the key in the JSON config file, and its env var. */
+const OPTIONS = {
+  server: { type: 'string', env: 'INFERWATCH_SERVER' },
+  interval: { type: 'string', env: 'INFERWATCH_INTERVAL' },
+  'state-dir': { type: 'string', env: 'INFERWATCH_STATE_DIR' },
+  'enroll-key': { type: 'string', env: 'INFERWATCH_ENROLL_KEY' },
+  'enroll-key-file': { type: 'string', env: 'INFERWATCH_ENROLL_KEY_FILE' },
+  'watch-process': { type: 'string', multiple: true, env: 'INFERWATCH_WATCH_PROCESS' },
+  'watch-pid': { type: 'string', multiple: true, env: 'INFERWATCH_WATCH_PID' },
+  'watch-log': { type: 'string', multiple: true, env: 'INFERWATCH_WATCH_LOG' },
+  'data-path': { type: 'string', multiple: true, env: 'INFERWATCH_DATA_PATH' },
+  probe: { type: 'string', multiple: true, env: 'INFERWATCH_PROBE' },
+  'statsd-addr': { type: 'string', env: 'INFERWATCH_STATSD_ADDR' },
+  'http-intake-addr': { type: 'string', env: 'INFERWATCH_HTTP_INTAKE_ADDR' },
+  'spool-max-mb': { type: 'string', env: 'INFERWATCH_SPOOL_MAX_MB' },
+  'proc-root': { type: 'string', env: 'INFERWATCH_PROC_ROOT' },
+  'sys-root': { type: 'string', env: 'INFERWATCH_SYS_ROOT' },
+  once: { type: 'boolean', env: 'INFERWATCH_ONCE' },
+  print: { type: 'boolean', env: 'INFERWATCH_PRINT' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+type RawValue = string | number | boolean | string[] | number[];
+
+export const HELP_TEXT = `inferwatch-agent — host-health and latency agent for ML inference hosts
+
+Usage: inferwatch-agent [options]
+
+  --server URL              inferwatch server to report to (required unless --print)
+  --interval SECONDS        collection interval (default 10)
+  --state-dir DIR           spool, seq and host token (default /var/lib/inferwatch-agent as root,
+                            else ~/.local/state/inferwatch-agent)
+  --enroll-key KEY          enrollment key, used once when no host token exists for the server
+  --enroll-key-file FILE    read the enrollment key from FILE (keeps it out of ps)
+  --watch-process NAME      watch processes whose comm or argv[0] is NAME (repeatable)
+  --watch-pid PID           watch one process by pid (repeatable)
+  --watch-log FILE          scan FILE for known warnings (repeatable)
+  --data-path DIR           report the device and filesystem behind DIR (repeatable)
+  --probe NAME=URL          time a request to URL every interval (repeatable)
+  --statsd-addr HOST:PORT   StatsD timings listener (default 127.0.0.1:8125, "off" disables)
+  --http-intake-addr HOST:PORT  HTTP timings intake (default 127.0.0.1:8126, "off" disables)
+  --spool-max-mb MB         bound of the on-disk spool; the oldest reports are dropped beyond it (default 100)
+  --proc-root DIR           where /proc is (default /proc)
+  --sys-root DIR            where /sys is (default /sys)
+  --config FILE             JSON config file; keys are the option names in camelCase (stateDir, watchProcess, ...)
+  --once                    collect one report, send it (or print it) and exit
+  --print                   print each report as JSON to stdout
+  --help                    show this text
+  --version                 print the agent version
+
+Every option can also be set as INFERWATCH_<OPTION> (e.g. INFERWATCH_SERVER, INFERWATCH_STATE_DIR; lists are
+comma-separated). Precedence: config file < environment < flags.
+`;
+
+const addrSchema = z.string().transform((text, ctx): ListenAddr | null => {
+  if (text === 'off') return null;
+  const match = /^(.+):(\d{1,5})$/.exec(text);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535) {
+    ctx.issues.push({ code: 'custom', message: 'must be HOST:PORT or "off"', input: text });
+    return z.NEVER;
+  }
+  return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port };
+});
+
+const positiveNumber = (max: number, what: string) =>
+  z.coerce.number({ message: `must be a number (${what})` }).gt(0, `must be greater than 0 (${what})`).max(max, `must be at most ${max} (${what})`);
+
+const probeSpecSchema = z.string().transform((text, ctx): ProbeSpecText => {
+  const eq = text.indexOf('=');
+  const name = text.slice(0, eq);
+  const url = text.slice(eq + 1);
+  if (eq <= 0 || !/^https?:\/\//.test(url) || !URL.canParse(url)) {
+    ctx.issues.push({ code: 'custom', message: 'must be NAME=URL with an http(s) URL', input: text });
+    return z.NEVER;
+  }
+  return { name, url };
+});
+
+const rawSchema = z.strictObject({
+  server: z
+    .string()
+    .refine((s) => /^https?:\/\//.test(s) && URL.canParse(s), 'must be an http:// or https:// URL')
+    .transform((s) => s.replace(/\/+$/, ''))
+    .optional(),
+  interval: positiveNumber(3600, 'seconds').refine((s) => s >= 0.1, 'must be at least 0.1 seconds').default(10),
+  'state-dir': z.string().min(1, 'must not be empty').optional(),
+  'enroll-key': z.string().min(1, 'must not be empty').optional(),
+  'enroll-key-file': z.string().min(1, 'must not be empty').optional(),
+  'watch-process': z.array(z.string().min(1, 'must not be empty').max(200)).default([]),
+  'watch-pid': z.array(z.coerce.number({ message: 'must be a pid (a whole number)' }).int('must be a whole number').positive('must be a positive pid')).default([]),
+  'watch-log': z.array(z.string().min(1, 'must not be empty')).default([]),
+  'data-path': z.array(z.string().min(1, 'must not be empty')).max(32).default([]),
+  probe: z.array(probeSpecSchema).max(64).default([]),
+  'statsd-addr': addrSchema.prefault('127.0.0.1:8125'),
+  'http-intake-addr': addrSchema.prefault('127.0.0.1:8126'),
+  'spool-max-mb': positiveNumber(1_000_000, 'megabytes').default(100),
+  'proc-root': z.string().min(1).default('/proc'),
+  'sys-root': z.string().min(1).default('/sys'),
+  once: z.boolean().default(false),
+  print: z.boolean().default(false),
+});
+
+export interface AgentConfig {
+  server: string | null;
+  intervalMs: number;
+  stateDir: string;
+  enrollKey: string | null;
+  watchProcesses: string[];
+  watchPids: number[];
+  watchLogs: string[];
+  dataPaths: string[];
+  probes: ProbeSpecText[];
+  statsdAddr: ListenAddr | null;
+  httpIntakeAddr: ListenAddr | null;
+  spoolMaxBytes: number;
+  procRoot: string;
+  sysRoot: string;
+  once: boolean;
+  print: boolean;
+}
+
+export type CliAction = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: AgentConfig };
+
+export interface LoadConfigInput {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  isRoot?: boolean;
+  homeDir?: string;
+}
+
+const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function parseFlags(argv: string[]) {
+  const options = Object.fromEntries(
+    Object.entries(OPTIONS).map(([name, o]) => [name, { type: o.type, ...('multiple' in o ? { multiple: true } : {}) }]),
+  );
+  try {
+    return parseArgs({
+      args: argv,
+      options: { ...options, config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }).values as Record<string, RawValue | undefined>;
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message} (see --help)`);
+  }
+}
+
+function fromEnv(env: NodeJS.ProcessEnv): Partial<Record<OptionName, RawValue>> {
+  const out: Partial<Record<OptionName, RawValue>> = {};
+  for (const [name, o] of Object.entries(OPTIONS) as [OptionName, (typeof OPTIONS)[OptionName]][]) {
+    const text = env[o.env];
+    if (text === undefined || text === '') continue;
+    if (o.type === 'boolean') out[name] = /^(1|true|yes)$/i.test(text);
+    else if ('multiple' in o) out[name] = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    else out[name] = text;
+  }
+  return out;
+}
+
+function fromFile(file: string): Partial<Record<OptionName, RawValue>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`invalid --config ${file}: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`invalid --config ${file}: must be a JSON object`);
+  }
+  const byCamel = new Map(Object.keys(OPTIONS).map((name) => [camel(name), name as OptionName]));
+  const out: Partial<Record<OptionName, RawValue>> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    const name = byCamel.get(key);
+    if (!name) throw new ConfigError(`invalid --config ${file}: unknown key "${key}"`);
+    out[name] = value as RawValue;
+  }
+  return out;
+}
+
+function describeSource(name: OptionName, source: 'file' | 'env' | 'flag' | 'default'): string {
+  if (source === 'env') return `${OPTIONS[name].env} (--${name})`;
+  if (source === 'file') return `config file key "${camel(name)}" (--${name})`;
+  return `--${name}`;
+}
+
+function readKeyFile(file: string): string {
+  try {
+    const key = readFileSync(file, 'utf8').trim();
+    if (key === '') throw new Error('file is empty');
+    return key;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(`invalid --enroll-key-file ${file}: ${code ?? (err as Error).message}`);
+  }
+}
+
+export function defaultStateDir(isRoot: boolean, homeDir: string): string {
+  return isRoot ? '/var/lib/inferwatch-agent' : path.join(homeDir, '.local/state/inferwatch-agent');
+}
+
+/** Parses flags, env and the config file into one validated config; throws ConfigError naming the bad option. */
+export function loadConfig(input: LoadConfigInput): CliAction {
+  const flags = parseFlags(input.argv);
+  if (flags.help) return { kind: 'help' };
+  if (flags.version) return { kind: 'version' };
+
+  const configFile = (flags.config as string | undefined) ?? input.env.INFERWATCH_CONFIG;
+  const layers = [
+    ['file', configFile ? fromFile(configFile) : {}],
+    ['env', fromEnv(input.env)],
+    ['flag', flags],
+  ] as const;
+  const merged: Record<string, unknown> = {};
+  const sourceOf = new Map<string, 'file' | 'env' | 'flag'>();
+  for (const [source, values] of layers) {
+    for (const name of Object.keys(OPTIONS)) {
+      const value = (values as Record<string, unknown>)[name];
+      if (value === undefined) continue;
+      merged[name] = value;
+      sourceOf.set(name, source);
+    }
+  }
+
+  const result = rawSchema.safeParse(merged);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = String(issue.path[0]) as OptionName;
+    const where = describeSource(name, sourceOf.get(name) ?? 'default');
+    throw new ConfigError(`invalid ${where}: ${issue.message}`);
+  }
+  const raw = result.data;
+  if (raw['enroll-key'] && raw['enroll-key-file']) {
+    throw new ConfigError('invalid --enroll-key-file: give either --enroll-key or --enroll-key-file, not both');
+  }
+  if (!raw.server && !raw.print) {
+    throw new ConfigError('missing --server: give --server URL (or INFERWATCH_SERVER), or use --print');
+  }
+  const probeNames = new Set<string>();
+  for (const probe of raw.probe) {
+    if (probeNames.has(probe.name)) throw new ConfigError(`invalid --probe: the name "${probe.name}" is used twice`);
+    probeNames.add(probe.name);
+  }
+
+  const isRoot = input.isRoot ?? process.getuid?.() === 0;
+  return {
+    kind: 'run',
+    config: {
+      server: raw.server ?? null,
+      intervalMs: Math.round(raw.interval * 1000),
+      stateDir: path.resolve(raw['state-dir'] ?? defaultStateDir(isRoot, input.homeDir ?? os.homedir())),
+      enrollKey: raw['enroll-key'] ?? (raw['enroll-key-file'] ? readKeyFile(raw['enroll-key-file']) : null),
+      watchProcesses: raw['watch-process'],
+      watchPids: raw['watch-pid'],
+      watchLogs: raw['watch-log'],
+      dataPaths: raw['data-path'],
+      probes: raw.probe,
+      statsdAddr: raw['statsd-addr'],
+      httpIntakeAddr: raw['http-intake-addr'],
+      spoolMaxBytes: Math.round(raw['spool-max-mb'] * 1024 * 1024),
+      procRoot: raw['proc-root'],
+      sysRoot: raw['sys-root'],
+      once: raw.once,
+      print: raw.print,
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import 'server-only';
+import { openDatabase, type Database } from './open';
+
+export type { Database } from './open';
+export type { Sql } from './sql';
+
+// Next bundles its own copy of this module next to the custom server's, and dev mode reloads modules:
+// one process must still hold exactly one database (PGlite allows one opener), so the handle lives on globalThis.
+const holder = globalThis as typeof globalThis & { __inferwatchDb?: Promise<Database> };
+
+export function getDb(): Promise<Database> {
+  if (!holder.__inferwatchDb) {
+    holder.__inferwatchDb = openDatabase().catch((err) => {
+      holder.__inferwatchDb = undefined;
+      throw err;
+    });
+  }
+  return holder.__inferwatchDb;
+}
+
+export async function closeDb(): Promise<void> {
+  const pending = holder.__inferwatchDb;
+  holder.__inferwatchDb = undefined;
+  if (pending) await (await pending).close();
+}

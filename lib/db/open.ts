@@ -1,0 +1,76 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from '../generated/prisma/client';
+import { lockDataDir } from './data-dir-lock';
+import { applyMigrations } from './migrate';
+import { ensurePartitions } from './partitions';
+import { pgliteSql, poolSql, type Sql } from './sql';
+import { resolveDatabaseTarget, type DatabaseTarget } from './target';
+
+export interface Database {
+  target: DatabaseTarget;
+  prisma: PrismaClient;
+  sql: Sql;
+  /** The server's connection pool (COPY on the ingest path); undefined on embedded PGlite. */
+  pool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+// BIGINT columns come back as strings from pg by default; our bigints (seq, counts) fit in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+async function openServer(target: Extract<DatabaseTarget, { kind: 'server' }>): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: Number(process.env.INFERWATCH_DB_POOL_SIZE ?? 16),
+    connectionTimeoutMillis: 5_000,
+  });
+  pool.on('error', (err) => console.error(`database pool error: ${err.message}`));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    target,
+    prisma,
+    sql: poolSql(pool),
+    pool,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end().catch(() => {});
+    },
+  };
+}
+
+async function openEmbedded(target: Extract<DatabaseTarget, { kind: 'embedded' }>): Promise<Database> {
+  const release = lockDataDir(target.dataDir);
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { PrismaPGlite } = await import('pglite-prisma-adapter');
+    const pglite = await PGlite.create(target.dataDir);
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) as never });
+    return {
+      target,
+      prisma,
+      sql: pgliteSql(pglite),
+      async close() {
+        await prisma.$disconnect();
+        await pglite.close();
+        release();
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/** Opens the database `DATABASE_URL` selects and brings its schema up to date. */
+export async function openDatabase(target = resolveDatabaseTarget()): Promise<Database> {
+  const db = target.kind === 'server' ? await openServer(target) : await openEmbedded(target);
+  try {
+    await applyMigrations(db.sql);
+    await ensurePartitions(db.sql, new Date());
+    return db;
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,21 @@
+import type { Sql } from './sql';
+
+const DAY_MS = 86_400_000;
+
+export function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * Daily partitions must exist before rows arrive: from the oldest accepted timestamp up to two days ahead,
+ * so a clock a little in the future and a day rolling over never find a missing partition.
+ */
+export async function ensurePartitions(sql: Sql, now: Date, daysBack = 7, daysAhead = 2): Promise<number> {
+  const first = utcDay(new Date(now.getTime() - daysBack * DAY_MS));
+  const last = utcDay(new Date(now.getTime() + daysAhead * DAY_MS));
+  const [row] = await sql.query<{ created: number }>(
+    'SELECT inferwatch_ensure_partitions($1::date, $2::date) AS created',
+    [first, last],
+  );
+  return Number(row?.created ?? 0);
+}

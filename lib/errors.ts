@@ -1,0 +1,119 @@
+import { ZodError } from 'zod';
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface ErrorEnvelope {
+  error: { code: string; message: string; details?: ErrorDetail[] };
+}
+
+/** An error the caller can act on: its status, code and message are safe to show. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(400, 'bad_request', message, details);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'missing or invalid bearer token') {
+    super(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super(403, 'forbidden', message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message: string) {
+    super(404, 'not_found', message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(message: string) {
+    super(413, 'payload_too_large', message);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message: string) {
+    super(415, 'unsupported_media_type', message);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(retryAfterS: number, message = 'too many requests for this host') {
+    super(429, 'rate_limited', message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
+  }
+}
+
+export class DatabaseUnavailableError extends AppError {
+  constructor(retryAfterS = 5) {
+    super(503, 'database_unavailable', 'the database is unavailable; retry later', undefined, {
+      'Retry-After': String(retryAfterS),
+    });
+  }
+}
+
+export function zodDetails(err: ZodError, pathPrefix: (string | number)[] = []): ErrorDetail[] {
+  return err.issues.map((issue) => ({
+    path: [...pathPrefix, ...issue.path].map(String).join('.') || '(root)',
+    message: issue.message,
+  }));
+}
+
+// Connection-level failures that mean "the database is away", not "this request is wrong".
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '53300']);
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  const message = err instanceof Error ? err.message : '';
+  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(message);
+}
+
+export function toErrorEnvelope(err: unknown): { status: number; body: ErrorEnvelope; headers?: Record<string, string> } {
+  if (err instanceof ZodError) {
+    const details = zodDetails(err);
+    return {
+      status: 400,
+      body: { error: { code: 'invalid_payload', message: `invalid ${details[0]?.path ?? 'payload'}: ${details[0]?.message ?? ''}`, details } },
+    };
+  }
+  if (err instanceof AppError) {
+    return {
+      status: err.status,
+      body: { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } },
+      headers: err.headers,
+    };
+  }
+  if (isDatabaseUnavailable(err)) return toErrorEnvelope(new DatabaseUnavailableError());
+  const code = (err as { code?: unknown })?.code;
+  if (code === 'P2025') return { status: 404, body: { error: { code: 'not_found', message: 'not found' } } };
+  console.error('unhandled error', err);
+  return { status: 500, body: { error: { code: 'internal', message: 'internal server error' } } };
+}
+
+/** The one place an error becomes an HTTP response. */
+export function toErrorResponse(err: unknown): Response {
+  const { status, body, headers } = toErrorEnvelope(err);
+  return Response.json(body, { status, headers });
+}
