@@ -1,7 +1,11 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-const alias = { '@': path.resolve(import.meta.dirname) };
+const alias = {
+  '@': path.resolve(import.meta.dirname),
+  // Tests run server modules as plain Node, as the custom server does (see lib/node/server-only-hook.mjs).
+  'server-only': path.resolve(import.meta.dirname, 'node_modules/server-only/empty.js'),
+};
 
 export default defineConfig({
   resolve: { alias },

@@ -1,0 +1,31 @@
+/** Response of GET /api/v1/fleet — the fleet summary the home page shows. Type-only: safe for client code. */
+export interface FleetHostLatest {
+  ts: string;
+  stealPct: number | null;
+  iowaitPct: number | null;
+  userPct: number | null;
+  systemPct: number | null;
+  idlePct: number | null;
+  load1: number | null;
+  psiCpuSomeAvg10: number | null;
+  psiIoSomeAvg10: number | null;
+}
+
+export type HostStatus = 'ok' | 'stale' | 'never_reported';
+
+export interface FleetHost {
+  id: number;
+  hostname: string;
+  region: string;
+  labels: Record<string, string>;
+  lastSeenAt: string | null;
+  status: HostStatus;
+  latest: FleetHostLatest | null;
+}
+
+export interface FleetSummary {
+  generatedAt: string;
+  /** A host is stale when it has not reported for this long. */
+  staleAfterMs: number;
+  hosts: FleetHost[];
+}
