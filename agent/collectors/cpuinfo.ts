@@ -1,0 +1,195 @@
+import { readdir } from 'node:fs/promises';
+import type { CpuInventory, Unavailable } from '../../lib/protocol';
+import { readOnlineCpus } from './host';
+import { readOptional, unavailableFrom } from './read';
+import type { CollectorContext } from './types';
+
+/** Flags that decide which kernels ML runtimes can use; the UI shows these first. */
+export const INFERENCE_FLAGS = [
+  'sse4_1',
+  'sse4_2',
+  'avx',
+  'avx2',
+  'fma',
+  'f16c',
+  'avx512f',
+  'avx512bw',
+  'avx512vl',
+  'avx512_vnni',
+  'avx512_bf16',
+  'avx512_fp16',
+  'avx_vnni',
+  'amx_tile',
+  'amx_int8',
+  'amx_bf16',
+] as const;
+
+export interface CpuinfoProcessor {
+  processor: number;
+  vendorId: string | null;
+  modelName: string | null;
+  physicalId: number | null;
+  coreId: number | null;
+  flags: string[];
+  cpuMhz: number | null;
+}
+
+/** Splits /proc/cpuinfo into one record per processor (x86 "flags"; arm64 "Features" and "CPU implementer"). */
+export function parseCpuinfo(text: string): CpuinfoProcessor[] {
+  const processors: CpuinfoProcessor[] = [];
+  for (const block of text.split(/\n\s*\n/)) {
+    const fields = new Map<string, string>();
+    for (const line of block.split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0) fields.set(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+    }
+    const processor = fields.get('processor');
+    if (processor === undefined || !/^\d+$/.test(processor)) continue;
+    const int = (key: string) => {
+      const value = fields.get(key);
+      return value !== undefined && /^\d+$/.test(value) ? Number(value) : null;
+    };
+    const mhz = Number(fields.get('cpu MHz'));
+    processors.push({
+      processor: Number(processor),
+      vendorId: fields.get('vendor_id') ?? fields.get('CPU implementer') ?? null,
+      modelName: fields.get('model name') ?? null,
+      physicalId: int('physical id'),
+      coreId: int('core id'),
+      flags: (fields.get('flags') ?? fields.get('Features') ?? '').split(/\s+/).filter(Boolean),
+      cpuMhz: fields.has('cpu MHz') && Number.isFinite(mhz) ? mhz : null,
+    });
+  }
+  return processors;
+}
+
+export interface CpuTopology {
+  sockets: number;
+  cores: number;
+  threads: number;
+}
+
+export function topologyOf(cpus: { physicalId: number | null; coreId: number | null }[]): CpuTopology | null {
+  if (cpus.length === 0 || cpus.some((cpu) => cpu.physicalId === null || cpu.coreId === null)) return null;
+  return {
+    sockets: new Set(cpus.map((cpu) => cpu.physicalId)).size,
+    cores: new Set(cpus.map((cpu) => `${cpu.physicalId}:${cpu.coreId}`)).size,
+    threads: cpus.length,
+  };
+}
+
+export interface FlagSummary {
+  flags: string[];
+  uniform: boolean;
+}
+
+export function intersectFlags(flagSets: string[][]): FlagSummary {
+  const [first, ...rest] = flagSets.map((flags) => new Set(flags));
+  if (!first) return { flags: [], uniform: true };
+  const common = [...first].filter((flag) => rest.every((set) => set.has(flag)));
+  const uniform = rest.every((set) => set.size === first.size && common.length === first.size);
+  return { flags: common.sort(), uniform };
+}
+
+export type Hypervisor = CpuInventory['hypervisor'];
+
+export interface HypervisorEvidence {
+  hypervisorFlag: boolean;
+  sysVendor?: string;
+  productName?: string;
+  biosVendor?: string;
+  /** /sys/hypervisor/type: "xen" on Xen guests, also PV guests that have no DMI. */
+  hypervisorType?: string;
+  /** /sys/devices/system/clocksource/clocksource0/available_clocksource: names a paravirt clock when there is one. */
+  clocksources?: string;
+}
+
+const DMI_RULES: [RegExp, Hypervisor][] = [
+  [/vmware/i, 'vmware'],
+  [/microsoft corporation.*virtual machine|hyper-v/i, 'hyperv'],
+  [/\bxen\b|hvm domu/i, 'xen'],
+  [/\bqemu\b|\bkvm\b|\bbochs\b|firecracker|cloud hypervisor/i, 'kvm'],
+  [/virtualbox|innotek|parallels|bhyve|acrn/i, 'other'],
+];
+/** Cloud brands whose VMs run on KVM; their bare-metal offerings (e.g. EC2 *.metal) share the DMI but lack the flag. */
+const KVM_CLOUDS = /seabios|openstack|google compute engine|amazon ec2|digitalocean|hetzner|linode|vultr|scaleway|oraclecloud|alibaba cloud/i;
+
+/** Classifies the hypervisor from DMI (readable without root), /sys/hypervisor and the paravirt clocksource. */
+export function classifyHypervisor(evidence: HypervisorEvidence): { hypervisor: Hypervisor; hypervisorVendor: string | null } {
+  const dmi = [evidence.sysVendor, evidence.productName, evidence.biosVendor].map((s) => s?.trim()).filter(Boolean).join(' ');
+  const vendor = [evidence.sysVendor, evidence.productName].map((s) => s?.trim()).filter(Boolean).join(' ').slice(0, 100) || null;
+  const dmiMatch = DMI_RULES.find(([pattern]) => pattern.test(dmi));
+  if (dmiMatch) return { hypervisor: dmiMatch[1], hypervisorVendor: vendor };
+  if (evidence.hypervisorType?.trim() === 'xen') return { hypervisor: 'xen', hypervisorVendor: vendor ?? 'xen' };
+  if (!evidence.hypervisorFlag) return { hypervisor: 'none', hypervisorVendor: null };
+  if (KVM_CLOUDS.test(dmi)) return { hypervisor: 'kvm', hypervisorVendor: vendor };
+  const clocks = evidence.clocksources ?? '';
+  const byClock: Hypervisor | null =
+    /\bkvm-clock\b/.test(clocks) ? 'kvm' : /\bhyperv_clocksource/.test(clocks) ? 'hyperv' : /\bxen\b/.test(clocks) ? 'xen' : null;
+  if (byClock) return { hypervisor: byClock, hypervisorVendor: vendor ?? `clocksource ${clocks.trim()}`.slice(0, 100) };
+  return { hypervisor: 'other', hypervisorVendor: vendor };
+}
+
+async function countNumaNodes(sysRoot: string): Promise<number> {
+  try {
+    const entries = await readdir(`${sysRoot}/devices/system/node`);
+    return Math.max(1, entries.filter((name) => /^node\d+$/.test(name)).length);
+  } catch {
+    return 1;
+  }
+}
+
+async function sysfsTopology(sysRoot: string, cpus: number[]): Promise<CpuTopology | null> {
+  const read = async (cpu: number, file: string) => {
+    const text = await readOptional(sysRoot, `devices/system/cpu/cpu${cpu}/topology/${file}`);
+    return text !== undefined && /^\d+$/.test(text.trim()) ? Number(text.trim()) : null;
+  };
+  const ids = await Promise.all(cpus.map(async (cpu) => ({ physicalId: await read(cpu, 'physical_package_id'), coreId: await read(cpu, 'core_id') })));
+  return topologyOf(ids);
+}
+
+export async function collectCpuInventory(ctx: CollectorContext): Promise<CpuInventory | Unavailable> {
+  try {
+    const cpuinfo = await readOptional(ctx.procRoot, 'cpuinfo');
+    if (cpuinfo === undefined) return { unavailable: 'cpu inventory: /proc/cpuinfo not readable' };
+    const all = parseCpuinfo(cpuinfo);
+    const online = await readOnlineCpus(ctx.sysRoot);
+    const onlineSet = new Set(online ?? all.map((cpu) => cpu.processor));
+    const cpus = all.filter((cpu) => onlineSet.has(cpu.processor));
+    const first = cpus[0];
+    if (!first) return { unavailable: 'cpu inventory: no online processor in /proc/cpuinfo' };
+
+    const sys = (file: string) => readOptional(ctx.sysRoot, file);
+    const [sysVendor, productName, biosVendor, hypervisorType, clocksources, governor, numaNodes] = await Promise.all([
+      sys('class/dmi/id/sys_vendor'),
+      sys('class/dmi/id/product_name'),
+      sys('class/dmi/id/bios_vendor'),
+      sys('hypervisor/type'),
+      sys('devices/system/clocksource/clocksource0/available_clocksource'),
+      sys('devices/system/cpu/cpu0/cpufreq/scaling_governor'),
+      countNumaNodes(ctx.sysRoot),
+    ]);
+    const topology = topologyOf(cpus) ??
+      (await sysfsTopology(ctx.sysRoot, cpus.map((cpu) => cpu.processor))) ?? { sockets: 1, cores: cpus.length, threads: cpus.length };
+    const { flags, uniform } = intersectFlags(cpus.map((cpu) => cpu.flags));
+    return {
+      vendor: (first.vendorId ?? '').slice(0, 100),
+      model: (first.modelName ?? '').slice(0, 200),
+      ...topology,
+      numaNodes,
+      flags: flags.filter((flag) => flag.length <= 64).slice(0, 1000),
+      flagsUniform: uniform,
+      ...classifyHypervisor({
+        hypervisorFlag: flags.includes('hypervisor') || cpus.some((cpu) => cpu.flags.includes('hypervisor')),
+        sysVendor,
+        productName,
+        biosVendor,
+        hypervisorType,
+        clocksources,
+      }),
+      governor: governor?.trim().slice(0, 64) || null,
+    };
+  } catch (err) {
+    return unavailableFrom(err, 'cpu inventory');
+  }
+}

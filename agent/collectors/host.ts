@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { hostInventorySchema } from '../../lib/protocol';
+import { parseCpuList } from './cpu-list';
+import { readOptional } from './read';
+import type { CollectorContext } from './types';
+
+export type HostInventory = z.infer<typeof hostInventorySchema>;
+
+export function parseMemTotalBytes(meminfo: string): number | null {
+  const match = /^MemTotal:\s+(\d+)\s*kB/m.exec(meminfo);
+  return match ? Number(match[1]) * 1024 : null;
+}
+
+/** The online CPUs from /sys/devices/system/cpu/online, or undefined when it cannot be read. */
+export async function readOnlineCpus(sysRoot: string): Promise<number[] | undefined> {
+  const text = await readOptional(sysRoot, 'devices/system/cpu/online');
+  if (text === undefined) return undefined;
+  const cpus = parseCpuList(text);
+  return cpus.length > 0 ? cpus : undefined;
+}
+
+export async function collectHostInventory(ctx: CollectorContext): Promise<HostInventory> {
+  const [osrelease, meminfo, online, cpuinfo] = await Promise.all([
+    readOptional(ctx.procRoot, 'sys/kernel/osrelease'),
+    readOptional(ctx.procRoot, 'meminfo'),
+    readOnlineCpus(ctx.sysRoot),
+    readOptional(ctx.procRoot, 'cpuinfo'),
+  ]);
+  const kernel = osrelease?.trim() || null;
+  const processorLines = cpuinfo?.match(/^processor\s*:/gm)?.length ?? 0;
+  return {
+    kernel: kernel === null ? null : kernel.slice(0, 200),
+    memTotalBytes: meminfo === undefined ? null : parseMemTotalBytes(meminfo),
+    onlineCpus: online?.length ?? processorLines,
+  };
+}
