@@ -214,6 +214,9 @@ export const cgroupConfigSchema = z.object({
   effectiveCpus: nonNegativeSchema,
 });
 
+export const logWarningSchema = z.object({ id: nameSchema, line: z.string().max(1000) });
+export type LogWarning = z.infer<typeof logWarningSchema>;
+
 export const processInventorySchema = z.object({
   name: nameSchema,
   pid: z.number().int().positive(),
@@ -222,9 +225,11 @@ export const processInventorySchema = z.object({
   cpusAllowedList: z.string().max(1000),
   cpusAllowedCount: countSchema,
   env: envSchema,
+  /** Why /proc/<pid>/environ could not be read (e.g. another user's process); env is then `{}`. */
+  envUnreadable: z.string().max(500).optional(),
   cgroup: cgroupConfigSchema.nullable(),
   /** Known warnings found in the process's log (--watch-log), each reported once. */
-  logWarnings: z.array(z.object({ id: nameSchema, line: z.string().max(1000) })).max(50),
+  logWarnings: z.array(logWarningSchema).max(50),
 });
 export type ProcessInventory = z.infer<typeof processInventorySchema>;
 
