@@ -1,0 +1,103 @@
+import type { AgentConfig } from '../config';
+import { createLatencyAggregator } from '../latency/aggregator';
+import { startHttpIntake } from '../latency/http-intake';
+import { startStatsdListener } from '../latency/statsd-server';
+import type { Logger } from '../log';
+import type { IntervalCollectors, ReportSources } from '../report-builder';
+import { HOST_GROUP, collectCgroupConfig, createCgroupCollector } from './cgroups';
+import { createCpuCollector } from './cpu';
+import { collectCpuInventory } from './cpuinfo';
+import { collectDataPaths, collectDiskInventory, createDiskCollector } from './disks';
+import { collectHostInventory } from './host';
+import { createPressureCollector } from './pressure';
+
+export interface ReportSourcesHandle {
+  sources: ReportSources;
+  /** Stops the latency listeners. */
+  close(): Promise<void>;
+}
+
+export interface SourcesOptions {
+  /** Start the StatsD / HTTP timing listeners (not for --once). */
+  listen: boolean;
+  /** Warm-up of rate collectors on their first call; 0 makes the first report say "warming up" (golden test). */
+  warmupMs?: number;
+}
+
+type SourcesConfig = Pick<
+  AgentConfig,
+  'watchProcesses' | 'watchPids' | 'watchLogs' | 'dataPaths' | 'probes' | 'statsdAddr' | 'httpIntakeAddr'
+>;
+
+/** The one list of collectors: every source a report is built from. */
+export function createIntervalCollectors(config: SourcesConfig, warmupMs?: number): IntervalCollectors {
+  return {
+    cpu: createCpuCollector({ warmupMs }),
+    pressure: createPressureCollector({ warmupMs }),
+    disks: createDiskCollector({ warmupMs }),
+    cgroups: createCgroupCollector(warmupMs),
+    processes: { name: 'processes', collect: async () => [] },
+    probes: { name: 'probes', collect: async () => [] },
+  };
+}
+
+export async function createReportSources(
+  config: SourcesConfig,
+  log: Logger,
+  options: SourcesOptions,
+): Promise<ReportSourcesHandle> {
+  const aggregator = createLatencyAggregator();
+  const closers: (() => Promise<void>)[] = [];
+  if (options.listen && config.statsdAddr) {
+    try {
+      const listener = await startStatsdListener({
+        ...config.statsdAddr,
+        aggregator,
+        onError: (err) => log.warn('statsd listener error', { error: err.message }),
+      });
+      closers.push(() => listener.close());
+      log.info('statsd listener started', { host: config.statsdAddr.host, port: listener.port });
+    } catch (err) {
+      log.error('could not start the statsd listener; latency over StatsD is off', {
+        ...config.statsdAddr,
+        error: (err as Error).message,
+      });
+    }
+  }
+  if (options.listen && config.httpIntakeAddr) {
+    try {
+      const intake = await startHttpIntake({ ...config.httpIntakeAddr, aggregator });
+      closers.push(() => intake.close());
+      log.info('http timing intake started', { host: config.httpIntakeAddr.host, port: intake.port });
+    } catch (err) {
+      log.error('could not start the http timing intake; latency over HTTP is off', {
+        ...config.httpIntakeAddr,
+        error: (err as Error).message,
+      });
+    }
+  }
+
+  const sources: ReportSources = {
+    resolveWatched: async () => [],
+    collectors: createIntervalCollectors(config, options.warmupMs),
+    async collectHostInventory(ctx) {
+      const [host, cpu, disks, dataPaths, cgroup] = await Promise.all([
+        collectHostInventory(ctx),
+        collectCpuInventory(ctx),
+        collectDiskInventory(ctx),
+        collectDataPaths(ctx.procRoot, ctx.sysRoot, config.dataPaths),
+        collectCgroupConfig(ctx, HOST_GROUP),
+      ]);
+      return { host, cpu, disks, dataPaths, cgroup };
+    },
+    collectProcessInventory: async () => [],
+    malformedStatsdPackets: () => aggregator.malformedCount(),
+    drainLatency: () => aggregator.drain(),
+  };
+  return {
+    sources,
+    async close() {
+      await Promise.all(closers.map((close) => close()));
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import {
+  PROTOCOL_VERSION,
+  reportSchema,
+  type CgroupSample,
+  type CpuSample,
+  type DiskSample,
+  type Inventory,
+  type LatencySeries,
+  type PressureSample,
+  type ProbeSample,
+  type ProcessInventory,
+  type ProcessSample,
+  type Report,
+  type Unavailable,
+} from '../lib/protocol';
+import type { Collector, CollectorContext, WatchedProcess } from './collectors/types';
+import type { Logger } from './log';
+
+export interface IntervalCollectors {
+  cpu: Collector<CpuSample | Unavailable>;
+  pressure: Collector<PressureSample | Unavailable>;
+  disks: Collector<DiskSample[] | Unavailable>;
+  cgroups: Collector<CgroupSample[] | Unavailable>;
+  processes: Collector<ProcessSample[]>;
+  probes: Collector<ProbeSample[]>;
+}
+
+export type HostLevelInventory = Omit<Inventory, 'hash' | 'processes'>;
+
+/** Everything a report is built from; the registry (collectors/index.ts) wires the real ones. */
+export interface ReportSources {
+  resolveWatched(procRoot: string): Promise<WatchedProcess[]>;
+  collectors: IntervalCollectors;
+  /** The slow-changing inventory, re-read every few intervals. */
+  collectHostInventory(ctx: CollectorContext): Promise<HostLevelInventory>;
+  /** Thread/env/cgroup config of watched processes, re-read every interval. */
+  collectProcessInventory(ctx: CollectorContext): Promise<ProcessInventory[]>;
+  drainLatency(): LatencySeries[];
+  /** Malformed StatsD/HTTP timing lines since the last drain (read before drainLatency()). */
+  malformedStatsdPackets(): number;
+}
+
+export interface BuildInput {
+  seq: number;
+  /** End of the interval, epoch ms. */
+  tsMs: number;
+  /** Monotonic time of the end of the interval, ms; collectors compute rates from it. */
+  monoMs: number;
+  intervalMs: number;
+  procRoot: string;
+  sysRoot: string;
+  droppedReports: number;
+  spoolBytes: number;
+}
+
+export interface ReportBuilderOptions {
+  sources: ReportSources;
+  host: Report['host'];
+  version: string;
+  log: Logger;
+  /** Host-level inventory is re-read every this many reports. */
+  inventoryEvery?: number;
+}
+
+export interface ReportBuilder {
+  build(input: BuildInput): Promise<Report>;
+}
+
+const SECTIONS = ['cpu', 'pressure', 'disks', 'cgroups'] as const;
+
+export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
+  const { sources, log } = opts;
+  const inventoryEvery = opts.inventoryEvery ?? 6;
+  let built = 0;
+  let hostInventory: HostLevelInventory | undefined;
+  let sentInventoryHash: string | undefined;
+
+  async function section<T>(name: string, run: () => Promise<T>, fallback: (reason: string) => T): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      const reason = `${name}: collector failed: ${(err as Error).message ?? String(err)}`.slice(0, 500);
+      log.error('collector failed', { collector: name, error: reason });
+      return fallback(reason);
+    }
+  }
+  const unavailable = (reason: string): Unavailable => ({ unavailable: reason });
+
+  return {
+    async build(input) {
+      const watched = await section('watched processes', () => sources.resolveWatched(input.procRoot), () => []);
+      const ctx: CollectorContext = { procRoot: input.procRoot, sysRoot: input.sysRoot, nowMs: input.monoMs, watched };
+      const { collectors } = sources;
+      const refreshHost = hostInventory === undefined || built % inventoryEvery === 0;
+      const [cpu, pressure, disks, cgroups, processes, probes, freshHostInventory, processInventory] = await Promise.all([
+        section('cpu', () => collectors.cpu.collect(ctx), unavailable),
+        section('pressure', () => collectors.pressure.collect(ctx), unavailable),
+        section('disks', () => collectors.disks.collect(ctx), unavailable),
+        section('cgroups', () => collectors.cgroups.collect(ctx), unavailable),
+        section('processes', () => collectors.processes.collect(ctx), () => []),
+        section('probes', () => collectors.probes.collect(ctx), () => []),
+        refreshHost ? section('inventory', () => sources.collectHostInventory(ctx), () => undefined) : undefined,
+        section('process inventory', () => sources.collectProcessInventory(ctx), () => []),
+      ]);
+      built++;
+      if (freshHostInventory) hostInventory = freshHostInventory;
+
+      const malformedStatsdPackets = sources.malformedStatsdPackets();
+      const latency = sources.drainLatency();
+      const report: Report = {
+        v: PROTOCOL_VERSION,
+        seq: input.seq,
+        ts: input.tsMs,
+        intervalMs: input.intervalMs,
+        host: opts.host,
+        agent: {
+          version: opts.version,
+          droppedReports: input.droppedReports,
+          spoolBytes: input.spoolBytes,
+          malformedStatsdPackets,
+        },
+        cpu,
+        pressure,
+        disks,
+        cgroups,
+        processes,
+        latency,
+        probes,
+      };
+      if (hostInventory) {
+        const inventory = withHash({ ...hostInventory, processes: processInventory });
+        if (inventory.hash !== sentInventoryHash) {
+          report.inventory = inventory;
+          sentInventoryHash = inventory.hash;
+        }
+      }
+      return validateReport(report, log);
+    },
+  };
+}
+
+export function withHash(inventory: Omit<Inventory, 'hash'>): Inventory {
+  const hash = createHash('sha256').update(canonicalJson(inventory)).digest('hex');
+  return { hash, ...inventory };
+}
+
+/** JSON with object keys sorted at every level, so equal data always hashes the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * A report the server would reject is a bug: log it loudly, replace each offending section with the reason
+ * (or an empty list), and still send the rest. Throws only if the report is still invalid after that.
+ */
+export function validateReport(report: Report, log: Logger): Report {
+  const first = reportSchema.safeParse(report);
+  if (first.success) return first.data;
+  const repaired: Record<string, unknown> = { ...report };
+  let inventory: Record<string, unknown> | undefined = report.inventory ? { ...report.inventory } : undefined;
+  for (const issue of first.error.issues) {
+    const [top, sub] = issue.path.map(String);
+    const where = issue.path.join('.');
+    log.error('BUG: collector produced an invalid report section; replacing it', {
+      seq: report.seq,
+      path: where,
+      error: issue.message,
+    });
+    const reason = `invalid data from the agent at ${where}: ${issue.message}`.slice(0, 500);
+    if (top === 'inventory' && inventory) {
+      if (sub === 'processes' || sub === 'dataPaths') inventory[sub] = [];
+      else if (sub === 'cpu' || sub === 'disks' || sub === 'cgroup') inventory[sub] = { unavailable: reason };
+      else inventory = undefined;
+    } else if (top && (SECTIONS as readonly string[]).includes(top)) {
+      repaired[top] = { unavailable: reason };
+    } else if (top === 'processes' || top === 'latency' || top === 'probes') {
+      repaired[top] = [];
+    }
+  }
+  repaired.inventory = inventory;
+  return reportSchema.parse(repaired);
+}

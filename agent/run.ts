@@ -1,0 +1,187 @@
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Report } from '../lib/protocol';
+import { createReportSources, type ReportSourcesHandle } from './collectors';
+import type { AgentConfig } from './config';
+import type { Logger } from './log';
+import { createReportBuilder, type ReportSources } from './report-builder';
+import { DEFAULT_BACKOFF, backoffDelayMs, sleep, type BackoffSettings } from './transport/backoff';
+import { EnrollError, enroll, readHostToken, readMachineId, type HostToken } from './transport/enroll';
+import { createSender } from './transport/sender';
+import { openSeqStore, type SeqStore } from './transport/seq-store';
+import { openSpool, type Spool } from './transport/spool';
+import { AGENT_VERSION } from './version';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_CONFIG = 2;
+
+const ONCE_DELIVERY_TIMEOUT_MS = 60_000;
+
+export interface RunOptions {
+  config: AgentConfig;
+  log: Logger;
+  signal: AbortSignal;
+  /** Where --print writes; stdout by default. */
+  print?: (text: string) => void;
+  /** Test seams. */
+  sources?: ReportSources;
+  backoff?: BackoffSettings;
+}
+
+interface Delivery {
+  spool: Spool;
+  seqs: SeqStore;
+  token: HostToken;
+}
+
+/** Runs the agent until `signal` aborts (or after one report with --once); resolves to the exit code. */
+export async function runAgent(opts: RunOptions): Promise<number> {
+  const { config, log, signal } = opts;
+  const print = opts.print ?? ((text: string) => process.stdout.write(text));
+  const host = { hostname: os.hostname(), machineId: await readMachineId() };
+
+  let delivery: Delivery | undefined;
+  if (config.server) {
+    const prepared = await prepareDelivery(config, config.server, host, opts);
+    if (typeof prepared === 'number') return prepared;
+    delivery = prepared;
+  }
+
+  const handle: ReportSourcesHandle = opts.sources
+    ? { sources: opts.sources, close: async () => {} }
+    : await createReportSources(config, log, { listen: !config.once });
+  const builder = createReportBuilder({ sources: handle.sources, host, version: AGENT_VERSION, log });
+  const senderAbort = new AbortController();
+  const sender =
+    delivery &&
+    createSender({
+      server: config.server!,
+      getToken: async () => (await readHostToken(config.stateDir, config.server!))?.token ?? delivery!.token.token,
+      spool: delivery.spool,
+      log,
+      backoff: opts.backoff,
+    });
+
+  log.info('agent started', {
+    version: AGENT_VERSION,
+    server: config.server,
+    intervalMs: config.intervalMs,
+    stateDir: delivery ? config.stateDir : null,
+    hostId: delivery?.token.hostId,
+    nextSeq: delivery?.seqs.nextSeq,
+    spooled: delivery?.spool.count,
+  });
+
+  let memorySeq = 0;
+  const startMono = performance.now();
+  let prevMono = startMono;
+  const collect = async (): Promise<Report> => {
+    const monoMs = performance.now();
+    const report = await builder.build({
+      seq: delivery ? delivery.seqs.nextSeq : memorySeq,
+      tsMs: Date.now(),
+      monoMs,
+      intervalMs: Math.max(1, Math.round(monoMs - prevMono)),
+      procRoot: config.procRoot,
+      sysRoot: config.sysRoot,
+      droppedReports: delivery?.spool.droppedCount ?? 0,
+      spoolBytes: delivery?.spool.size ?? 0,
+    });
+    const first = prevMono === startMono;
+    prevMono = monoMs;
+    // The first report's rates come from the collectors' short warm-up, so it covers the collection itself.
+    if (first) return { ...report, ts: Date.now(), intervalMs: Math.max(1, Math.round(performance.now() - startMono)) };
+    return report;
+  };
+
+  const store = async (report: Report) => {
+    if (config.print) print(`${JSON.stringify(report, null, 2)}\n`);
+    if (!delivery) {
+      memorySeq++;
+      return;
+    }
+    await delivery.spool.append(report);
+    await delivery.seqs.commit(report.seq);
+    sender!.wake();
+  };
+
+  try {
+    if (config.once) {
+      const report = await collect();
+      await store(report);
+      if (!delivery) return EXIT_OK;
+      const deadline = AbortSignal.any([signal, AbortSignal.timeout(ONCE_DELIVERY_TIMEOUT_MS)]);
+      await sender!.run(deadline, () => !delivery!.spool.has(report.seq));
+      if (delivery.spool.has(report.seq)) {
+        log.error('report not acknowledged in time; it stays in the spool for the next run', { seq: report.seq });
+        return EXIT_FAILED;
+      }
+      log.info('report acknowledged', { seq: report.seq });
+      return EXIT_OK;
+    }
+
+    const senderDone = sender?.run(AbortSignal.any([signal, senderAbort.signal]));
+    for (let tick = 0; !signal.aborted; ) {
+      try {
+        await store(await collect());
+      } catch (err) {
+        log.error('could not produce or spool a report', { error: (err as Error).message });
+      }
+      // Ticks sit on a fixed grid from the start, so a slow collection never shifts the ones after it.
+      const elapsed = performance.now() - startMono;
+      const next = Math.max(tick + 1, Math.ceil(elapsed / config.intervalMs));
+      if (next > tick + 1) log.warn('collection overran the interval; skipping ticks', { skipped: next - tick - 1 });
+      tick = next;
+      await sleep(startMono + tick * config.intervalMs - performance.now(), signal);
+    }
+    senderAbort.abort();
+    await senderDone;
+    log.info('agent stopped', { spooled: delivery?.spool.count });
+    return EXIT_OK;
+  } finally {
+    senderAbort.abort();
+    await handle.close();
+  }
+}
+
+async function prepareDelivery(
+  config: AgentConfig,
+  server: string,
+  host: Report['host'],
+  opts: RunOptions,
+): Promise<Delivery | number> {
+  const { log, signal } = opts;
+  await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
+  const spool = await openSpool(path.join(config.stateDir, 'spool'), config.spoolMaxBytes, log);
+  const seqs = await openSeqStore(config.stateDir, spool.maxSeq + 1);
+  const existing = await readHostToken(config.stateDir, server);
+  if (existing) return { spool, seqs, token: existing };
+
+  if (!config.enrollKey) {
+    log.error('no host token for this server in the state dir: enroll once with --enroll-key or --enroll-key-file', {
+      server,
+      stateDir: config.stateDir,
+    });
+    return EXIT_CONFIG;
+  }
+  const backoff = opts.backoff ?? DEFAULT_BACKOFF;
+  for (let attempt = 1; !signal.aborted; attempt++) {
+    try {
+      const enrolled = await enroll({ server, stateDir: config.stateDir, enrollKey: config.enrollKey, request: host });
+      await seqs.raiseTo(enrolled.nextSeq);
+      log.info('enrolled', { server, hostId: enrolled.hostId, nextSeq: seqs.nextSeq });
+      return { spool, seqs, token: enrolled };
+    } catch (err) {
+      if (!(err instanceof EnrollError) || !err.retryable) {
+        log.error((err as Error).message, { server });
+        return EXIT_FAILED;
+      }
+      const delayMs = backoffDelayMs(attempt, backoff);
+      log.warn(err.message, { server, attempt, delayMs });
+      await sleep(delayMs, signal);
+    }
+  }
+  return EXIT_OK;
+}
