@@ -1,0 +1,155 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { createCpuCollector, parseLoadavg, parseProcStat } from '../../../../agent/collectors/cpu';
+import { cpuSampleSchema } from '../../../../lib/protocol';
+import { collectTwice, contextAt, expectData, fixture } from './two-readings';
+
+const read = (...parts: string[]) => readFile(fixture(...parts), 'utf8');
+const handmade = (name: string, t: 't0' | 't1') => fixture('handmade', name, t, 'proc');
+
+describe('parseProcStat', () => {
+  test('reads per-CPU and total jiffies, ctxt and procs from a /proc/stat captured on the Debian KVM guest', async () => {
+    const stat = parseProcStat(await read('debian-kvm', 'proc', 'stat'));
+    expect(stat.total).toEqual({ user: 12160, nice: 0, system: 4547, idle: 75125, iowait: 506, irq: 0, softirq: 119, steal: 750, guest: 0, guestNice: 0 });
+    expect(stat.perCpu.map((c) => c.cpu)).toEqual([0, 1]);
+    expect(stat.perCpu[1]!.jiffies).toMatchObject({ user: 7266, system: 2565, idle: 35786, iowait: 474, softirq: 90, steal: 407 });
+    expect(stat.contextSwitches).toBe(1810055);
+    expect(stat.procsRunning).toBe(1);
+    expect(stat.procsBlocked).toBe(0);
+  });
+
+  test('fills steal, guest and guest_nice with 0 on kernels that print only 7 columns', async () => {
+    const stat = parseProcStat(await read('handmade', 'old-kernel', 't0', 'proc', 'stat'));
+    expect(stat.perCpu[0]!.jiffies).toEqual({ user: 1000, nice: 50, system: 300, idle: 3500, iowait: 100, irq: 25, softirq: 25, steal: 0, guest: 0, guestNice: 0 });
+    expect(stat.procsRunning).toBe(2);
+  });
+
+  test('rejects text without the aggregate cpu line', () => {
+    expect(() => parseProcStat('ctxt 5\nprocs_running 1\n')).toThrow(/cpu/);
+  });
+});
+
+describe('parseLoadavg', () => {
+  test('reads the three load averages and the runnable/total entities', async () => {
+    expect(parseLoadavg(await read('debian-kvm-1s-later', 'proc', 'loadavg'))).toEqual({
+      load1: 0.22, load5: 0.35, load15: 0.2, runnableEntities: 2, totalEntities: 143,
+    });
+  });
+
+  test('rejects a malformed line', () => {
+    expect(() => parseLoadavg('garbage')).toThrow(/loadavg/);
+  });
+});
+
+describe('createCpuCollector over two readings', () => {
+  test('computes mpstat shares and context switches/s between the two captured Debian KVM readings', async () => {
+    const { baseline, sample } = await collectTwice(
+      createCpuCollector({ warmupMs: 0 }),
+      { procRoot: fixture('debian-kvm', 'proc'), nowMs: 10_000 },
+      { procRoot: fixture('debian-kvm-1s-later', 'proc'), nowMs: 11_000 },
+    );
+    expect(baseline).toEqual({ unavailable: expect.stringMatching(/^warming up/) });
+    const cpu = expectData(sample);
+    // cpu0 deltas: user 74, system 38, idle 25, iowait 20, steal 19 = 176 jiffies.
+    expect(cpu.perCpu[0]).toMatchObject({ cpu: 0 });
+    expect(cpu.perCpu[0]!.userPct).toBeCloseTo((74 / 176) * 100, 10);
+    expect(cpu.perCpu[0]!.iowaitPct).toBeCloseTo((20 / 176) * 100, 10);
+    expect(cpu.perCpu[0]!.stealPct).toBeCloseTo((19 / 176) * 100, 10);
+    // cpu1 deltas: user 42, system 24, idle 91, iowait 3, softirq 4, steal 11 = 175; the total sums both: 351.
+    expect(cpu.perCpu[1]!.idlePct).toBeCloseTo((91 / 175) * 100, 10);
+    expect(cpu.total.userPct).toBeCloseTo((116 / 351) * 100, 10);
+    expect(cpu.total.systemPct).toBeCloseTo((62 / 351) * 100, 10);
+    expect(cpu.total.idlePct).toBeCloseTo((116 / 351) * 100, 10);
+    expect(cpu.total.iowaitPct).toBeCloseTo((23 / 351) * 100, 10);
+    expect(cpu.total.softirqPct).toBeCloseTo((4 / 351) * 100, 10);
+    expect(cpu.total.stealPct).toBeCloseTo((30 / 351) * 100, 10);
+    expect(cpu.contextSwitchesPerS).toBe(1816619 - 1810055);
+    expect(cpu).toMatchObject({ onlineCpus: 2, load1: 0.22, load5: 0.35, load15: 0.2, procsRunning: 1, procsBlocked: 0 });
+    expect(cpuSampleSchema.parse(cpu)).toEqual(cpu);
+  });
+
+  test('skips a CPU whose counters went backwards instead of reporting negative shares', async () => {
+    const { sample } = await collectTwice(
+      createCpuCollector({ warmupMs: 0 }),
+      { procRoot: handmade('cpu-counter-reset', 't0'), nowMs: 0 },
+      { procRoot: handmade('cpu-counter-reset', 't1'), nowMs: 2_000 },
+    );
+    const cpu = expectData(sample);
+    // Only cpu0 counts: user 100, system 20, idle 100, iowait 20, softirq 5, steal 5 = 250 jiffies.
+    expect(cpu.perCpu.map((c) => c.cpu)).toEqual([0]);
+    expect(cpu.total).toEqual({ userPct: 40, nicePct: 0, systemPct: 8, iowaitPct: 8, irqPct: 0, softirqPct: 2, stealPct: 2, idlePct: 40 });
+    expect(cpu.onlineCpus).toBe(2);
+    expect(cpu.contextSwitchesPerS).toBe(50);
+  });
+
+  test('leaves out a CPU that went offline between the readings', async () => {
+    const { sample } = await collectTwice(
+      createCpuCollector({ warmupMs: 0 }),
+      { procRoot: handmade('cpu-offline', 't0'), nowMs: 0 },
+      { procRoot: handmade('cpu-offline', 't1'), nowMs: 1_000 },
+    );
+    const cpu = expectData(sample);
+    // cpu0 and cpu1 each: user 50, system 20, idle 80, iowait 20, steal 10 = 180 jiffies.
+    expect(cpu.onlineCpus).toBe(2);
+    expect(cpu.perCpu.map((c) => c.cpu)).toEqual([0, 1]);
+    expect(cpu.total.userPct).toBeCloseTo((100 / 360) * 100, 10);
+    expect(cpu.total.iowaitPct).toBeCloseTo((40 / 360) * 100, 10);
+    expect(cpu.total.stealPct).toBeCloseTo((20 / 360) * 100, 10);
+    expect(cpu.total.idlePct).toBeCloseTo((160 / 360) * 100, 10);
+  });
+
+  test('does not count guest time twice: it is already inside user and nice', async () => {
+    const { sample } = await collectTwice(
+      createCpuCollector({ warmupMs: 0 }),
+      { procRoot: handmade('guest-time', 't0'), nowMs: 0 },
+      { procRoot: handmade('guest-time', 't1'), nowMs: 1_000 },
+    );
+    // user 600 (of which guest 500), nice 100 (guest_nice 80), system 100, idle 200: 1000 jiffies, not 1580.
+    expect(expectData(sample).total).toEqual({ userPct: 60, nicePct: 10, systemPct: 10, iowaitPct: 0, irqPct: 0, softirqPct: 0, stealPct: 0, idlePct: 20 });
+  });
+
+  test('computes shares on an old kernel without the steal column, with steal at 0', async () => {
+    const { sample } = await collectTwice(
+      createCpuCollector({ warmupMs: 0 }),
+      { procRoot: handmade('old-kernel', 't0'), nowMs: 0 },
+      { procRoot: handmade('old-kernel', 't1'), nowMs: 4_000 },
+    );
+    const cpu = expectData(sample);
+    // cpu0: user 60, system 20, idle 100, iowait 10, softirq 10 = 200; cpu1: user 40, system 30, idle 100, iowait 40 = 210.
+    expect(cpu.total.userPct).toBeCloseTo((100 / 410) * 100, 10);
+    expect(cpu.total.iowaitPct).toBeCloseTo((50 / 410) * 100, 10);
+    expect(cpu.total.stealPct).toBe(0);
+    expect(cpu.perCpu[1]!.iowaitPct).toBeCloseTo((40 / 210) * 100, 10);
+    expect(cpu.contextSwitchesPerS).toBe(250);
+    expect(cpu).toMatchObject({ procsRunning: 3, procsBlocked: 1 });
+  });
+
+  test('reports unavailable, not zeros, when /proc/stat cannot be read', async () => {
+    const result = await createCpuCollector({ warmupMs: 0 }).collect(contextAt({ procRoot: '/nonexistent/proc', nowMs: 0 }));
+    expect(result).toEqual({ unavailable: 'cpu: not present on this kernel' });
+  });
+});
+
+describe('createCpuCollector first call', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('reads /proc/stat twice about 250 ms apart and returns a full sample from one call', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'cpu-warmup-'));
+    await cp(fixture('debian-kvm', 'proc'), dir, { recursive: true });
+    const startedMs = performance.now();
+    const collecting = createCpuCollector().collect(contextAt({ procRoot: dir, nowMs: 0 }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await writeFile(path.join(dir, 'stat'), await read('debian-kvm-1s-later', 'proc', 'stat'));
+    const cpu = expectData(await collecting);
+    expect(performance.now() - startedMs).toBeGreaterThanOrEqual(245);
+    expect(cpu.total.iowaitPct).toBeCloseTo((23 / 351) * 100, 10);
+    // 6564 switches over the measured ~250 ms warm-up.
+    expect(cpu.contextSwitchesPerS).toBeGreaterThan(6564 / 0.4);
+    expect(cpu.contextSwitchesPerS).toBeLessThan(6564 / 0.2);
+  });
+});
