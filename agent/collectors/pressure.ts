@@ -1,0 +1,129 @@
+import type { PressureSample, Unavailable } from '../../lib/protocol';
+import { readRooted } from './read';
+import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
+import type { Collector } from './types';
+
+export interface PressureLine {
+  avg10: number;
+  avg60: number;
+  avg300: number;
+  totalUs: number;
+}
+
+export interface Pressure {
+  some: PressureLine;
+  /** Absent on kernels before 5.13 for cpu. */
+  full: PressureLine | null;
+}
+
+const RESOURCES = ['cpu', 'io', 'memory'] as const;
+type Resource = (typeof RESOURCES)[number];
+type PressureResource = Exclude<PressureSample[Resource], Unavailable>;
+type PressureReadings = Record<Resource, Pressure | Unavailable>;
+
+function parseLine(fields: string[]): PressureLine {
+  const values = Object.fromEntries(fields.map((f) => f.split('=') as [string, string]));
+  const line = {
+    avg10: Number(values.avg10),
+    avg60: Number(values.avg60),
+    avg300: Number(values.avg300),
+    totalUs: Number(values.total),
+  };
+  if (Object.values(line).some((v) => !Number.isFinite(v))) throw new Error(`malformed PSI line: ${fields.join(' ')}`);
+  return line;
+}
+
+export function parsePressure(text: string): Pressure {
+  let some: PressureLine | undefined;
+  let full: PressureLine | null = null;
+  for (const line of text.split('\n')) {
+    const [kind, ...fields] = line.trim().split(/\s+/);
+    if (kind === 'some') some = parseLine(fields);
+    else if (kind === 'full') full = parseLine(fields);
+  }
+  if (!some) throw new Error('PSI file has no "some" line');
+  return { some, full };
+}
+
+function reasonFor(err: unknown, resource: Resource): Unavailable {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const reason =
+    code === 'ENOENT' ? 'no PSI on this kernel (needs 4.20+ with CONFIG_PSI)' :
+    code === 'EOPNOTSUPP' ? 'PSI disabled (kernel booted with psi=0; add psi=1)' :
+    code === 'EACCES' || code === 'EPERM' ? 'permission denied' :
+    err instanceof Error ? err.message : String(err);
+  return { unavailable: `pressure ${resource}: ${reason}` };
+}
+
+async function readPressure(procRoot: string): Promise<PressureReadings> {
+  const entries = await Promise.all(
+    RESOURCES.map(async (resource) => {
+      try {
+        return [resource, parsePressure(await readRooted(procRoot, 'pressure', resource))] as const;
+      } catch (err) {
+        return [resource, reasonFor(err, resource)] as const;
+      }
+    }),
+  );
+  const readings = Object.fromEntries(entries) as PressureReadings;
+  const failed = RESOURCES.map((r) => readings[r]).filter((r): r is Unavailable => 'unavailable' in r);
+  if (failed.length === RESOURCES.length) throw new PressureUnavailable(failed[0]!);
+  return readings;
+}
+
+class PressureUnavailable extends Error {
+  constructor(readonly result: Unavailable) {
+    super(result.unavailable);
+  }
+}
+
+function stallPct(prev: PressureLine, curr: PressureLine, elapsedMs: number): number | null {
+  if (curr.totalUs < prev.totalUs) return null;
+  return clampPct(((curr.totalUs - prev.totalUs) / (elapsedMs * 1000)) * 100);
+}
+
+export function computePressureResource(prev: Pressure, curr: Pressure, elapsedMs: number): PressureResource | Unavailable {
+  const someStall = stallPct(prev.some, curr.some, elapsedMs);
+  const fullStall = curr.full && prev.full ? stallPct(prev.full, curr.full, elapsedMs) : undefined;
+  if (someStall === null || fullStall === null) return { unavailable: 'PSI total went backwards (counter reset)' };
+  const line = (l: PressureLine, stall: number) => ({ avg10: clampPct(l.avg10), avg60: clampPct(l.avg60), avg300: clampPct(l.avg300), stallPct: stall });
+  return {
+    some: line(curr.some, someStall),
+    full: curr.full && fullStall !== undefined ? line(curr.full, fullStall) : null,
+  };
+}
+
+export function computePressureSample(prev: PressureReadings, curr: PressureReadings, elapsedMs: number): PressureSample {
+  const resource = (r: Resource): PressureResource | Unavailable => {
+    const before = prev[r];
+    const now = curr[r];
+    if ('unavailable' in now) return now;
+    if ('unavailable' in before) return { unavailable: `pressure ${r}: no previous reading yet` };
+    return computePressureResource(before, now, elapsedMs);
+  };
+  return { cpu: resource('cpu'), io: resource('io'), memory: resource('memory') };
+}
+
+export interface PressureCollectorOptions {
+  /** The first collect() reads twice this far apart; 0 makes it return "warming up" instead. */
+  warmupMs?: number;
+}
+
+export function createPressureCollector(options: PressureCollectorOptions = {}): Collector<PressureSample | Unavailable> {
+  const nextPair = createReadingPairs((ctx) => readPressure(ctx.procRoot), options.warmupMs);
+  return {
+    name: 'pressure',
+    async collect(ctx) {
+      try {
+        const pair = await nextPair(ctx);
+        if (!pair) return WARMING_UP;
+        const elapsedMs = pair.curr.atMs - pair.prev.atMs;
+        if (elapsedMs <= 0) return { unavailable: 'pressure: no time elapsed between readings' };
+        return computePressureSample(pair.prev.value, pair.curr.value, elapsedMs);
+      } catch (err) {
+        if (err instanceof PressureUnavailable) return err.result;
+        return { unavailable: `pressure: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    },
+  };
+}
