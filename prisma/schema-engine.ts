@@ -47,9 +47,8 @@ function migrationsList() {
 }
 
 /** The SQL that would bring the migrations' end state to schema.prisma; empty when they agree. */
-export async function diffMigrationsToSchema(): Promise<string> {
+export async function diffMigrationsToSchema(schema = fs.readFileSync(schemaPath, 'utf8')): Promise<string> {
   loadWasm();
-  const schema = fs.readFileSync(schemaPath, 'utf8');
   const pglite = new PGlite();
   const factory = bindMigrationAwareSqlAdapterFactory(new PrismaPGlite(pglite) as never);
   const engine = await bg.SchemaEngine.new({ datamodels: [[schemaPath, schema]] } as never, () => {}, factory as never);

@@ -1,0 +1,24 @@
+import type { ErrorEnvelope } from '@/lib/errors';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The one fetch wrapper: JSON in, JSON out, the error envelope turned into an ApiError. */
+export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, { ...init, headers: { Accept: 'application/json', ...init?.headers } });
+  if (response.ok) return (await response.json()) as T;
+  const envelope = (await response.json().catch(() => null)) as ErrorEnvelope | null;
+  throw new ApiError(
+    response.status,
+    envelope?.error.code ?? 'http_error',
+    envelope?.error.message ?? `${response.status} ${response.statusText}`,
+  );
+}

@@ -1,0 +1,40 @@
+import { getDb } from './db';
+import { describeTarget, resolveDatabaseTarget } from './db/target';
+import { APP_VERSION } from './version';
+
+export interface HealthReport {
+  status: 'ok' | 'degraded';
+  version: string;
+  database: { kind: 'server' | 'embedded'; ok: boolean; latencyMs: number | null; error?: string };
+}
+
+const DB_CHECK_TIMEOUT_MS = 3_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref()),
+  ]);
+}
+
+export async function checkHealth(): Promise<HealthReport> {
+  const started = performance.now();
+  try {
+    const db = await withTimeout(getDb(), DB_CHECK_TIMEOUT_MS);
+    await withTimeout(db.sql.query('SELECT 1'), DB_CHECK_TIMEOUT_MS);
+    return {
+      status: 'ok',
+      version: APP_VERSION,
+      database: { kind: db.target.kind, ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 },
+    };
+  } catch (err) {
+    const target = resolveDatabaseTarget();
+    const reason = err instanceof Error ? err.message : String(err);
+    console.error(`health: ${describeTarget(target)} unreachable: ${reason}`);
+    return {
+      status: 'degraded',
+      version: APP_VERSION,
+      database: { kind: target.kind, ok: false, latencyMs: null, error: 'database unreachable' },
+    };
+  }
+}

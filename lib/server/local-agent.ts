@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export interface LocalAgentOptions {
+  root: string;
+  serverUrl: string;
+  enrollKeyFile: string;
+  stateDir: string;
+  intervalS: number;
+}
+
+const RESTART_DELAY_MS = 5_000;
+
+/**
+ * Runs the agent for this machine beside the server, so a fresh install shows a real host at once.
+ * It is the same CLI an operator runs, enrolled with a local key read from a 0600 file (never on the command line).
+ */
+export function startLocalAgent(options: LocalAgentOptions): { stop(): Promise<void> } {
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  let restartTimer: NodeJS.Timeout | undefined;
+
+  const launch = () => {
+    child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(options.root, 'agent', 'cli.ts'),
+        '--server',
+        options.serverUrl,
+        '--enroll-key-file',
+        options.enrollKeyFile,
+        '--state-dir',
+        options.stateDir,
+        '--interval',
+        String(options.intervalS),
+      ],
+      { cwd: options.root, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    child.on('exit', (code, signal) => {
+      if (stopping) return;
+      console.error(`inferwatch: local agent exited (${signal ?? code}); restarting in ${RESTART_DELAY_MS / 1000} s`);
+      restartTimer = setTimeout(launch, RESTART_DELAY_MS);
+    });
+  };
+  launch();
+
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        stopping = true;
+        clearTimeout(restartTimer);
+        if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

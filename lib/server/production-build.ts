@@ -1,0 +1,41 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const SOURCE_DIRS = ['app', 'components', 'lib', 'public'];
+const SOURCE_FILES = ['next.config.js', 'package.json', 'tsconfig.json'];
+
+function newestMtimeMs(entry: string): number {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(entry);
+  } catch {
+    return 0;
+  }
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const child of fs.readdirSync(entry)) {
+    if (child === 'generated' || child === 'node_modules') continue;
+    newest = Math.max(newest, newestMtimeMs(path.join(entry, child)));
+  }
+  return newest;
+}
+
+/** True when there is no production build, or a source file changed after it was made. */
+export function isBuildStale(root: string): boolean {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  if (!fs.existsSync(buildId)) return true;
+  const builtAt = fs.statSync(buildId).mtimeMs;
+  return [...SOURCE_DIRS, ...SOURCE_FILES].some((entry) => newestMtimeMs(path.join(root, entry)) > builtAt);
+}
+
+export function buildIfNeeded(root: string): void {
+  if (!isBuildStale(root)) return;
+  console.log('inferwatch: building the dashboard (first start or sources changed)…');
+  const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
+  if (result.status !== 0) throw new Error(`next build failed with exit code ${result.status}`);
+}

@@ -1,0 +1,54 @@
+import os from 'node:os';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+const port = Number(process.env.E2E_PORT ?? 3210);
+export const E2E_BASE_URL = `http://127.0.0.1:${port}`;
+// A fresh embedded database and agent state per run: the suite proves what a clean `npm start` does.
+export const E2E_STATE_DIR = process.env.E2E_STATE_DIR ?? path.join(os.tmpdir(), `inferwatch-e2e-${process.pid}`);
+process.env.E2E_STATE_DIR = E2E_STATE_DIR;
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  timeout: 60_000,
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  reporter: [['list']],
+  use: {
+    baseURL: E2E_BASE_URL,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--headless',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+        '--disable-dev-shm-usage',
+      ],
+    },
+  },
+  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  webServer: {
+    command: 'npm start',
+    url: `${E2E_BASE_URL}/api/health`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: '',
+      INFERWATCH_DATA_DIR: path.join(E2E_STATE_DIR, 'data'),
+      INFERWATCH_STATE_DIR: E2E_STATE_DIR,
+      INFERWATCH_LOCAL_AGENT_INTERVAL: '2',
+      NEXT_TELEMETRY_DISABLED: '1',
+    },
+  },
+});

@@ -1,0 +1,69 @@
+// `npm start`: build if needed, open and migrate the database, serve the dashboard and the ingest listener on one
+// port, keep the series maintained, and run a local agent so the first page already shows this machine.
+import http from 'node:http';
+import path from 'node:path';
+import next from 'next';
+import { ensureLocalEnrollmentKey } from './lib/auth';
+import { closeDb, getDb } from './lib/db';
+import { describeTarget } from './lib/db/target';
+import { handleIngestHttp } from './lib/ingest/http-handler';
+import { startLocalAgent } from './lib/server/local-agent';
+import { buildIfNeeded } from './lib/server/production-build';
+import { startSeriesMaintenance } from './lib/series';
+
+const root = process.cwd();
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '127.0.0.1';
+const stateDir = path.resolve(process.env.INFERWATCH_STATE_DIR ?? path.join(root, '.inferwatch'));
+
+buildIfNeeded(root);
+
+const db = await getDb();
+console.log(`inferwatch: database: ${describeTarget(db.target)}`);
+const maintenance = startSeriesMaintenance(db);
+
+const app = next({ dev: false, dir: root, hostname: host, port });
+await app.prepare();
+const handleWithNext = app.getRequestHandler();
+
+// Ingest is the one path whose cost grows with the fleet, so it skips Next's routing (see BENCHMARKS.md).
+const server = http.createServer((req, res) => {
+  if (req.method === 'POST' && req.url?.split('?')[0] === '/api/v1/ingest') {
+    void handleIngestHttp(req, res);
+    return;
+  }
+  void handleWithNext(req, res);
+});
+await new Promise<void>((resolve) => server.listen(port, host, resolve));
+const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+console.log(`inferwatch: dashboard on ${url}`);
+
+let localAgent: { stop(): Promise<void> } | undefined;
+if (process.env.INFERWATCH_LOCAL_AGENT !== '0') {
+  const enrollKeyFile = path.join(stateDir, 'local-enroll-key');
+  await ensureLocalEnrollmentKey(db, enrollKeyFile);
+  localAgent = startLocalAgent({
+    root,
+    serverUrl: url,
+    enrollKeyFile,
+    stateDir: path.join(stateDir, 'agent'),
+    intervalS: Number(process.env.INFERWATCH_LOCAL_AGENT_INTERVAL ?? 10),
+  });
+}
+
+let shuttingDown = false;
+async function shutdown(signal: string) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  console.log(`inferwatch: ${signal} received, shutting down`);
+  await localAgent?.stop();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), 2_000).unref();
+  await closed;
+  maintenance.stop();
+  await closeDb();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
