@@ -1,0 +1,148 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig, type AgentConfig } from '../../../agent/config';
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'iw-config-'));
+
+function configOf(argv: string[], env: NodeJS.ProcessEnv = {}, isRoot = false): AgentConfig {
+  const action = loadConfig({ argv, env, isRoot, homeDir: '/home/op' });
+  if (action.kind !== 'run') throw new Error(`expected run, got ${action.kind}`);
+  return action.config;
+}
+
+function writeJson(name: string, value: unknown): string {
+  const file = path.join(tmp, name);
+  writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+  return file;
+}
+
+describe('loadConfig', () => {
+  test('applies defaults: 10 s interval, statsd 8125, http intake 8126, 100 MB spool, /proc and /sys', () => {
+    const config = configOf(['--server', 'http://srv:3000/']);
+    expect(config).toMatchObject({
+      server: 'http://srv:3000',
+      intervalMs: 10_000,
+      statsdAddr: { host: '127.0.0.1', port: 8125 },
+      httpIntakeAddr: { host: '127.0.0.1', port: 8126 },
+      spoolMaxBytes: 100 * 1024 * 1024,
+      procRoot: '/proc',
+      sysRoot: '/sys',
+      once: false,
+      print: false,
+      enrollKey: null,
+    });
+  });
+
+  test('defaults the state dir to /var/lib as root and to ~/.local/state otherwise', () => {
+    expect(configOf(['--print'], {}, true).stateDir).toBe('/var/lib/inferwatch-agent');
+    expect(configOf(['--print'], {}, false).stateDir).toBe('/home/op/.local/state/inferwatch-agent');
+  });
+
+  test('merges file < env < flags', () => {
+    const file = writeJson('merge.json', { server: 'http://file', interval: 30, stateDir: '/f', watchProcess: ['a', 'b'], spoolMaxMb: 5 });
+    const env = { INFERWATCH_SERVER: 'http://env', INFERWATCH_INTERVAL: '20', INFERWATCH_WATCH_PROCESS: 'c, d' };
+    const config = configOf(['--config', file, '--interval', '2'], env);
+    expect(config.server).toBe('http://env');
+    expect(config.intervalMs).toBe(2000);
+    expect(config.stateDir).toBe('/f');
+    expect(config.watchProcesses).toEqual(['c', 'd']);
+    expect(config.spoolMaxBytes).toBe(5 * 1024 * 1024);
+  });
+
+  test('collects repeatable flags and parses probes and pids', () => {
+    const config = configOf([
+      '--print',
+      '--watch-process', 'python3',
+      '--watch-process', 'triton',
+      '--watch-pid', '42',
+      '--probe', 'oslo=https://oslo.example/health',
+      '--probe', 'fra=http://fra.example:8080/',
+      '--statsd-addr', 'off',
+      '--http-intake-addr', '[::1]:9000',
+    ]);
+    expect(config.watchProcesses).toEqual(['python3', 'triton']);
+    expect(config.watchPids).toEqual([42]);
+    expect(config.probes).toEqual([
+      { name: 'oslo', url: 'https://oslo.example/health' },
+      { name: 'fra', url: 'http://fra.example:8080/' },
+    ]);
+    expect(config.statsdAddr).toBeNull();
+    expect(config.httpIntakeAddr).toEqual({ host: '::1', port: 9000 });
+  });
+
+  test('reads the enroll key from --enroll-key-file, trimmed', () => {
+    const file = writeJson('key', 'ek_secret\n');
+    expect(configOf(['--print', '--enroll-key-file', file]).enrollKey).toBe('ek_secret');
+  });
+
+  test('returns help and version actions without validating the rest', () => {
+    expect(loadConfig({ argv: ['--help', '--interval', 'x'], env: {} }).kind).toBe('help');
+    expect(loadConfig({ argv: ['--version'], env: {} }).kind).toBe('version');
+  });
+
+  const badCases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
+    ['unknown flag', ['--print', '--bogus'], {}, /Unknown option '--bogus'/],
+    ['missing server without --print', [], {}, /missing --server/],
+    ['server not a URL', ['--server', 'srv:3000'], {}, /invalid --server: must be an http/],
+    ['interval not a number', ['--print', '--interval', 'ten'], {}, /invalid --interval: must be a number/],
+    ['interval zero', ['--print', '--interval', '0'], {}, /invalid --interval: must be greater than 0/],
+    ['interval above an hour', ['--print', '--interval', '3601'], {}, /invalid --interval: must be at most 3600/],
+    ['bad interval from env names the variable', ['--print'], { INFERWATCH_INTERVAL: 'x' }, /invalid INFERWATCH_INTERVAL \(--interval\)/],
+    ['pid not a number', ['--print', '--watch-pid', 'abc'], {}, /invalid --watch-pid: must be a pid/],
+    ['pid negative', ['--print', '--watch-pid=-3'], {}, /invalid --watch-pid/],
+    ['probe without =', ['--print', '--probe', 'http://x'], {}, /invalid --probe: must be NAME=URL/],
+    ['probe with non-http URL', ['--print', '--probe', 'a=ftp://x'], {}, /invalid --probe: must be NAME=URL/],
+    ['duplicate probe name', ['--print', '--probe', 'a=http://x', '--probe', 'a=http://y'], {}, /"a" is used twice/],
+    ['statsd addr without port', ['--print', '--statsd-addr', 'localhost'], {}, /invalid --statsd-addr: must be HOST:PORT/],
+    ['http intake port out of range', ['--print', '--http-intake-addr', '127.0.0.1:70000'], {}, /invalid --http-intake-addr/],
+    ['spool size negative', ['--print', '--spool-max-mb=-1'], {}, /invalid --spool-max-mb: must be greater than 0/],
+    ['both key forms', ['--print', '--enroll-key', 'k', '--enroll-key-file', '/x'], {}, /either --enroll-key or --enroll-key-file/],
+    ['unreadable key file', ['--print', '--enroll-key-file', '/nonexistent/key'], {}, /invalid --enroll-key-file \/nonexistent\/key: ENOENT/],
+    ['missing config file', ['--print', '--config', '/nonexistent.json'], {}, /invalid --config \/nonexistent.json/],
+  ];
+  test.each(badCases)('rejects %s with a message naming the option', (_name, argv, env, message) => {
+    expect(() => configOf(argv, env)).toThrow(ConfigError);
+    expect(() => configOf(argv, env)).toThrow(message);
+  });
+
+  test('rejects an unknown key, a wrong type and broken JSON in the config file', () => {
+    expect(() => configOf(['--print', '--config', writeJson('unknown.json', { servre: 'x' })])).toThrow(/unknown key "servre"/);
+    expect(() => configOf(['--print', '--config', writeJson('type.json', { watchProcess: 'python' })])).toThrow(
+      /invalid config file key "watchProcess" \(--watch-process\)/,
+    );
+    expect(() => configOf(['--print', '--config', writeJson('broken.json', '{"server": ')])).toThrow(/invalid --config/);
+  });
+});
+
+describe('the CLI on bad config', () => {
+  const runCli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'agent/cli.ts'), ...args], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH, ...env },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+
+  test('exits 2 with one line naming the option', () => {
+    const result = runCli(['--server', 'http://x', '--interval', 'soon']);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual(['inferwatch-agent: invalid --interval: must be a number (seconds)']);
+  });
+
+  test('never echoes the enroll key, even when the option around it is bad', () => {
+    const result = runCli(['--server', 'nope', '--enroll-key', 'ek_SUPERSECRET']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/invalid --server/);
+    expect(result.stderr + result.stdout).not.toContain('SUPERSECRET');
+  });
+
+  test('prints help and exits 0', () => {
+    const result = runCli(['--help']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('--enroll-key-file FILE');
+  });
+});

@@ -1,0 +1,176 @@
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import type { Report } from '../../../../lib/protocol';
+import type { Logger } from '../../../../agent/log';
+import { createSender } from '../../../../agent/transport/sender';
+import { openSpool, type Spool } from '../../../../agent/transport/spool';
+import { makeReport } from './report-fixture';
+
+interface Received {
+  atMs: number;
+  headers: http.IncomingHttpHeaders;
+  seqs: number[];
+}
+type Answer = (seqs: number[]) => { status: number; headers?: Record<string, string>; body?: unknown };
+
+const ackAll: Answer = (seqs) => ({ status: 200, body: { accepted: seqs.length, duplicate: 0, acknowledgedSeqs: seqs } });
+let answers: Answer[] = [];
+let received: Received[] = [];
+let server: http.Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(gunzipSync(Buffer.concat(chunks)).toString('utf8')) as { reports: Report[] };
+      const seqs = body.reports.map((r) => r.seq);
+      received.push({ atMs: performance.now(), headers: req.headers, seqs });
+      const answer = (answers.shift() ?? ackAll)(seqs);
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+beforeEach(() => {
+  answers = [];
+  received = [];
+});
+
+function capturingLogger() {
+  const lines: string[] = [];
+  const log = (level: string) => (msg: string, fields?: object) => lines.push(`${level} ${msg} ${JSON.stringify(fields ?? {})}`);
+  const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+  return { logger, lines };
+}
+
+async function spoolWith(seqs: number[], padding: (seq: number) => number = () => 0): Promise<Spool> {
+  const spool = await openSpool(mkdtempSync(path.join(os.tmpdir(), 'iw-sender-')), 10_000_000);
+  for (const seq of seqs) await spool.append(makeReport(seq, padding(seq)));
+  return spool;
+}
+
+function senderFor(spool: Spool, logger: Logger, server = baseUrl) {
+  return createSender({
+    server,
+    getToken: async () => 'host-token-123',
+    spool,
+    log: logger,
+    backoff: { initialMs: 10, maxMs: 40 },
+    timeoutMs: 2000,
+  });
+}
+
+const remaining = async (spool: Spool) => (await spool.takeBatch(1000, 1e9)).map((r) => r.seq);
+
+describe('sender', () => {
+  test('posts a gzipped {reports} batch, oldest first, with the bearer token, and acks what the server acknowledged', async () => {
+    const spool = await spoolWith([5, 3, 4]);
+    answers = [(seqs) => ({ status: 200, body: { accepted: 2, duplicate: 0, acknowledgedSeqs: seqs.slice(0, 2) } })];
+    const outcome = await senderFor(spool, capturingLogger().logger).sendOldestBatch();
+    expect(outcome).toEqual({ kind: 'acked', seqs: [3, 4] });
+    expect(received[0]!.seqs).toEqual([3, 4, 5]);
+    expect(received[0]!.headers).toMatchObject({
+      authorization: 'Bearer host-token-123',
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
+    expect(await remaining(spool)).toEqual([5]);
+  });
+
+  test('splits batches at 200 reports', async () => {
+    const spool = await spoolWith(Array.from({ length: 250 }, (_, i) => i));
+    await senderFor(spool, capturingLogger().logger).sendOldestBatch();
+    expect(received[0]!.seqs).toHaveLength(200);
+    expect(await remaining(spool)).toHaveLength(50);
+  });
+
+  test('retries 500 and 429 with the same reports, waiting for Retry-After, until a 200', async () => {
+    const spool = await spoolWith([0, 1]);
+    answers = [() => ({ status: 500 }), () => ({ status: 429, headers: { 'retry-after': '1' } }), ackAll];
+    const { logger, lines } = capturingLogger();
+    await senderFor(spool, logger).run(AbortSignal.timeout(10_000), () => spool.count === 0);
+    expect(received.map((r) => r.seqs)).toEqual([[0, 1], [0, 1], [0, 1]]);
+    expect(received[2]!.atMs - received[1]!.atMs).toBeGreaterThanOrEqual(950);
+    expect(received[1]!.atMs - received[0]!.atMs).toBeLessThan(500);
+    expect(spool.count).toBe(0);
+    expect(lines.filter((l) => l.startsWith('warn delivery failed'))).toHaveLength(2);
+  });
+
+  test('drops a batch the server rejects with 400 and logs the error envelope message', async () => {
+    const spool = await spoolWith([0, 1]);
+    answers = [() => ({ status: 400, body: { error: { code: 'invalid_payload', message: 'reports.0.cpu: bad', details: [] } } })];
+    const { logger, lines } = capturingLogger();
+    const outcome = await senderFor(spool, logger).sendOldestBatch();
+    expect(outcome).toMatchObject({ kind: 'rejected', status: 400, message: 'reports.0.cpu: bad' });
+    expect(spool.count).toBe(0);
+    expect(lines.some((l) => l.startsWith('error') && l.includes('reports.0.cpu: bad'))).toBe(true);
+  });
+
+  test('keeps the spool on 401 and says to re-enroll, without logging the token', async () => {
+    const spool = await spoolWith([0, 1]);
+    answers = [() => ({ status: 401, body: { error: { code: 'unauthorized', message: 'bad token' } } })];
+    const { logger, lines } = capturingLogger();
+    const outcome = await senderFor(spool, logger).sendOldestBatch();
+    expect(outcome).toEqual({ kind: 'unauthorized', status: 401 });
+    expect(await remaining(spool)).toEqual([0, 1]);
+    expect(lines.join('\n')).toContain('host token rejected — re-enroll with --enroll-key');
+    expect(lines.join('\n')).not.toContain('host-token-123');
+  });
+
+  test('on 413 splits the batch and drops only the single report that is itself too large', async () => {
+    const spool = await spoolWith([0, 1, 2, 3], (seq) => (seq === 2 ? 400 : 0));
+    answers = Array.from({ length: 10 }, () => (seqs: number[]) => (seqs.includes(2) ? { status: 413 } : ackAll(seqs)));
+    const { logger, lines } = capturingLogger();
+    const sender = senderFor(spool, logger);
+    await sender.sendOldestBatch();
+    expect(received.map((r) => r.seqs)).toEqual([[0, 1, 2, 3], [0, 1], [2, 3], [2], [3]]);
+    expect(spool.count).toBe(0);
+    expect(lines.filter((l) => l.includes('too large'))).toHaveLength(1);
+    expect(lines.find((l) => l.includes('too large'))).toContain('"seq":2');
+  });
+
+  test('answers 200, 500, 429, 400, 401, 413 in sequence: only the 400 batch is dropped, the 401 batch is kept and retried', async () => {
+    const spool = await spoolWith([0, 1, 2, 3, 4, 5, 6, 7]);
+    const script: Answer[] = [
+      ackAll,
+      () => ({ status: 500 }),
+      () => ({ status: 429, headers: { 'retry-after': '0' } }),
+      () => ({ status: 400, body: { error: { code: 'invalid_payload', message: 'bad' } } }),
+      () => ({ status: 401 }),
+      () => ({ status: 413 }),
+    ];
+    const sender = createSender({
+      server: baseUrl,
+      getToken: async () => 't',
+      spool,
+      log: capturingLogger().logger,
+      maxBatchReports: 2,
+      backoff: { initialMs: 5, maxMs: 10 },
+    });
+    answers = [...script];
+    await sender.run(AbortSignal.timeout(10_000), () => spool.count === 0);
+    expect(received.map((r) => r.seqs)).toEqual([[0, 1], [2, 3], [2, 3], [2, 3], [4, 5], [4, 5], [4], [5], [6, 7]]);
+    expect(spool.count).toBe(0);
+  });
+
+  test('treats a refused connection as retryable and keeps the reports', async () => {
+    const spool = await spoolWith([0]);
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const outcome = await senderFor(spool, capturingLogger().logger, `http://127.0.0.1:${port}`).sendOldestBatch();
+    expect(outcome).toMatchObject({ kind: 'retry', reason: 'network error: ECONNREFUSED' });
+    expect(spool.count).toBe(1);
+  });
+});
