@@ -1,0 +1,69 @@
+import path from 'node:path';
+import type { z } from 'zod';
+import type { dataPathSchema } from '../../lib/protocol';
+import { resolveLink, wholeDiskOf } from './block-devices';
+import { readOptional, rootedPath } from './read';
+
+export type DataPath = z.infer<typeof dataPathSchema>;
+
+export interface MountEntry {
+  /** "major:minor" of the mounted device (0:N for filesystems without a block device). */
+  majorMinor: string;
+  mountPoint: string;
+  fsType: string;
+  source: string;
+}
+
+/** mountinfo escapes space, tab, newline and backslash as \ooo octal. */
+function unescapeMountField(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+}
+
+export function parseMountinfo(text: string): MountEntry[] {
+  const mounts: MountEntry[] = [];
+  for (const line of text.split('\n')) {
+    const fields = line.trim().split(' ');
+    const separator = fields.indexOf('-');
+    if (separator < 6) continue;
+    mounts.push({
+      majorMinor: fields[2]!,
+      mountPoint: unescapeMountField(fields[4]!),
+      fsType: fields[separator + 1] ?? '',
+      source: unescapeMountField(fields[separator + 2] ?? ''),
+    });
+  }
+  return mounts;
+}
+
+/** The mount holding `target`: the longest mount-point prefix, the later one when mounts are stacked. */
+export function findMount(mounts: MountEntry[], target: string): MountEntry | null {
+  let best: MountEntry | null = null;
+  for (const mount of mounts) {
+    const mp = mount.mountPoint;
+    const holds = mp === '/' || target === mp || target.startsWith(`${mp}/`);
+    if (holds && (!best || mp.length >= best.mountPoint.length)) best = mount;
+  }
+  return best;
+}
+
+async function backingDisk(sysRoot: string, mount: MountEntry): Promise<string | null> {
+  const byNumber = await resolveLink(rootedPath(sysRoot, 'dev', 'block', mount.majorMinor));
+  // btrfs and some others report an anonymous 0:N device; their source still names the block device.
+  const bySource = !byNumber && mount.source.startsWith('/dev/')
+    ? await resolveLink(rootedPath(sysRoot, 'class', 'block', path.basename(mount.source)))
+    : null;
+  const deviceDir = byNumber ?? bySource;
+  return deviceDir ? wholeDiskOf(deviceDir) : null;
+}
+
+export async function collectDataPaths(procRoot: string, sysRoot: string, paths: string[]): Promise<DataPath[]> {
+  const mountinfo = await readOptional(procRoot, 'self', 'mountinfo');
+  const mounts = mountinfo === undefined ? [] : parseMountinfo(mountinfo);
+  return Promise.all(
+    paths.map(async (given) => {
+      const mount = findMount(mounts, path.resolve(given));
+      if (!mount) return { path: given, device: null, mountPoint: null, fsType: null };
+      return { path: given, device: await backingDisk(sysRoot, mount), mountPoint: mount.mountPoint, fsType: mount.fsType };
+    }),
+  );
+}

@@ -1,0 +1,85 @@
+import { readdir, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import type { DiskInventory, Unavailable } from '../../lib/protocol';
+import { listWholeDisks, resolveLink, SKIPPED_BY_DEFAULT } from './block-devices';
+import { readOptional, rootedPath, unavailableFrom } from './read';
+import type { CollectorContext } from './types';
+
+type DiskClass = DiskInventory['class'];
+
+/** The [bracketed] entry of queue/scheduler, or the only entry when there is no choice. */
+export function parseScheduler(text: string): string | null {
+  const bracketed = /\[([^\]]+)\]/.exec(text);
+  if (bracketed) return bracketed[1]!;
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  return words.length === 1 ? words[0]! : null;
+}
+
+export interface DiskFacts {
+  name: string;
+  rotational: boolean | null;
+  /** Resolved sysfs path of the device's parent (the `device` link), e.g. .../nvme/nvme0. */
+  devicePath: string | null;
+  driver: string | null;
+  model: string | null;
+}
+
+const VIRTUAL_MODELS = /^(QEMU|VBOX|Virtual disk|VMware|Msft Virtual|Google PersistentDisk|Amazon Elastic Block)/i;
+
+export function classifyDisk(facts: DiskFacts): DiskClass {
+  const { name, devicePath, driver, model } = facts;
+  if (/^nvme/.test(name) || devicePath?.includes('/nvme/')) return 'nvme';
+  if (/^x?vd[a-z]/.test(name) || driver === 'virtio_blk' || driver === 'vbd' || (model !== null && VIRTUAL_MODELS.test(model))) return 'virtual';
+  // dm and md are whole devices, but stacked on others: their rotational flag says nothing about the media.
+  if (/^(dm-|md)\d/.test(name)) return 'other';
+  if (facts.rotational === false) return 'ssd';
+  if (facts.rotational === true) return 'hdd';
+  return 'other';
+}
+
+async function readTrimmed(dir: string, ...parts: string[]): Promise<string | null> {
+  const text = await readOptional(dir, ...parts);
+  return text === undefined ? null : text.trim();
+}
+
+async function describeDisk(sysRoot: string, name: string): Promise<DiskInventory> {
+  const dir = rootedPath(sysRoot, 'block', name);
+  const rotational = await readTrimmed(dir, 'queue', 'rotational');
+  const devicePath = await realpath(path.join(dir, 'device')).catch(() => null);
+  const driverDir = devicePath ? await resolveLink(path.join(devicePath, 'driver')) : null;
+  const model = (await readTrimmed(dir, 'device', 'model')) || null;
+  const size = await readTrimmed(dir, 'size');
+  const scheduler = await readTrimmed(dir, 'queue', 'scheduler');
+  const hwQueues = await readdir(path.join(dir, 'mq'), { withFileTypes: true }).then(
+    (entries) => entries.filter((e) => e.isDirectory()).length,
+    () => null,
+  );
+  const facts: DiskFacts = {
+    name,
+    rotational: rotational === null ? null : rotational === '1',
+    devicePath,
+    driver: driverDir ? path.basename(driverDir) : null,
+    model,
+  };
+  return {
+    device: name,
+    class: classifyDisk(facts),
+    model,
+    rotational: facts.rotational,
+    sizeBytes: size === null ? null : Number(size) * 512,
+    hwQueues,
+    scheduler: scheduler === null ? null : parseScheduler(scheduler),
+  };
+}
+
+export async function collectDiskInventory(
+  ctx: Pick<CollectorContext, 'sysRoot'>,
+  options: { includeVirtual?: boolean } = {},
+): Promise<DiskInventory[] | Unavailable> {
+  try {
+    const names = [...(await listWholeDisks(ctx.sysRoot))].filter((n) => options.includeVirtual || !SKIPPED_BY_DEFAULT.test(n));
+    return await Promise.all(names.sort().map((name) => describeDisk(ctx.sysRoot, name)));
+  } catch (err) {
+    return unavailableFrom(err, 'disk inventory');
+  }
+}
