@@ -1,5 +1,5 @@
-/** Tables managed by raw SQL migrations (partitioned, COPY-written), invisible to the Prisma schema. */
-export const SERIES_TABLES = [
+/** Raw series tables: daily partitions, written by ingest (COPY), kept INFERWATCH_RETENTION_RAW_DAYS. */
+export const RAW_SERIES_TABLES = [
   'report_ledger',
   'host_samples',
   'cpu_samples',
@@ -8,4 +8,18 @@ export const SERIES_TABLES = [
   'process_samples',
   'latency_samples',
   'probe_samples',
+] as const;
+
+const ROLLUP_BASES = ['host_samples', 'disk_samples', 'process_samples', 'cgroup_samples', 'probe', 'latency'] as const;
+
+/** 1-minute rollups (daily partitions) and 1-hour rollups (monthly partitions), written by lib/series/rollup.ts. */
+export const ROLLUP_1M_TABLES = ROLLUP_BASES.map((base) => `${base}_1m` as const);
+export const ROLLUP_1H_TABLES = ROLLUP_BASES.map((base) => `${base}_1h` as const);
+
+/** Tables managed by raw SQL migrations (partitioned, COPY-written), invisible to the Prisma schema. */
+export const SERIES_TABLES = [
+  ...RAW_SERIES_TABLES,
+  ...ROLLUP_1M_TABLES,
+  ...ROLLUP_1H_TABLES,
+  'series_rollup_watermarks',
 ] as const;

@@ -1,0 +1,84 @@
+import type { Database } from '../db/open';
+import { ensurePartitions, utcDay } from '../db/partitions';
+import { applyRetention } from './retention';
+import { retentionFromEnv, type RetentionDays } from './retention-config';
+import { rollUp, type RollUpOptions } from './rollup';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+export interface SeriesMaintenanceOptions {
+  /** How often rollups run. */
+  intervalMs?: number;
+  /** How often partitions ahead are created and old ones dropped. */
+  housekeepingIntervalMs?: number;
+  retention?: RetentionDays;
+  rollUp?: RollUpOptions;
+  now?: () => Date;
+  onError?: (err: unknown) => void;
+}
+
+export interface SeriesMaintenance {
+  stop(): Promise<void>;
+  /** Runs one tick now (rollups, plus housekeeping when due); resolves when done. */
+  runOnce(): Promise<void>;
+}
+
+/** Partitions for the next days and retention: run at start and then every housekeeping interval. */
+export async function runHousekeeping(db: Pick<Database, 'sql'>, now: Date, retention: RetentionDays): Promise<string[]> {
+  await ensurePartitions(db.sql, now, Math.ceil(retention.raw), 2);
+  await db.sql.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [
+    utcDay(new Date(now.getTime() - 2 * DAY_MS)),
+    utcDay(new Date(now.getTime() + 2 * DAY_MS)),
+  ]);
+  return applyRetention(db.sql, now, retention);
+}
+
+/**
+ * Keeps the series tables healthy in the background: rollups every `intervalMs` (default 15 s), partitions
+ * ahead and retention by dropping partitions every `housekeepingIntervalMs` (default 1 h). Ticks never overlap.
+ */
+export function startSeriesMaintenance(
+  db: Pick<Database, 'sql'>,
+  options: SeriesMaintenanceOptions = {},
+): SeriesMaintenance {
+  const intervalMs = options.intervalMs ?? 15_000;
+  const housekeepingIntervalMs = options.housekeepingIntervalMs ?? HOUR_MS;
+  const retention = options.retention ?? retentionFromEnv();
+  const now = options.now ?? (() => new Date());
+  const onError = options.onError ?? ((err) => console.error('series maintenance failed:', err));
+  let lastHousekeepingMs = -Infinity;
+  let running: Promise<void> | null = null;
+  let stopped = false;
+
+  const tick = async () => {
+    const at = now();
+    if (at.getTime() - lastHousekeepingMs >= housekeepingIntervalMs) {
+      await runHousekeeping(db, at, retention);
+      lastHousekeepingMs = at.getTime();
+    }
+    await rollUp(db.sql, at, { startAt: new Date(at.getTime() - retention.raw * DAY_MS), ...options.rollUp });
+  };
+  const runOnce = () => {
+    running ??= tick()
+      .catch(onError)
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  const timer = setInterval(() => {
+    if (!stopped) void runOnce();
+  }, intervalMs);
+  timer.unref();
+  void runOnce();
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import type { Sql } from '../db/sql';
+import { utcDay } from '../db/partitions';
+import { GAUGE_ROLLUPS } from './rollup-specs';
+import { gaugeRollupSql, latencyRollupSql, type RollupLevel } from './rollup-sql';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+// Serializes rollups across app processes sharing one database.
+const ROLLUP_LOCK_ID = 72707370;
+
+export interface RollUpOptions {
+  /** Buckets this far behind the watermark are rolled up again, for reports that arrived late. */
+  latenessMs?: number;
+  /** Where rolling starts on a database that has never been rolled up. */
+  startAt?: Date;
+  /** Width of one transaction's time range, per level. */
+  chunkMs?: Partial<Record<RollupLevel, number>>;
+  /** At most this many chunks per call, so one call stays short; the next call continues. */
+  maxChunks?: number;
+}
+
+export interface RollUpResult {
+  /** Watermarks after this call: every bucket ending at or before them is complete. */
+  rolledUntil: Record<RollupLevel, Date>;
+  chunks: number;
+  caughtUp: boolean;
+}
+
+const STEP_MS: Record<RollupLevel, number> = { '1m': MINUTE_MS, '1h': HOUR_MS };
+
+function floorTo(ms: number, stepMs: number): number {
+  return Math.floor(ms / stepMs) * stepMs;
+}
+
+export const ROLLUP_STATEMENTS: Record<RollupLevel, string[]> = {
+  '1m': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1m')), latencyRollupSql('1m')],
+  '1h': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1h')), latencyRollupSql('1h')],
+};
+
+export async function readWatermarks(sql: Sql): Promise<Partial<Record<RollupLevel, Date>>> {
+  const rows = await sql.query<{ resolution: RollupLevel; rolled_until: Date }>(
+    'SELECT resolution, rolled_until FROM series_rollup_watermarks',
+  );
+  return Object.fromEntries(rows.map((r) => [r.resolution, new Date(r.rolled_until)]));
+}
+
+async function rollChunk(sql: Sql, level: RollupLevel, fromMs: number, toMs: number, advanceTo: number): Promise<void> {
+  await sql.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [ROLLUP_LOCK_ID]);
+    await tx.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [
+      utcDay(new Date(fromMs)),
+      utcDay(new Date(toMs - 1)),
+    ]);
+    const params = [new Date(fromMs), new Date(toMs)];
+    for (const statement of ROLLUP_STATEMENTS[level]) await tx.query(statement, params);
+    await tx.query(
+      `INSERT INTO series_rollup_watermarks (resolution, rolled_until) VALUES ($1, $2)
+       ON CONFLICT (resolution) DO UPDATE SET rolled_until = GREATEST(series_rollup_watermarks.rolled_until, EXCLUDED.rolled_until)`,
+      [level, new Date(advanceTo)],
+    );
+  });
+}
+
+/**
+ * Rolls up every closed minute (from raw) and then every closed hour (from minutes) since the persisted
+ * watermarks, re-rolling the last `latenessMs` before them. Idempotent: buckets are upserted, so running it
+ * again, or from two processes, gives the same rows.
+ */
+export async function rollUp(sql: Sql, now: Date, options: RollUpOptions = {}): Promise<RollUpResult> {
+  const latenessMs = options.latenessMs ?? 2 * MINUTE_MS;
+  const maxChunks = options.maxChunks ?? 48;
+  const chunkMs: Record<RollupLevel, number> = { '1m': HOUR_MS, '1h': DAY_MS, ...options.chunkMs };
+  const start = options.startAt?.getTime() ?? now.getTime() - 7 * DAY_MS;
+  const marks = await readWatermarks(sql);
+  const rolledUntil = {} as Record<RollupLevel, Date>;
+  let chunks = 0;
+  let caughtUp = true;
+  let closedEnd = floorTo(now.getTime(), MINUTE_MS);
+  // Late raw rows are re-rolled into minutes; the hours holding those minutes must follow.
+  let changedFrom = Infinity;
+  for (const level of ['1m', '1h'] as const) {
+    const step = STEP_MS[level];
+    const mark = marks[level]?.getTime();
+    const resumeAt = mark === undefined ? start : level === '1m' ? mark - latenessMs : Math.min(mark, changedFrom);
+    let from = floorTo(Math.max(floorTo(start, step), resumeAt), step);
+    changedFrom = from;
+    // Hours are rolled from minutes, so they may not pass the minute watermark.
+    const end = floorTo(closedEnd, step);
+    while (from < end && chunks < maxChunks) {
+      const to = Math.min(end, floorTo(from, chunkMs[level]) + chunkMs[level]);
+      await rollChunk(sql, level, from, to, to);
+      chunks++;
+      from = to;
+    }
+    if (from < end) caughtUp = false;
+    rolledUntil[level] = new Date(Math.max(from, mark ?? 0));
+    closedEnd = rolledUntil[level].getTime();
+  }
+  return { rolledUntil, chunks, caughtUp };
+}
