@@ -1,0 +1,16 @@
+import { describe, expect, test } from 'vitest';
+import { parseCpuList } from '../../../../agent/collectors/cpu-list';
+
+describe('parseCpuList', () => {
+  test('expands ranges and single CPUs into sorted numbers', () => {
+    expect(parseCpuList('0-3,8,10-11\n')).toEqual([0, 1, 2, 3, 8, 10, 11]);
+  });
+
+  test('supports strided ranges and ignores duplicates and junk', () => {
+    expect(parseCpuList('0-6:2,2,x,')).toEqual([0, 2, 4, 6]);
+  });
+
+  test('an empty list (offline file with no CPUs) gives no CPUs', () => {
+    expect(parseCpuList('\n')).toEqual([]);
+  });
+});
