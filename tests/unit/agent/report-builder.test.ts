@@ -1,0 +1,140 @@
+import { describe, expect, test } from 'vitest';
+import type { Logger } from '../../../agent/log';
+import { canonicalJson, createReportBuilder, type BuildInput, type ReportSources } from '../../../agent/report-builder';
+import type { CpuSample, ProcessInventory } from '../../../lib/protocol';
+
+const cpuSample: CpuSample = {
+  total: { userPct: 10, nicePct: 0, systemPct: 5, iowaitPct: 1, irqPct: 0, softirqPct: 0, stealPct: 2, idlePct: 82 },
+  perCpu: [],
+  onlineCpus: 2,
+  contextSwitchesPerS: 100,
+  load1: 0.5,
+  load5: 0.4,
+  load15: 0.3,
+  procsRunning: 1,
+  procsBlocked: 0,
+};
+
+function capturingLogger() {
+  const lines: string[] = [];
+  const log = (level: string) => (msg: string, fields?: object) => lines.push(`${level} ${msg} ${JSON.stringify(fields ?? {})}`);
+  const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+  return { logger, lines };
+}
+
+function fakeSources(overrides: Partial<ReportSources> = {}) {
+  const calls = { hostInventory: 0 };
+  let processInventory: ProcessInventory[] = [];
+  const sources: ReportSources = {
+    resolveWatched: async () => [],
+    collectors: {
+      cpu: { name: 'cpu', collect: async () => cpuSample },
+      pressure: { name: 'pressure', collect: async () => ({ unavailable: 'pressure: not present on this kernel' }) },
+      disks: { name: 'disks', collect: async () => [] },
+      cgroups: { name: 'cgroups', collect: async () => [] },
+      processes: { name: 'processes', collect: async () => [] },
+      probes: { name: 'probes', collect: async () => [] },
+    },
+    collectHostInventory: async () => {
+      calls.hostInventory++;
+      return {
+        host: { kernel: '6.1.0', memTotalBytes: 1024, onlineCpus: 2 },
+        cpu: { unavailable: 'test' },
+        disks: [],
+        dataPaths: [],
+        cgroup: { unavailable: 'test' },
+      };
+    },
+    collectProcessInventory: async () => processInventory,
+    drainLatency: () => [],
+    malformedStatsdPackets: () => 3,
+    ...overrides,
+  };
+  return { sources, calls, setProcessInventory: (p: ProcessInventory[]) => (processInventory = p) };
+}
+
+const input = (seq: number): BuildInput => ({
+  seq,
+  tsMs: 1_700_000_000_000 + seq,
+  monoMs: 1000 * seq,
+  intervalMs: 10_000,
+  procRoot: '/proc',
+  sysRoot: '/sys',
+  droppedReports: 4,
+  spoolBytes: 999,
+});
+
+const build = (sources: ReportSources, logger: Logger = capturingLogger().logger) =>
+  createReportBuilder({ sources, host: { hostname: 'h', machineId: null }, version: '1.2.3', log: logger });
+
+describe('createReportBuilder', () => {
+  test('builds a report with the header, agent status and every section', async () => {
+    const report = await build(fakeSources().sources).build(input(7));
+    expect(report).toMatchObject({
+      v: 1,
+      seq: 7,
+      ts: 1_700_000_000_007,
+      intervalMs: 10_000,
+      agent: { version: '1.2.3', droppedReports: 4, spoolBytes: 999, malformedStatsdPackets: 3 },
+      cpu: cpuSample,
+      pressure: { unavailable: 'pressure: not present on this kernel' },
+    });
+  });
+
+  test('a collector that throws becomes {unavailable} and the report still goes out', async () => {
+    const { sources } = fakeSources();
+    sources.collectors.disks = { name: 'disks', collect: async () => Promise.reject(new Error('EIO reading diskstats')) };
+    sources.collectors.processes = { name: 'processes', collect: async () => Promise.reject(new Error('boom')) };
+    const { logger, lines } = capturingLogger();
+    const report = await build(sources, logger).build(input(0));
+    expect(report.disks).toEqual({ unavailable: 'disks: collector failed: EIO reading diskstats' });
+    expect(report.processes).toEqual([]);
+    expect(report.cpu).toEqual(cpuSample);
+    expect(lines.filter((l) => l.startsWith('error collector failed'))).toHaveLength(2);
+  });
+
+  test('includes the inventory at start and then only when its hash changes', async () => {
+    const fake = fakeSources();
+    const builder = build(fake.sources);
+    const first = await builder.build(input(0));
+    expect(first.inventory?.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect((await builder.build(input(1))).inventory).toBeUndefined();
+    fake.setProcessInventory([
+      {
+        name: 'python3',
+        pid: 10,
+        comm: 'python3',
+        threads: 4,
+        cpusAllowedList: '0-1',
+        cpusAllowedCount: 2,
+        env: { OMP_NUM_THREADS: '8' },
+        cgroup: null,
+        logWarnings: [],
+      },
+    ]);
+    const changed = await builder.build(input(2));
+    expect(changed.inventory?.processes).toHaveLength(1);
+    expect(changed.inventory?.hash).not.toBe(first.inventory?.hash);
+    expect((await builder.build(input(3))).inventory).toBeUndefined();
+  });
+
+  test('re-reads the host inventory every 6th report', async () => {
+    const fake = fakeSources();
+    const builder = build(fake.sources);
+    for (let seq = 0; seq < 13; seq++) await builder.build(input(seq));
+    expect(fake.calls.hostInventory).toBe(3);
+  });
+
+  test('an invalid section is logged as a bug and replaced, not sent to be rejected', async () => {
+    const { sources } = fakeSources();
+    sources.collectors.cpu = { name: 'cpu', collect: async () => ({ ...cpuSample, load1: -1 }) };
+    const { logger, lines } = capturingLogger();
+    const report = await build(sources, logger).build(input(0));
+    expect(report.cpu).toEqual({ unavailable: expect.stringContaining('invalid data from the agent at cpu.load1') });
+    expect(lines.some((l) => l.startsWith('error BUG') && l.includes('cpu.load1'))).toBe(true);
+  });
+});
+
+test('canonicalJson sorts keys at every level so equal data hashes the same', () => {
+  expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1}');
+});
