@@ -1,0 +1,80 @@
+import type { LatencySeries } from '../../lib/protocol';
+import { LatencySketch } from '../../lib/sketch';
+import type { StatsdTiming } from './statsd';
+
+/** The report carries at most 500 latency series (reportSchema.latency). */
+export const MAX_LATENCY_SERIES = 500;
+/** Bounds the memory spent remembering which series were refused within one interval. */
+const MAX_REMEMBERED_DROPS = 10_000;
+
+export type LatencyTiming = Pick<StatsdTiming, 'name' | 'valueMs' | 'tags'> & { sampleRate?: number };
+
+export interface LatencyAggregator {
+  record(timing: LatencyTiming): void;
+  /** Counts lines (StatsD) or entries that could not be parsed, for `agent.malformedStatsdPackets`. */
+  recordMalformed(count: number): void;
+  /** Malformed lines since the last drain. Read it before drain(), which resets it. */
+  malformedCount(): number;
+  /** Distinct series refused since the last drain because maxSeries was reached. Reset by drain(). */
+  droppedSeries(): number;
+  /** One series per name + tag set seen since the last drain, tags sorted by key; then starts a new interval. */
+  drain(): LatencySeries[];
+}
+
+interface SeriesState {
+  name: string;
+  tags: Record<string, string>;
+  sketch: LatencySketch;
+}
+
+export function createLatencyAggregator({ maxSeries = MAX_LATENCY_SERIES }: { maxSeries?: number } = {}): LatencyAggregator {
+  let series = new Map<string, SeriesState>();
+  let dropped = new Set<string>();
+  let malformed = 0;
+
+  return {
+    record(timing) {
+      const key = seriesKey(timing.name, timing.tags);
+      let state = series.get(key);
+      if (state === undefined) {
+        if (series.size >= maxSeries) {
+          if (dropped.size < MAX_REMEMBERED_DROPS) dropped.add(key);
+          return;
+        }
+        state = { name: timing.name, tags: sortedTags(timing.tags), sketch: new LatencySketch() };
+        series.set(key, state);
+      }
+      const sampleRate = timing.sampleRate ?? 1;
+      if (!state.sketch.add(timing.valueMs, 1 / sampleRate)) malformed++;
+    },
+    recordMalformed(count) {
+      malformed += count;
+    },
+    malformedCount: () => malformed,
+    droppedSeries: () => dropped.size,
+    drain() {
+      const out: LatencySeries[] = [];
+      for (const state of series.values()) {
+        const sketch = state.sketch.toWire();
+        if (sketch.count > 0) out.push({ name: state.name, tags: state.tags, sketch });
+      }
+      series = new Map();
+      dropped = new Set();
+      malformed = 0;
+      return out;
+    },
+  };
+}
+
+function seriesKey(name: string, tags: Record<string, string>): string {
+  const keys = Object.keys(tags);
+  if (keys.length === 0) return name;
+  keys.sort();
+  let key = name;
+  for (const k of keys) key += `\u0000${k}\u0001${tags[k]}`;
+  return key;
+}
+
+function sortedTags(tags: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.keys(tags).sort().map((k) => [k, tags[k]!]));
+}

@@ -1,0 +1,132 @@
+import http from 'node:http';
+import { z } from 'zod';
+import { nameSchema, tagsSchema } from '../../lib/protocol';
+import { SKETCH_MAX_VALUE_MS } from '../../lib/sketch';
+import type { LatencyAggregator } from './aggregator';
+import { parseStatsdPacket } from './statsd';
+
+export const MAX_INTAKE_BODY_BYTES = 1024 * 1024;
+
+export const timingsRequestSchema = z.object({
+  timings: z
+    .array(
+      z.object({
+        name: nameSchema,
+        valueMs: z.number().min(0).max(SKETCH_MAX_VALUE_MS),
+        tags: tagsSchema.default({}),
+        sampleRate: z.number().gt(0).max(1).default(1),
+      }),
+    )
+    .max(100_000),
+});
+export type TimingsRequest = z.infer<typeof timingsRequestSchema>;
+
+export interface HttpIntake {
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface HttpIntakeOptions {
+  host?: string;
+  port?: number;
+  aggregator: LatencyAggregator;
+}
+
+class IntakeError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: unknown[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `POST /v1/timings` on loopback: JSON `{ timings: [...] }`, or raw StatsD lines as text/plain.
+ * Errors use the house envelope `{ error: { code, message, details } }`.
+ */
+export function startHttpIntake({ host = '127.0.0.1', port = 8126, aggregator }: HttpIntakeOptions): Promise<HttpIntake> {
+  const server = http.createServer((req, res) => {
+    handle(req, aggregator)
+      .then((body) => send(res, 202, body))
+      .catch((err: unknown) => {
+        const error = err instanceof IntakeError ? err : new IntakeError(500, 'internal', 'internal error');
+        send(res, error.status, { error: { code: error.code, message: error.message, details: error.details } });
+      });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve({
+        port: typeof address === 'object' && address !== null ? address.port : port,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
+    });
+  });
+}
+
+async function handle(req: http.IncomingMessage, aggregator: LatencyAggregator): Promise<object> {
+  if (req.url?.split('?')[0] !== '/v1/timings') throw new IntakeError(404, 'not_found', 'only POST /v1/timings exists');
+  if (req.method !== 'POST') throw new IntakeError(405, 'method_not_allowed', 'use POST');
+  const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (contentType !== 'application/json' && contentType !== 'text/plain') {
+    throw new IntakeError(415, 'unsupported_media_type', 'send application/json or text/plain (StatsD lines)');
+  }
+  if (Number(req.headers['content-length'] ?? 0) > MAX_INTAKE_BODY_BYTES) throw tooLarge();
+  const body = await readBody(req);
+  if (contentType === 'text/plain') {
+    const { metrics, malformed } = parseStatsdPacket(body);
+    for (const timing of metrics) aggregator.record(timing);
+    aggregator.recordMalformed(malformed);
+    return { accepted: metrics.length, malformed };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (err) {
+    throw new IntakeError(400, 'invalid_json', `body is not JSON: ${(err as Error).message}`);
+  }
+  const parsed = timingsRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+    const first = details[0];
+    throw new IntakeError(400, 'invalid_payload', `invalid timings: ${first?.path || '(root)'}: ${first?.message}`, details);
+  }
+  for (const timing of parsed.data.timings) aggregator.record(timing);
+  return { accepted: parsed.data.timings.length, malformed: 0 };
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > MAX_INTAKE_BODY_BYTES) {
+        reject(tooLarge());
+        req.removeAllListeners('data');
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function tooLarge(): IntakeError {
+  return new IntakeError(413, 'payload_too_large', `body exceeds ${MAX_INTAKE_BODY_BYTES} bytes`);
+}
+
+function send(res: http.ServerResponse, status: number, body: object): void {
+  if (res.headersSent) return;
+  // After refusing a body we did not read, the connection cannot be reused.
+  const headers = status === 413 ? { 'content-type': 'application/json', connection: 'close' } : { 'content-type': 'application/json' };
+  res.writeHead(status, headers);
+  res.end(JSON.stringify(body));
+}
