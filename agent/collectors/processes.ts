@@ -1,0 +1,253 @@
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { isAllowedEnvVar, type LogWarning, type ProcessInventory, type ProcessSample } from '../../lib/protocol';
+import { collectCgroupConfig, parseCgroupFile } from './cgroups';
+import { parseCpuList } from './cpu-list';
+import { createReadingPairs } from './reading-pairs';
+import { readOptional, unavailableFrom } from './read';
+import type { Collector, CollectorContext, WatchedProcess } from './types';
+
+/** USER_HZ: the unit of utime/stime in /proc/<pid>/stat; 100 on every Linux ABI the agent runs on. */
+export const CLK_TCK = 100;
+export const MAX_PIDS_PER_NAME = 16;
+const COMM_MAX_LENGTH = 15;
+
+export interface WatchSpec {
+  names: string[];
+  pids: number[];
+}
+
+/** NUL-separated /proc/<pid>/cmdline into argv. */
+export function parseCmdline(buffer: Uint8Array): string[] {
+  const argv = Buffer.from(buffer).toString('utf8').split('\0');
+  if (argv.at(-1) === '') argv.pop();
+  return argv;
+}
+
+/**
+ * A process matches NAME by its comm (the kernel truncates it to 15 chars), its executable's basename, or the
+ * basename of its first non-option argument (`python3 server.py` matches "server.py" and "python3").
+ */
+export function matchesProcessName(name: string, comm: string, argv: string[]): boolean {
+  if (comm === name || (name.length > COMM_MAX_LENGTH && comm === name.slice(0, COMM_MAX_LENGTH))) return true;
+  const [exe, ...args] = argv;
+  if (exe !== undefined && path.posix.basename(exe) === name) return true;
+  const script = args.find((arg) => !arg.startsWith('-'));
+  return script !== undefined && path.posix.basename(script) === name;
+}
+
+async function listPids(procRoot: string): Promise<number[]> {
+  const entries = await readdir(procRoot);
+  return entries.filter((entry) => /^\d+$/.test(entry)).map(Number).sort((a, b) => a - b);
+}
+
+/** Lists only thread-group leaders: /proc shows threads under /proc/<pid>/task, not as top-level entries. */
+export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec): Promise<WatchedProcess[]> {
+  const watched: WatchedProcess[] = [];
+  const seen = new Set<number>();
+  const add = (name: string, pid: number) => {
+    if (seen.has(pid)) return;
+    seen.add(pid);
+    watched.push({ name, pid });
+  };
+  for (const pid of spec.pids) {
+    if ((await readOptional(procRoot, String(pid), 'stat')) !== undefined) add(`pid:${pid}`, pid);
+  }
+  if (spec.names.length === 0) return watched;
+  const matches = new Map<string, number[]>(spec.names.map((name) => [name, []]));
+  for (const pid of await listPids(procRoot)) {
+    const comm = (await readOptional(procRoot, String(pid), 'comm'))?.trim();
+    if (comm === undefined) continue;
+    let argv: string[] = [];
+    try {
+      argv = parseCmdline(await readFile(path.join(procRoot, String(pid), 'cmdline')));
+    } catch {
+      continue;
+    }
+    for (const [name, pids] of matches) {
+      if (pids.length < MAX_PIDS_PER_NAME && matchesProcessName(name, comm, argv)) pids.push(pid);
+    }
+  }
+  for (const [name, pids] of matches) for (const pid of pids) add(name, pid);
+  return watched;
+}
+
+export interface ProcStatus {
+  threads: number;
+  cpusAllowedList: string | null;
+  voluntaryCtxSwitches: number;
+  nonvoluntaryCtxSwitches: number;
+  /** null for kernel threads, which have no VmRSS line. */
+  rssBytes: number | null;
+}
+
+export function parseStatus(text: string): ProcStatus {
+  const fields = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trim());
+  }
+  const int = (key: string) => {
+    const value = Number.parseInt(fields.get(key) ?? '', 10);
+    return Number.isFinite(value) ? value : 0;
+  };
+  const rssKb = /^(\d+)\s*kB$/.exec(fields.get('VmRSS') ?? '');
+  return {
+    threads: int('Threads'),
+    cpusAllowedList: fields.get('Cpus_allowed_list') ?? null,
+    voluntaryCtxSwitches: int('voluntary_ctxt_switches'),
+    nonvoluntaryCtxSwitches: int('nonvoluntary_ctxt_switches'),
+    rssBytes: rssKb ? Number(rssKb[1]) * 1024 : null,
+  };
+}
+
+export interface ProcStat {
+  comm: string;
+  utimeTicks: number;
+  stimeTicks: number;
+  /** Ticks after boot at which the process started: with the pid, it tells a reused pid apart. */
+  startTicks: number;
+}
+
+/** /proc/<pid>/stat; comm may hold spaces and parentheses, so fields are counted after the last ")". */
+export function parseProcStat(text: string): ProcStat | null {
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return null;
+  const rest = text.slice(close + 2).trim().split(/\s+/);
+  // rest[0] is field 3 (state): utime is field 14, stime 15, starttime 22.
+  const utime = Number(rest[11]);
+  const stime = Number(rest[12]);
+  const start = Number(rest[19]);
+  if (![utime, stime, start].every(Number.isFinite)) return null;
+  return { comm: text.slice(open + 1, close), utimeTicks: utime, stimeTicks: stime, startTicks: start };
+}
+
+/**
+ * Keeps only allow-listed variables. Other entries are skipped before their value is decoded, so secrets in a
+ * process's environment are never turned into strings, logged or returned.
+ */
+export function parseEnviron(buffer: Uint8Array): Record<string, string> {
+  const env: Record<string, string> = {};
+  let start = 0;
+  while (start < buffer.length) {
+    let end = buffer.indexOf(0, start);
+    if (end < 0) end = buffer.length;
+    const equals = buffer.indexOf(0x3d, start);
+    if (equals > start && equals < end) {
+      const key = Buffer.from(buffer.subarray(start, equals)).toString('latin1');
+      if (isAllowedEnvVar(key)) env[key] = Buffer.from(buffer.subarray(equals + 1, end)).toString('utf8').slice(0, 1000);
+    }
+    start = end + 1;
+  }
+  return env;
+}
+
+export async function readEnviron(procRoot: string, pid: number): Promise<{ env: Record<string, string>; unreadable?: string }> {
+  let buffer: Buffer;
+  try {
+    buffer = await readFile(path.join(procRoot, String(pid), 'environ'));
+  } catch (err) {
+    return { env: {}, unreadable: unavailableFrom(err, 'environ').unavailable };
+  }
+  try {
+    return { env: parseEnviron(buffer) };
+  } finally {
+    buffer.fill(0);
+  }
+}
+
+interface ProcessReading {
+  name: string;
+  pid: number;
+  stat: ProcStat;
+  status: ProcStatus;
+}
+
+async function readProcesses(ctx: CollectorContext): Promise<Map<string, ProcessReading>> {
+  const readings = new Map<string, ProcessReading>();
+  await Promise.all(
+    ctx.watched.map(async ({ name, pid }) => {
+      const [statText, statusText] = await Promise.all([
+        readOptional(ctx.procRoot, String(pid), 'stat'),
+        readOptional(ctx.procRoot, String(pid), 'status'),
+      ]);
+      const stat = statText === undefined ? null : parseProcStat(statText);
+      if (stat === null || statusText === undefined) return;
+      readings.set(`${pid}@${stat.startTicks}`, { name, pid, stat, status: parseStatus(statusText) });
+    }),
+  );
+  return readings;
+}
+
+export function processSampleFrom(prev: ProcessReading, curr: ProcessReading, elapsedS: number): ProcessSample {
+  const perS = (a: number, b: number) => Math.max(0, b - a) / elapsedS;
+  const ticks = (stat: ProcStat) => stat.utimeTicks + stat.stimeTicks;
+  return {
+    name: curr.name,
+    pid: curr.pid,
+    threads: curr.status.threads,
+    cpuCores: perS(ticks(prev.stat), ticks(curr.stat)) / CLK_TCK,
+    rssBytes: curr.status.rssBytes ?? 0,
+    voluntaryCtxSwitchesPerS: perS(prev.status.voluntaryCtxSwitches, curr.status.voluntaryCtxSwitches),
+    nonvoluntaryCtxSwitchesPerS: perS(prev.status.nonvoluntaryCtxSwitches, curr.status.nonvoluntaryCtxSwitches),
+  };
+}
+
+/**
+ * Per watched process: CPU in cores and context-switch rates over the interval. A process shows up from its
+ * second reading; one that exited (or whose pid was reused) is simply left out.
+ */
+export function createProcessCollector(warmupMs?: number): Collector<ProcessSample[]> {
+  const pairs = createReadingPairs(readProcesses, warmupMs);
+  return {
+    name: 'processes',
+    async collect(ctx) {
+      const pair = await pairs(ctx);
+      if (!pair) return [];
+      const elapsedS = (pair.curr.atMs - pair.prev.atMs) / 1000;
+      if (!(elapsedS > 0)) return [];
+      const samples: ProcessSample[] = [];
+      for (const [key, curr] of pair.curr.value) {
+        const prev = pair.prev.value.get(key);
+        if (prev) samples.push(processSampleFrom(prev, curr, elapsedS));
+      }
+      return samples.sort((a, b) => a.pid - b.pid).slice(0, 64);
+    },
+  };
+}
+
+/** Thread and environment configuration of each watched process; `logs` maps a watched name to its warnings. */
+export async function collectProcessInventory(
+  ctx: CollectorContext,
+  logs?: Map<string, LogWarning[]>,
+): Promise<ProcessInventory[]> {
+  const inventories = await Promise.all(
+    ctx.watched.map(async ({ name, pid }): Promise<ProcessInventory | null> => {
+      const dir = String(pid);
+      const [comm, statusText, cgroupText] = await Promise.all([
+        readOptional(ctx.procRoot, dir, 'comm'),
+        readOptional(ctx.procRoot, dir, 'status'),
+        readOptional(ctx.procRoot, dir, 'cgroup'),
+      ]);
+      if (comm === undefined || statusText === undefined) return null;
+      const status = parseStatus(statusText);
+      const { env, unreadable } = await readEnviron(ctx.procRoot, pid);
+      const cgroup = cgroupText === undefined ? null : await collectCgroupConfig(ctx, parseCgroupFile(cgroupText));
+      const cpusAllowedList = (status.cpusAllowedList ?? '').slice(0, 1000);
+      return {
+        name: name.slice(0, 200),
+        pid,
+        comm: comm.trim().slice(0, 64),
+        threads: status.threads,
+        cpusAllowedList,
+        cpusAllowedCount: parseCpuList(cpusAllowedList).length,
+        env,
+        ...(unreadable === undefined ? {} : { envUnreadable: unreadable.slice(0, 500) }),
+        cgroup: cgroup === null || 'unavailable' in cgroup ? null : cgroup,
+        logWarnings: (logs?.get(name) ?? []).slice(0, 50),
+      };
+    }),
+  );
+  return inventories.filter((inventory) => inventory !== null).slice(0, 64);
+}
