@@ -1,0 +1,131 @@
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import type { ProbeSample } from '../../lib/protocol';
+import type { Collector } from './types';
+
+export type ProbeProtocol = 'tcp' | 'http' | 'https';
+
+export interface ProbeSpec {
+  name: string;
+  /** The URL as given, reported as the sample's target. */
+  target: string;
+  protocol: ProbeProtocol;
+  /** Without IPv6 brackets, ready for net.connect. */
+  host: string;
+  port: number;
+  url: URL;
+}
+
+const MAX_NAME_LENGTH = 200;
+const MAX_TARGET_LENGTH = 500;
+const MAX_ERROR_LENGTH = 500;
+const DEFAULT_PORTS: Record<ProbeProtocol, number | null> = { tcp: null, http: 80, https: 443 };
+const SPEC_FORMAT = 'expected NAME=tcp://HOST:PORT or NAME=http(s)://HOST[:PORT]/PATH';
+
+/** Parses `--probe` text such as "oslo=tcp://10.0.0.5:443" or "fra=https://fra.example.com/healthz". */
+export function parseProbeSpec(text: string): ProbeSpec {
+  const fail = (why: string): never => {
+    throw new Error(`invalid probe spec "${text}": ${why} (${SPEC_FORMAT})`);
+  };
+  const eq = text.indexOf('=');
+  if (eq === -1) fail('missing "="');
+  const name = text.slice(0, eq).trim();
+  const target = text.slice(eq + 1).trim();
+  if (name === '' || name.length > MAX_NAME_LENGTH) fail(`the name must be 1–${MAX_NAME_LENGTH} characters`);
+  if (target.length > MAX_TARGET_LENGTH) fail(`the URL is longer than ${MAX_TARGET_LENGTH} characters`);
+  if (!URL.canParse(target)) fail('the URL does not parse');
+  const url = new URL(target);
+  const protocol = url.protocol.slice(0, -1);
+  if (protocol !== 'tcp' && protocol !== 'http' && protocol !== 'https') fail(`unsupported scheme "${url.protocol}"`);
+  const kind = protocol as ProbeProtocol;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === '') fail('the URL has no host');
+  const port = url.port === '' ? DEFAULT_PORTS[kind] : Number(url.port);
+  if (port === null) fail('a tcp:// probe needs a port');
+  if (kind === 'tcp' && ((url.pathname !== '' && url.pathname !== '/') || url.search !== '')) fail('a tcp:// probe takes no path');
+  return { name, target, protocol: kind, host, port: port!, url };
+}
+
+/**
+ * Times one probe on a fresh connection. connectMs is the TCP handshake (after DNS); responseMs, for http(s), is
+ * the time from the start (DNS, TCP, TLS, server think time) to the response headers. Never rejects.
+ */
+export function runProbe(spec: ProbeSpec, timeoutMs: number): Promise<ProbeSample> {
+  return new Promise((resolve) => {
+    const startedAt = performance.now();
+    let handshakeStartedAt = startedAt;
+    let connectMs: number | null = null;
+    let settled = false;
+    let cleanup = () => {};
+    const finish = (responseMs: number | null, error: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      cleanup();
+      resolve({ name: spec.name, target: spec.target, ok: error === null, connectMs, responseMs, error });
+    };
+    const fail = (err: unknown) => finish(null, describeError(err));
+    const timer = setTimeout(() => finish(null, `timed out after ${timeoutMs} ms`), timeoutMs);
+    const watchSocket = (socket: net.Socket) => {
+      socket.once('lookup', () => (handshakeStartedAt = performance.now()));
+      socket.once('connect', () => {
+        connectMs = performance.now() - handshakeStartedAt;
+        if (spec.protocol === 'tcp') finish(null, null);
+      });
+    };
+    try {
+      if (spec.protocol === 'tcp') {
+        const socket = net.connect({ host: spec.host, port: spec.port });
+        cleanup = () => socket.destroy();
+        watchSocket(socket);
+        socket.once('error', fail);
+        return;
+      }
+      const client = spec.protocol === 'https' ? https : http;
+      const request = client.request(spec.url, {
+        method: 'GET',
+        agent: false,
+        headers: { 'user-agent': 'inferwatch-agent-probe', connection: 'close' },
+      });
+      cleanup = () => request.destroy();
+      request.once('socket', watchSocket);
+      request.once('error', fail);
+      request.once('response', (response) => {
+        const responseMs = performance.now() - startedAt;
+        response.resume();
+        const status = response.statusCode ?? 0;
+        finish(responseMs, status >= 500 ? `HTTP ${status}` : null);
+      });
+      request.end();
+    } catch (err) {
+      fail(err);
+    }
+  });
+}
+
+/** Probes must finish before the next collection starts. */
+export function probeTimeoutMsFor(intervalMs: number): number {
+  return Math.max(50, Math.min(5000, Math.floor(intervalMs * 0.8)));
+}
+
+export function createProbeCollector(
+  specs: readonly ProbeSpec[],
+  { intervalMs = 10_000, timeoutMs = probeTimeoutMsFor(intervalMs) }: { intervalMs?: number; timeoutMs?: number } = {},
+): Collector<ProbeSample[]> {
+  const boundedTimeoutMs = Math.min(timeoutMs, probeTimeoutMsFor(intervalMs));
+  return {
+    name: 'probes',
+    collect: () => Promise.all(specs.map((spec) => runProbe(spec, boundedTimeoutMs))),
+  };
+}
+
+function describeError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  // Node's happy-eyeballs connect rejects with an AggregateError whose own message is empty.
+  const message =
+    err instanceof AggregateError && err.message === '' ? err.errors.map((e) => String(e?.message ?? e)).join('; ') :
+    err instanceof Error ? err.message : String(err);
+  const text = code && !message.includes(code) ? `${code}: ${message}` : message;
+  return text.slice(0, MAX_ERROR_LENGTH) || 'unknown error';
+}
