@@ -20,7 +20,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'inferwatch-live-'));
   await writeFile(path.join(dir, SCRIPT), 'for (;;) {}\n');
   child = spawn(process.execPath, [path.join(dir, SCRIPT)], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', OMP_NUM_THREADS: '3', SECRET_TOKEN: 'x' },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'test', OMP_NUM_THREADS: '3', SECRET_TOKEN: 'x' },
     stdio: 'ignore',
   });
   await new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject));
