@@ -3,17 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { parseProbeSpec, type ProbeSpec } from './collectors/probes';
 
 export class ConfigError extends Error {}
 
 export interface ListenAddr {
   host: string;
   port: number;
-}
-
-export interface ProbeSpecText {
-  name: string;
-  url: string;
 }
 
 /** Every option: its flag, the key in the JSON config file, and its env var. */
@@ -54,7 +50,8 @@ Usage: inferwatch-agent [options]
   --watch-pid PID           watch one process by pid (repeatable)
   --watch-log FILE          scan FILE for known warnings (repeatable)
   --data-path DIR           report the device and filesystem behind DIR (repeatable)
-  --probe NAME=URL          time a request to URL every interval (repeatable)
+  --probe NAME=URL          time a connection or request every interval: NAME=tcp://HOST:PORT or
+                            NAME=http(s)://HOST[:PORT]/PATH (repeatable)
   --statsd-addr HOST:PORT   StatsD timings listener (default 127.0.0.1:8125, "off" disables)
   --http-intake-addr HOST:PORT  HTTP timings intake (default 127.0.0.1:8126, "off" disables)
   --spool-max-mb MB         bound of the on-disk spool; the oldest reports are dropped beyond it (default 100)
@@ -84,15 +81,13 @@ const addrSchema = z.string().transform((text, ctx): ListenAddr | null => {
 const positiveNumber = (max: number, what: string) =>
   z.coerce.number({ message: `must be a number (${what})` }).gt(0, `must be greater than 0 (${what})`).max(max, `must be at most ${max} (${what})`);
 
-const probeSpecSchema = z.string().transform((text, ctx): ProbeSpecText => {
-  const eq = text.indexOf('=');
-  const name = text.slice(0, eq);
-  const url = text.slice(eq + 1);
-  if (eq <= 0 || !/^https?:\/\//.test(url) || !URL.canParse(url)) {
-    ctx.issues.push({ code: 'custom', message: 'must be NAME=URL with an http(s) URL', input: text });
+const probeSpecSchema = z.string().transform((text, ctx): ProbeSpec => {
+  try {
+    return parseProbeSpec(text);
+  } catch (err) {
+    ctx.issues.push({ code: 'custom', message: (err as Error).message, input: text });
     return z.NEVER;
   }
-  return { name, url };
 });
 
 const rawSchema = z.strictObject({
@@ -128,7 +123,7 @@ export interface AgentConfig {
   watchPids: number[];
   watchLogs: string[];
   dataPaths: string[];
-  probes: ProbeSpecText[];
+  probes: ProbeSpec[];
   statsdAddr: ListenAddr | null;
   httpIntakeAddr: ListenAddr | null;
   spoolMaxBytes: number;
@@ -142,7 +137,7 @@ export type CliAction = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; 
 
 export interface LoadConfigInput {
   argv: string[];
-  env: NodeJS.ProcessEnv;
+  env: Readonly<Record<string, string | undefined>>;
   isRoot?: boolean;
   homeDir?: string;
 }
@@ -165,7 +160,7 @@ function parseFlags(argv: string[]) {
   }
 }
 
-function fromEnv(env: NodeJS.ProcessEnv): Partial<Record<OptionName, RawValue>> {
+function fromEnv(env: LoadConfigInput['env']): Partial<Record<OptionName, RawValue>> {
   const out: Partial<Record<OptionName, RawValue>> = {};
   for (const [name, o] of Object.entries(OPTIONS) as [OptionName, (typeof OPTIONS)[OptionName]][]) {
     const text = env[o.env];

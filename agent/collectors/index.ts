@@ -9,7 +9,10 @@ import { createCpuCollector } from './cpu';
 import { collectCpuInventory } from './cpuinfo';
 import { collectDataPaths, collectDiskInventory, createDiskCollector } from './disks';
 import { collectHostInventory } from './host';
+import { createLogWatcher } from './log-warnings';
 import { createPressureCollector } from './pressure';
+import { createProbeCollector } from './probes';
+import { collectProcessInventory, createProcessCollector, resolveWatchedProcesses } from './processes';
 
 export interface ReportSourcesHandle {
   sources: ReportSources;
@@ -26,7 +29,7 @@ export interface SourcesOptions {
 
 type SourcesConfig = Pick<
   AgentConfig,
-  'watchProcesses' | 'watchPids' | 'watchLogs' | 'dataPaths' | 'probes' | 'statsdAddr' | 'httpIntakeAddr'
+  'watchProcesses' | 'watchPids' | 'watchLogs' | 'dataPaths' | 'probes' | 'statsdAddr' | 'httpIntakeAddr' | 'intervalMs'
 >;
 
 /** The one list of collectors: every source a report is built from. */
@@ -36,8 +39,8 @@ export function createIntervalCollectors(config: SourcesConfig, warmupMs?: numbe
     pressure: createPressureCollector({ warmupMs }),
     disks: createDiskCollector({ warmupMs }),
     cgroups: createCgroupCollector(warmupMs),
-    processes: { name: 'processes', collect: async () => [] },
-    probes: { name: 'probes', collect: async () => [] },
+    processes: createProcessCollector(warmupMs),
+    probes: createProbeCollector(config.probes, { intervalMs: config.intervalMs }),
   };
 }
 
@@ -77,8 +80,10 @@ export async function createReportSources(
     }
   }
 
+  const logWatcher = createLogWatcher(config.watchLogs);
   const sources: ReportSources = {
-    resolveWatched: async () => [],
+    resolveWatched: (procRoot) =>
+      resolveWatchedProcesses(procRoot, { names: config.watchProcesses, pids: config.watchPids }),
     collectors: createIntervalCollectors(config, options.warmupMs),
     async collectHostInventory(ctx) {
       const [host, cpu, disks, dataPaths, cgroup] = await Promise.all([
@@ -90,7 +95,12 @@ export async function createReportSources(
       ]);
       return { host, cpu, disks, dataPaths, cgroup };
     },
-    collectProcessInventory: async () => [],
+    async collectProcessInventory(ctx) {
+      // --watch-log files are not tied to one process, so every watched process carries their warnings.
+      await logWatcher.poll();
+      const warnings = logWatcher.warnings();
+      return collectProcessInventory(ctx, new Map(ctx.watched.map((w) => [w.name, warnings])));
+    },
     malformedStatsdPackets: () => aggregator.malformedCount(),
     drainLatency: () => aggregator.drain(),
   };

@@ -8,7 +8,7 @@ import { ConfigError, loadConfig, type AgentConfig } from '../../../agent/config
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'iw-config-'));
 
-function configOf(argv: string[], env: NodeJS.ProcessEnv = {}, isRoot = false): AgentConfig {
+function configOf(argv: string[], env: Record<string, string | undefined> = {}, isRoot = false): AgentConfig {
   const action = loadConfig({ argv, env, isRoot, homeDir: '/home/op' });
   if (action.kind !== 'run') throw new Error(`expected run, got ${action.kind}`);
   return action.config;
@@ -66,9 +66,9 @@ describe('loadConfig', () => {
     ]);
     expect(config.watchProcesses).toEqual(['python3', 'triton']);
     expect(config.watchPids).toEqual([42]);
-    expect(config.probes).toEqual([
-      { name: 'oslo', url: 'https://oslo.example/health' },
-      { name: 'fra', url: 'http://fra.example:8080/' },
+    expect(config.probes.map((p) => [p.name, p.protocol, p.host, p.port])).toEqual([
+      ['oslo', 'https', 'oslo.example', 443],
+      ['fra', 'http', 'fra.example', 8080],
     ]);
     expect(config.statsdAddr).toBeNull();
     expect(config.httpIntakeAddr).toEqual({ host: '::1', port: 9000 });
@@ -84,7 +84,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ argv: ['--version'], env: {} }).kind).toBe('version');
   });
 
-  const badCases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
+  const badCases: [string, string[], Record<string, string | undefined>, RegExp][] = [
     ['unknown flag', ['--print', '--bogus'], {}, /Unknown option '--bogus'/],
     ['missing server without --print', [], {}, /missing --server/],
     ['server not a URL', ['--server', 'srv:3000'], {}, /invalid --server: must be an http/],
@@ -94,8 +94,8 @@ describe('loadConfig', () => {
     ['bad interval from env names the variable', ['--print'], { INFERWATCH_INTERVAL: 'x' }, /invalid INFERWATCH_INTERVAL \(--interval\)/],
     ['pid not a number', ['--print', '--watch-pid', 'abc'], {}, /invalid --watch-pid: must be a pid/],
     ['pid negative', ['--print', '--watch-pid=-3'], {}, /invalid --watch-pid/],
-    ['probe without =', ['--print', '--probe', 'http://x'], {}, /invalid --probe: must be NAME=URL/],
-    ['probe with non-http URL', ['--print', '--probe', 'a=ftp://x'], {}, /invalid --probe: must be NAME=URL/],
+    ['probe without =', ['--print', '--probe', 'http://x'], {}, /invalid --probe: invalid probe spec "http:\/\/x": missing "="/],
+    ['probe with an unsupported scheme', ['--print', '--probe', 'a=ftp://x'], {}, /invalid --probe: .*unsupported scheme/],
     ['duplicate probe name', ['--print', '--probe', 'a=http://x', '--probe', 'a=http://y'], {}, /"a" is used twice/],
     ['statsd addr without port', ['--print', '--statsd-addr', 'localhost'], {}, /invalid --statsd-addr: must be HOST:PORT/],
     ['http intake port out of range', ['--print', '--http-intake-addr', '127.0.0.1:70000'], {}, /invalid --http-intake-addr/],
@@ -119,10 +119,10 @@ describe('loadConfig', () => {
 });
 
 describe('the CLI on bad config', () => {
-  const runCli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  const runCli = (args: string[]) =>
     spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'agent/cli.ts'), ...args], {
       cwd: repoRoot,
-      env: { PATH: process.env.PATH, ...env },
+      env: { ...process.env, INFERWATCH_SERVER: '', INFERWATCH_CONFIG: '' },
       encoding: 'utf8',
       timeout: 30_000,
     });
