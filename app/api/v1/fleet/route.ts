@@ -1,0 +1,18 @@
+import { getDb } from '@/lib/db';
+import { toErrorResponse } from '@/lib/errors';
+import { getFleetSummary } from '@/lib/fleet';
+import { fleetParamsSchema, searchParamsObject } from '@/lib/read-api/params';
+import { requireReader } from '@/lib/read-api/require-reader';
+
+export const dynamic = 'force-dynamic';
+
+export async function GET(request: Request) {
+  try {
+    await requireReader(request);
+    const params = fleetParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
+    const db = await getDb();
+    return Response.json(await getFleetSummary(db.sql, params), { headers: { 'Cache-Control': 'no-store' } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}

@@ -1,0 +1,22 @@
+import { getDb } from '@/lib/db';
+import { toErrorResponse } from '@/lib/errors';
+import { compareRegions } from '@/lib/fleet';
+import { regionCompareParamsSchema, searchParamsObject } from '@/lib/read-api/params';
+import { requireReader } from '@/lib/read-api/require-reader';
+
+export const dynamic = 'force-dynamic';
+
+const DAY_MS = 86_400_000;
+
+export async function GET(request: Request) {
+  try {
+    await requireReader(request);
+    const params = regionCompareParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
+    const to = params.to ?? new Date();
+    const from = params.from ?? new Date(to.getTime() - DAY_MS);
+    const db = await getDb();
+    return Response.json(await compareRegions(db.sql, { from, to }), { headers: { 'Cache-Control': 'no-store' } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}

@@ -1,0 +1,121 @@
+import type { Sql } from '../db/sql';
+import type { FleetHost, FleetSummary, HostStatus } from '../read-api/fleet-types';
+
+export const DEFAULT_STALE_AFTER_MS = 30_000;
+
+/** INFERWATCH_STALE_AFTER_MS, default 3 missed 10-second reports. */
+export function staleAfterMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.INFERWATCH_STALE_AFTER_MS);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_STALE_AFTER_MS;
+}
+
+const LATEST_COLUMNS = `s.ts, s.cpu_steal_pct, s.cpu_iowait_pct, s.cpu_user_pct, s.cpu_system_pct, s.cpu_idle_pct,
+  s.load1, s.psi_cpu_some_avg10, s.psi_io_some_avg10`;
+
+// hosts.last_report_ts (the ingest path keeps it) turns "newest sample" into one index lookup per host; without
+// it, each host's newest sample of the retained days is found by a backward index scan.
+const hasLastReportTs = new WeakMap<Sql, Promise<boolean>>();
+function lastReportTsAvailable(sql: Sql): Promise<boolean> {
+  let known = hasLastReportTs.get(sql);
+  if (!known) {
+    known = sql
+      .query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = 'hosts' AND column_name = 'last_report_ts'`,
+      )
+      .then(([row]) => (row?.n ?? 0) > 0);
+    hasLastReportTs.set(sql, known);
+  }
+  return known;
+}
+
+interface FleetRow {
+  id: number;
+  hostname: string;
+  region: string;
+  labels: Record<string, string> | string;
+  created_at: Date;
+  last_seen_at: Date | null;
+  ts: Date | null;
+  cpu_steal_pct: number | null;
+  cpu_iowait_pct: number | null;
+  cpu_user_pct: number | null;
+  cpu_system_pct: number | null;
+  cpu_idle_pct: number | null;
+  load1: number | null;
+  psi_cpu_some_avg10: number | null;
+  psi_io_some_avg10: number | null;
+}
+
+export interface FleetQuery {
+  region?: string;
+  hostId?: number;
+  now?: Date;
+  staleAfterMs?: number;
+  /** Only used without hosts.last_report_ts: how far back to look for a host's newest sample. */
+  lookbackMs?: number;
+}
+
+export async function selectFleetRows(sql: Sql, query: FleetQuery): Promise<FleetRow[]> {
+  const now = query.now ?? new Date();
+  const latest = (await lastReportTsAvailable(sql))
+    ? `SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts = h.last_report_ts`
+    : `SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts >= $3 AND s.ts <= $4
+       ORDER BY s.ts DESC LIMIT 1`;
+  return sql.query<FleetRow>(
+    `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, l.*
+     FROM hosts h LEFT JOIN LATERAL (${latest}) l ON TRUE
+     WHERE ($1::text IS NULL OR h.region = $1) AND ($2::int IS NULL OR h.id = $2)
+     ORDER BY h.region, h.hostname, h.id`,
+    [
+      query.region ?? null,
+      query.hostId ?? null,
+      new Date(now.getTime() - (query.lookbackMs ?? 7 * 86_400_000)),
+      new Date(now.getTime() + 5 * 60_000),
+    ],
+  );
+}
+
+export function hostStatus(lastHeardMs: number | null, nowMs: number, staleAfterMs: number): HostStatus {
+  if (lastHeardMs === null) return 'never_reported';
+  return nowMs - lastHeardMs > staleAfterMs ? 'stale' : 'ok';
+}
+
+export function toFleetHost(row: FleetRow, nowMs: number, staleAfterMs: number): FleetHost {
+  const lastSeenAt = row.last_seen_at ? new Date(row.last_seen_at) : null;
+  const latestTs = row.ts ? new Date(row.ts) : null;
+  const lastHeard = lastSeenAt ?? latestTs;
+  return {
+    id: row.id,
+    hostname: row.hostname,
+    region: row.region,
+    labels: typeof row.labels === 'string' ? JSON.parse(row.labels) : row.labels,
+    lastSeenAt: lastSeenAt?.toISOString() ?? null,
+    status: hostStatus(lastHeard?.getTime() ?? null, nowMs, staleAfterMs),
+    latest: latestTs
+      ? {
+          ts: latestTs.toISOString(),
+          stealPct: row.cpu_steal_pct,
+          iowaitPct: row.cpu_iowait_pct,
+          userPct: row.cpu_user_pct,
+          systemPct: row.cpu_system_pct,
+          idlePct: row.cpu_idle_pct,
+          load1: row.load1,
+          psiCpuSomeAvg10: row.psi_cpu_some_avg10,
+          psiIoSomeAvg10: row.psi_io_some_avg10,
+        }
+      : null,
+  };
+}
+
+/** Every host (optionally of one region) with the values of its newest stored report and its status. */
+export async function getFleetSummary(sql: Sql, query: FleetQuery = {}): Promise<FleetSummary> {
+  const now = query.now ?? new Date();
+  const staleAfterMs = query.staleAfterMs ?? staleAfterMsFromEnv();
+  const rows = await selectFleetRows(sql, { ...query, now });
+  return {
+    generatedAt: now.toISOString(),
+    staleAfterMs,
+    hosts: rows.map((row) => toFleetHost(row, now.getTime(), staleAfterMs)),
+  };
+}

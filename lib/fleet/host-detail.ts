@@ -1,0 +1,26 @@
+import type { Sql } from '../db/sql';
+import { NotFoundError } from '../errors';
+import type { HostDetail } from '../read-api/host-types';
+import { selectFleetRows, staleAfterMsFromEnv, toFleetHost } from './fleet-summary';
+
+/** One host as the fleet summary shows it, plus its newest inventory snapshot. */
+export async function getHostDetail(
+  sql: Sql,
+  hostId: number,
+  options: { now?: Date; staleAfterMs?: number } = {},
+): Promise<HostDetail> {
+  const now = options.now ?? new Date();
+  const [row] = await selectFleetRows(sql, { hostId, now });
+  if (!row) throw new NotFoundError(`host ${hostId} not found`);
+  const [inventory] = await sql.query<{ taken_at: Date; hash: string; data: unknown }>(
+    'SELECT taken_at, hash, data FROM inventory_snapshots WHERE host_id = $1 ORDER BY taken_at DESC LIMIT 1',
+    [hostId],
+  );
+  return {
+    ...toFleetHost(row, now.getTime(), options.staleAfterMs ?? staleAfterMsFromEnv()),
+    createdAt: new Date(row.created_at).toISOString(),
+    inventory: inventory
+      ? { takenAt: new Date(inventory.taken_at).toISOString(), hash: inventory.hash, data: inventory.data }
+      : null,
+  };
+}

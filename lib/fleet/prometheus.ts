@@ -1,0 +1,38 @@
+import type { FleetSummary } from '../read-api/fleet-types';
+
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+interface Family {
+  name: string;
+  help: string;
+  lines: string[];
+}
+
+/** The fleet summary as Prometheus text exposition (format 0.0.4): per-host gauges and fleet counts. */
+export function renderFleetMetrics(summary: FleetSummary): string {
+  const nowMs = Date.parse(summary.generatedAt);
+  const family = (name: string, help: string): Family => ({ name, help, lines: [] });
+  const up = family('inferwatch_host_up', 'Whether the host reported within the stale window (1) or not (0).');
+  const steal = family('inferwatch_host_cpu_steal_ratio', 'CPU time stolen by the hypervisor in the newest report (0-1).');
+  const iowait = family('inferwatch_host_cpu_iowait_ratio', 'CPU time idle waiting for I/O in the newest report (0-1).');
+  const age = family('inferwatch_host_last_seen_age_seconds', 'Seconds since the host last reported.');
+  const hosts = family('inferwatch_hosts', 'Hosts known to inferwatch, by status.');
+  const counts = { ok: 0, stale: 0, never_reported: 0 };
+  for (const host of summary.hosts) {
+    counts[host.status]++;
+    const labels = `{host="${escapeLabel(host.hostname)}",host_id="${host.id}",region="${escapeLabel(host.region)}"}`;
+    up.lines.push(`${up.name}${labels} ${host.status === 'ok' ? 1 : 0}`);
+    if (host.latest?.stealPct != null) steal.lines.push(`${steal.name}${labels} ${host.latest.stealPct / 100}`);
+    if (host.latest?.iowaitPct != null) iowait.lines.push(`${iowait.name}${labels} ${host.latest.iowaitPct / 100}`);
+    if (host.lastSeenAt) age.lines.push(`${age.name}${labels} ${Math.max(0, (nowMs - Date.parse(host.lastSeenAt)) / 1000)}`);
+  }
+  for (const [status, n] of Object.entries(counts)) hosts.lines.push(`${hosts.name}{status="${status}"} ${n}`);
+  return [up, steal, iowait, age, hosts]
+    .map((f) => [`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} gauge`, ...f.lines].join('\n'))
+    .join('\n')
+    .concat('\n');
+}

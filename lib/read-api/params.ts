@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { SERIES_METRICS } from './series-types';
+
+/** Query-string schemas of the read API; shared by route handlers and client hooks. */
+const MAX_RANGE_MS = 400 * 86_400_000;
+
+const instantSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .transform((text, ctx) => {
+    const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+    if (!Number.isFinite(ms)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 time or milliseconds since the epoch' });
+      return z.NEVER;
+    }
+    return new Date(ms);
+  });
+
+const rangeShape = { from: instantSchema.optional(), to: instantSchema.optional() };
+
+function checkRange(value: { from?: Date; to?: Date }, ctx: z.core.$RefinementCtx) {
+  if (value.from && value.to) {
+    if (value.from.getTime() >= value.to.getTime()) {
+      ctx.addIssue({ code: 'custom', path: ['from'], message: 'must be before to' });
+    } else if (value.to.getTime() - value.from.getTime() > MAX_RANGE_MS) {
+      ctx.addIssue({ code: 'custom', path: ['from'], message: 'range must be at most 400 days' });
+    }
+  }
+}
+
+export const regionSchema = z.string().trim().min(1).max(100);
+
+export const fleetParamsSchema = z.object({ region: regionSchema.optional() });
+export type FleetParams = z.infer<typeof fleetParamsSchema>;
+
+export const hostIdSchema = z.coerce.number().int().positive().max(2_147_483_647);
+
+export const hostSeriesParamsSchema = z
+  .object({
+    metric: z.enum(SERIES_METRICS),
+    ...rangeShape,
+    maxPoints: z.coerce.number().int().min(10).max(5000).optional(),
+  })
+  .superRefine(checkRange);
+export type HostSeriesParams = z.infer<typeof hostSeriesParamsSchema>;
+
+const labelsSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .transform((text, ctx) => {
+    const labels: Record<string, string> = {};
+    for (const pair of text.split(',')) {
+      const at = pair.indexOf(':');
+      if (at <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'must be key:value pairs separated by commas' });
+        return z.NEVER;
+      }
+      labels[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+    }
+    return labels;
+  });
+
+export const latencyParamsSchema = z
+  .object({
+    host: hostIdSchema.optional(),
+    region: regionSchema.optional(),
+    labels: labelsSchema.optional(),
+    name: z.string().trim().min(1).max(200),
+    ...rangeShape,
+    points: z.coerce.number().int().min(1).max(1000).optional(),
+  })
+  .superRefine((value, ctx) => {
+    checkRange(value, ctx);
+    const scopes = [value.host, value.region, value.labels].filter((v) => v !== undefined);
+    if (scopes.length > 1) {
+      ctx.addIssue({ code: 'custom', path: ['host'], message: 'give at most one of host, region, labels' });
+    }
+  });
+export type LatencyParams = z.infer<typeof latencyParamsSchema>;
+
+export const regionCompareParamsSchema = z.object({ ...rangeShape }).superRefine(checkRange);
+export type RegionCompareParams = z.infer<typeof regionCompareParamsSchema>;
+
+/** URLSearchParams → plain object for zod (the first value of each key). */
+export function searchParamsObject(params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of params) if (!(key in out)) out[key] = value;
+  return out;
+}

@@ -1,0 +1,79 @@
+import type { Sql } from '../db/sql';
+import { NotFoundError } from '../errors';
+import type { HostSeries, HostSeriesResponse, SeriesMetric, SeriesResolution } from '../read-api/series-types';
+import { METRIC_SOURCES, segmentColumns } from './metrics';
+import { chooseResolution, segmentsAt } from './resolution';
+import { DEFAULT_RETENTION_DAYS, type RetentionDays } from './retention-config';
+import { readWatermarks } from './rollup';
+
+const ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
+
+export interface HostSeriesQuery {
+  hostId: number;
+  metric: SeriesMetric;
+  from: Date;
+  to: Date;
+  maxPoints?: number;
+  now?: Date;
+  retention?: RetentionDays;
+}
+
+function segmentSql(metric: SeriesMetric, chosen: SeriesResolution, segment: SeriesResolution, p: number): string {
+  const source = METRIC_SOURCES[metric];
+  const cols = segmentColumns(source, segment);
+  let table = cols.table;
+  let key = cols.key;
+  if (source.key === 'cpu' && chosen !== 'raw' && segment === 'raw') {
+    // Matches the rollups: the most-stolen CPU of each report.
+    table = `(SELECT host_id, ts, max(steal_pct) AS steal_pct FROM cpu_samples
+              WHERE host_id = $1 AND ts >= $${p} AND ts < $${p + 1} GROUP BY host_id, ts)`;
+    key = `'worst'::text`;
+  }
+  return `SELECT ${key} AS key, date_bin(make_interval(secs => $2), ts, ${ORIGIN}) AS t,
+    ${cols.sum} AS s, ${cols.weight} AS w, ${cols.max} AS m
+  FROM ${table} x WHERE host_id = $1 AND ts >= $${p} AND ts < $${p + 1} GROUP BY 1, 2`;
+}
+
+/** One metric of one host over [from, to) at the resolution the range calls for (≤ maxPoints per series). */
+export async function getHostSeries(sql: Sql, query: HostSeriesQuery): Promise<HostSeriesResponse> {
+  const [host] = await sql.query<{ id: number }>('SELECT id FROM hosts WHERE id = $1', [query.hostId]);
+  if (!host) throw new NotFoundError(`host ${query.hostId} not found`);
+  const now = query.now ?? new Date();
+  const { resolution, bucketMs } = chooseResolution({
+    fromMs: query.from.getTime(),
+    toMs: query.to.getTime(),
+    nowMs: now.getTime(),
+    retention: query.retention ?? DEFAULT_RETENTION_DAYS,
+    maxPoints: query.maxPoints,
+  });
+  const marks = resolution === 'raw' ? {} : await readWatermarks(sql);
+  const segments = segmentsAt(resolution, query.from.getTime(), query.to.getTime(), marks);
+  const params: unknown[] = [query.hostId, bucketMs / 1000];
+  const parts = segments.map((segment) => {
+    params.push(new Date(segment.fromMs), new Date(segment.toMs));
+    return segmentSql(query.metric, resolution, segment.resolution, params.length - 1);
+  });
+  const rows = parts.length
+    ? await sql.query<{ key: string | null; t: Date; avg: number | null; max: number | null }>(
+        `SELECT key, t, sum(s) / nullif(sum(w), 0) AS avg, max(m) AS max
+         FROM (${parts.join('\nUNION ALL\n')}) u GROUP BY key, t ORDER BY key NULLS FIRST, t`,
+        params,
+      )
+    : [];
+  const byKey = new Map<string | null, HostSeries>();
+  for (const row of rows) {
+    let series = byKey.get(row.key);
+    if (!series) byKey.set(row.key, (series = { key: row.key, points: [] }));
+    series.points.push({ t: new Date(row.t).getTime(), avg: row.avg, max: row.max });
+  }
+  return {
+    hostId: query.hostId,
+    metric: query.metric,
+    unit: METRIC_SOURCES[query.metric].unit,
+    from: query.from.toISOString(),
+    to: query.to.toISOString(),
+    resolution,
+    bucketMs,
+    series: [...byKey.values()],
+  };
+}

@@ -1,0 +1,91 @@
+import type { Sql } from '../db/sql';
+import { quantileOfWire } from '../sketch';
+import type { SketchWire } from '../protocol';
+import type { LatencyQuantiles, LatencyResponse, LatencyScope } from '../read-api/latency-types';
+import { mergeHistograms } from './merge-histograms';
+import { chooseResolution, coverRange, segmentsAt } from './resolution';
+import { DEFAULT_RETENTION_DAYS, type RetentionDays } from './retention-config';
+import { readWatermarks } from './rollup';
+
+const ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
+
+export function quantilesOf(wire: SketchWire | undefined): LatencyQuantiles {
+  if (!wire || wire.count === 0) {
+    return { count: 0, p50: null, p90: null, p95: null, p99: null, p999: null, minMs: null, maxMs: null, meanMs: null };
+  }
+  return {
+    count: wire.count,
+    p50: quantileOfWire(wire, 0.5),
+    p90: quantileOfWire(wire, 0.9),
+    p95: quantileOfWire(wire, 0.95),
+    p99: quantileOfWire(wire, 0.99),
+    p999: quantileOfWire(wire, 0.999),
+    minMs: wire.min,
+    maxMs: wire.max,
+    meanMs: wire.sum / wire.count,
+  };
+}
+
+/** The host condition of a scope over `h` (hosts), with its parameters numbered from `first`. */
+export function scopeCondition(scope: LatencyScope, first: number): { where: string; params: unknown[] } {
+  switch (scope.kind) {
+    case 'fleet':
+      return { where: 'TRUE', params: [] };
+    case 'host':
+      return { where: `h.id = $${first}`, params: [scope.hostId] };
+    case 'region':
+      return { where: `h.region = $${first}`, params: [scope.region] };
+    case 'labels':
+      return { where: `h.labels @> $${first}::jsonb`, params: [JSON.stringify(scope.labels)] };
+  }
+}
+
+export interface LatencyQuery {
+  scope: LatencyScope;
+  name: string;
+  from: Date;
+  to: Date;
+  /** Also return quantiles per time bucket, at most this many buckets. */
+  points?: number;
+  now?: Date;
+  retention?: RetentionDays;
+}
+
+/** p50…p99.9 of one latency series over a host, region, label set or the fleet, from merged histograms. */
+export async function getLatencyQuantiles(sql: Sql, query: LatencyQuery): Promise<LatencyResponse> {
+  const marks = await readWatermarks(sql);
+  const scope = scopeCondition(query.scope, 2);
+  const where = `x.name = $1 AND ${scope.where}`;
+  const params = [query.name, ...scope.params];
+  const fromMs = query.from.getTime();
+  const toMs = query.to.getTime();
+  const [total] = await mergeHistograms(sql, { segments: coverRange(fromMs, toMs, marks), groups: [], where, params });
+  const response: LatencyResponse = {
+    scope: query.scope,
+    name: query.name,
+    from: query.from.toISOString(),
+    to: query.to.toISOString(),
+    total: quantilesOf(total?.wire),
+  };
+  if (query.points !== undefined) {
+    const now = query.now ?? new Date();
+    const { resolution, bucketMs } = chooseResolution({
+      fromMs,
+      toMs,
+      nowMs: now.getTime(),
+      retention: query.retention ?? DEFAULT_RETENTION_DAYS,
+      maxPoints: query.points,
+    });
+    const rows = await mergeHistograms(sql, {
+      segments: segmentsAt(resolution, fromMs, toMs, marks),
+      groups: [`date_bin(INTERVAL '${bucketMs / 1000} seconds', x.ts, ${ORIGIN})`],
+      where,
+      params,
+    });
+    const buckets = rows
+      .map((row) => ({ t: new Date(row.groups[0] as Date).getTime(), ...quantilesOf(row.wire) }))
+      .sort((a, b) => a.t - b.t);
+    response.series = { resolution, bucketMs, buckets };
+  }
+  return response;
+}

@@ -1,0 +1,66 @@
+import type { SketchWire } from '../protocol';
+import type { Sql } from '../db/sql';
+import type { SeriesResolution } from '../read-api/series-types';
+import type { Segment } from './resolution';
+
+const TABLE: Record<SeriesResolution, string> = { raw: 'latency_samples', '1m': 'latency_1m', '1h': 'latency_1h' };
+
+export interface MergeQuery {
+  segments: Segment[];
+  /** SQL expressions over `x` (the histogram row) and `h` (its host) to group by, e.g. `h.region`. */
+  groups: string[];
+  /** Extra condition over `x` and `h`, with parameters numbered from 1. */
+  where: string;
+  params: unknown[];
+}
+
+export interface MergedRow {
+  groups: unknown[];
+  wire: SketchWire;
+}
+
+/** Sums histogram counts key by key over every matching row of every segment, per group — never averaging quantiles. */
+export async function mergeHistograms(sql: Sql, query: MergeQuery): Promise<MergedRow[]> {
+  if (query.segments.length === 0) return [];
+  const params = [...query.params];
+  const g = query.groups.map((_, i) => `g${i}`);
+  const gSelect = query.groups.map((expr, i) => `${expr} AS g${i}`);
+  const parts = query.segments.map((segment) => {
+    params.push(new Date(segment.fromMs), new Date(segment.toMs));
+    return `SELECT ${[...gSelect, 'x.count', 'x.sum', 'x.min', 'x.max', 'x.zero_count', 'x.keys', 'x.counts'].join(', ')}
+      FROM ${TABLE[segment.resolution]} x JOIN hosts h ON h.id = x.host_id
+      WHERE x.ts >= $${params.length - 1} AND x.ts < $${params.length} AND (${query.where})`;
+  });
+  const gList = g.length ? `${g.join(', ')}, ` : '';
+  const groupBy = g.length ? `GROUP BY ${g.join(', ')}` : '';
+  const using = g.length ? `USING (${g.join(', ')})` : 'ON TRUE';
+  const rows = await sql.query<Record<string, unknown> & { count: number; sum: number; min: number; max: number; zero_count: number; keys: number[] | null; counts: number[] | null }>(
+    `WITH src AS (${parts.join('\nUNION ALL\n')}),
+    summary AS (
+      SELECT ${gList}sum(count)::float8 AS count, sum(sum)::float8 AS sum, min(min)::float8 AS min,
+             max(max)::float8 AS max, sum(zero_count)::float8 AS zero_count
+      FROM src ${groupBy}
+    ), per_key AS (
+      SELECT ${gList}u.k, sum(u.c)::float8 AS c FROM src, unnest(src.keys, src.counts) AS u(k, c)
+      GROUP BY ${gList}u.k
+    ), merged AS (
+      SELECT ${gList}array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts FROM per_key ${groupBy}
+    )
+    SELECT s.*, m.keys, m.counts FROM summary s LEFT JOIN merged m ${using}`,
+    params,
+  );
+  return rows
+    .filter((row) => row.count > 0)
+    .map((row) => ({
+      groups: g.map((name) => row[name]),
+      wire: {
+        count: Number(row.count),
+        sum: Number(row.sum),
+        min: Number(row.min),
+        max: Number(row.max),
+        zeroCount: Number(row.zero_count),
+        keys: (row.keys ?? []).map(Number),
+        counts: (row.counts ?? []).map(Number),
+      },
+    }));
+}

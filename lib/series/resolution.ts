@@ -1,0 +1,98 @@
+import type { SeriesResolution } from '../read-api/series-types';
+import type { RetentionDays } from './retention-config';
+
+const DAY_MS = 86_400_000;
+export const RAW_INTERVAL_MS = 10_000;
+export const MAX_POINTS = 1000;
+
+export const RESOLUTION_STEP_MS: Record<SeriesResolution, number> = { raw: RAW_INTERVAL_MS, '1m': 60_000, '1h': 3_600_000 };
+const FINEST_FIRST: SeriesResolution[] = ['raw', '1m', '1h'];
+
+function retentionDaysOf(resolution: SeriesResolution, retention: RetentionDays): number {
+  return resolution === 'raw' ? retention.raw : resolution === '1m' ? retention.oneMinute : retention.oneHour;
+}
+
+export interface ResolutionChoice {
+  resolution: SeriesResolution;
+  bucketMs: number;
+}
+
+/**
+ * The finest resolution that still holds `from` and gives at most `maxPoints` buckets over the range; past the
+ * coarsest, 1-hour rows are bucketed further.
+ */
+export function chooseResolution(input: {
+  fromMs: number;
+  toMs: number;
+  nowMs: number;
+  retention: RetentionDays;
+  maxPoints?: number;
+}): ResolutionChoice {
+  const maxPoints = input.maxPoints ?? MAX_POINTS;
+  const rangeMs = input.toMs - input.fromMs;
+  for (const resolution of FINEST_FIRST) {
+    const kept = input.fromMs >= input.nowMs - retentionDaysOf(resolution, input.retention) * DAY_MS;
+    const stepMs = RESOLUTION_STEP_MS[resolution];
+    if (kept && rangeMs / stepMs <= maxPoints) return { resolution, bucketMs: stepMs };
+  }
+  const hourMs = RESOLUTION_STEP_MS['1h'];
+  return { resolution: '1h', bucketMs: Math.ceil(rangeMs / maxPoints / hourMs) * hourMs };
+}
+
+export interface Segment {
+  resolution: SeriesResolution;
+  fromMs: number;
+  toMs: number;
+}
+
+export type Watermarks = Partial<Record<'1m' | '1h', Date>>;
+
+/**
+ * Where to read [from, to) at `resolution`: from its rollup up to that rollup's watermark, then from ever finer
+ * levels for what is not rolled up yet, ending in raw rows.
+ */
+export function segmentsAt(resolution: SeriesResolution, fromMs: number, toMs: number, marks: Watermarks): Segment[] {
+  const levels = FINEST_FIRST.slice(0, FINEST_FIRST.indexOf(resolution) + 1).reverse();
+  const segments: Segment[] = [];
+  let cursor = fromMs;
+  for (const level of levels) {
+    const end = level === 'raw' ? toMs : Math.min(toMs, marks[level]?.getTime() ?? -Infinity);
+    if (end > cursor) {
+      segments.push({ resolution: level, fromMs: cursor, toMs: end });
+      cursor = end;
+    }
+  }
+  return segments;
+}
+
+const ceilTo = (ms: number, step: number) => Math.ceil(ms / step) * step;
+const floorTo = (ms: number, step: number) => Math.floor(ms / step) * step;
+
+/**
+ * The cheapest exact cover of [from, to) for totals: whole rolled-up hours from 1-hour rows, whole rolled-up
+ * minutes around them from 1-minute rows, and the ragged edges from raw rows.
+ */
+export function coverRange(fromMs: number, toMs: number, marks: Watermarks): Segment[] {
+  const segments: Segment[] = [];
+  const push = (resolution: SeriesResolution, a: number, b: number) => {
+    if (b > a) segments.push({ resolution, fromMs: a, toMs: b });
+  };
+  const fine = (a: number, b: number) => {
+    const m0 = ceilTo(a, 60_000);
+    const m1 = Math.min(floorTo(b, 60_000), floorTo(marks['1m']?.getTime() ?? -Infinity, 60_000));
+    if (m0 >= m1) return push('raw', a, b);
+    push('raw', a, m0);
+    push('1m', m0, m1);
+    push('raw', m1, b);
+  };
+  const h0 = ceilTo(fromMs, 3_600_000);
+  const h1 = Math.min(floorTo(toMs, 3_600_000), floorTo(marks['1h']?.getTime() ?? -Infinity, 3_600_000));
+  if (h0 >= h1) {
+    fine(fromMs, toMs);
+  } else {
+    fine(fromMs, h0);
+    push('1h', h0, h1);
+    fine(h1, toMs);
+  }
+  return segments;
+}
