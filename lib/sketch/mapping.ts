@@ -28,7 +28,10 @@ export function valueOfKey(key: number): number {
   return (2 * Math.exp(key * LN_GAMMA)) / (SKETCH_GAMMA + 1);
 }
 
-/** 1-based rank of the q-quantile among `count` values: ⌈q·count⌉, at least 1. */
+/**
+ * 1-based rank of the q-quantile among `count` values: ⌈q·count⌉, at least 1 (numpy's `inverted_cdf`).
+ * The tiny shrink keeps float noise from bumping an exact product up a rank (0.07 × 100 = 7.000000000000001).
+ */
 export function quantileRank(q: number, count: number): number {
-  return Math.max(1, Math.ceil(q * count));
+  return Math.max(1, Math.ceil(q * count * (1 - 1e-12)));
 }

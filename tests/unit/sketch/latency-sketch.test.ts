@@ -104,6 +104,11 @@ describe('mapping', () => {
     expect(keyOf(0.5)).toBeLessThan(keyOf(0.6));
   });
 
+  test('the quantile rank is ⌈q·count⌉ without float noise pushing exact products up a rank', () => {
+    expect([quantileRank(0.07, 100), quantileRank(0.999, 200_000), quantileRank(0.5, 3), quantileRank(0, 10)]).toEqual([7, 199_800, 2, 1]);
+    expect(quantileRank(0.0701, 100)).toBe(8);
+  });
+
   test('huge keys are clamped into the int16 range', () => {
     expect(keyOf(1e300)).toBe(32767);
     expect(keyOf(1e-300)).toBe(-32768);
