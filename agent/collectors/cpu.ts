@@ -117,7 +117,7 @@ export function computeCpuSample(prev: ProcStat, curr: ProcStat, elapsedMs: numb
   // The total is the sum over CPUs with a valid interval, so a CPU that went offline or reset is left out, as in mpstat.
   const totalDelta = curr.perCpu.length > 0 ? sumDeltas(validDeltas) : jiffyDelta(prev.total, curr.total);
   const total = totalDelta && breakdownFrom(totalDelta);
-  if (!total) return { unavailable: 'cpu: no CPU time elapsed between the two /proc/stat readings' };
+  if (!total) return { unavailable: 'cpu: no CPU has a valid interval (counters went backwards or no time elapsed)' };
   const switches = Math.max(0, curr.contextSwitches - prev.contextSwitches);
   return {
     total,

@@ -153,3 +153,14 @@ describe('createCpuCollector first call', () => {
     expect(cpu.contextSwitchesPerS).toBeLessThan(6564 / 0.2);
   });
 });
+
+describe('createCpuCollector with no usable interval', () => {
+  test('reports unavailable rather than zeros when the same reading is seen twice', async () => {
+    const { sample } = await collectTwice(
+      createCpuCollector({ warmupMs: 0 }),
+      { procRoot: handmade('guest-time', 't0'), nowMs: 0 },
+      { procRoot: handmade('guest-time', 't0'), nowMs: 1_000 },
+    );
+    expect(sample).toEqual({ unavailable: expect.stringContaining('no CPU has a valid interval') });
+  });
+});
