@@ -1,0 +1,53 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { createReportSources } from '../../agent/collectors';
+import { silentLogger } from '../../agent/log';
+import { createReportBuilder, type BuildInput } from '../../agent/report-builder';
+import { reportSchema } from '../../lib/protocol';
+
+const goldenDir = path.resolve(import.meta.dirname, '../fixtures/golden');
+const expectedFile = path.join(goldenDir, 'expected-report.json');
+const rootsOf = (tree: 'before' | 'after') => ({
+  procRoot: path.join(goldenDir, tree, 'proc'),
+  sysRoot: path.join(goldenDir, tree, 'sys'),
+});
+
+/** The fixed clock: readings 1 s apart (as captured by capture.py), the report stamped at a fixed epoch. */
+const header = (seq: number, monoMs: number): Omit<BuildInput, 'procRoot' | 'sysRoot'> => ({
+  seq,
+  tsMs: 1_795_000_000_000,
+  monoMs,
+  intervalMs: 1000,
+  droppedReports: 0,
+  spoolBytes: 0,
+});
+
+test('one run of the whole report builder over captured /proc and /sys trees matches the golden report', async () => {
+  const { sources, close } = await createReportSources(
+    {
+      watchProcesses: ['sleep'],
+      watchPids: [],
+      watchLogs: [path.join(goldenDir, 'handmade-inference.log')],
+      dataPaths: ['/tmp'],
+      probes: [],
+      statsdAddr: null,
+      httpIntakeAddr: null,
+      intervalMs: 1000,
+    },
+    silentLogger,
+    { listen: false, warmupMs: 0 },
+  );
+  const options = { sources, host: { hostname: 'golden-host', machineId: 'golden-machine-id' }, version: '0.0.0-golden', log: silentLogger };
+  // The first builder only primes the rate collectors with the "before" reading; the second reports "after".
+  await createReportBuilder(options).build({ ...header(0, 10_000), ...rootsOf('before') });
+  const report = await createReportBuilder(options).build({ ...header(1, 11_000), ...rootsOf('after') });
+  await close();
+
+  expect(reportSchema.parse(report)).toEqual(report);
+  expect(JSON.stringify(report)).not.toContain('handmade-fake-secret');
+  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(expectedFile)) {
+    writeFileSync(expectedFile, `${JSON.stringify(report, null, 2)}\n`);
+  }
+  expect(report).toEqual(JSON.parse(readFileSync(expectedFile, 'utf8')));
+});
