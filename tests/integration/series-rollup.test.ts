@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { openDatabase, type Database } from '../../lib/db/open';
+import { applyRetention, partitionEnd, readWatermarks, rollUp } from '../../lib/series';
+import { LatencySketch, mergeWires } from '../../lib/sketch';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { HOUR_MS, MINUTE_MS, hourBefore, insertHost, insertHostSample, insertLatency, seeded } from './series-support';
+
+let testDb: TestDatabase;
+let db: Database;
+const now = new Date();
+const base = hourBefore(now, 3);
+const at = (ms: number) => new Date(base + ms);
+let hostId: number;
+const steal: number[] = [];
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = await openDatabase({ kind: 'server', url: testDb.url });
+  hostId = await insertHost(db.sql, { hostname: 'gpu-1', region: 'oslo' });
+  const random = seeded(7);
+  for (let i = 0; i < 360; i++) {
+    // One 80 % steal spike among quiet samples: the max must keep it.
+    const value = i === 123 ? 80 : Math.round(random() * 500) / 100;
+    steal.push(value);
+    await insertHostSample(db.sql, hostId, at(i * 10_000), { steal: value });
+  }
+  for (let cpu = 0; cpu < 4; cpu++) {
+    await db.sql.query(
+      `INSERT INTO cpu_samples SELECT $1, $2, $3, 0, 0, 0, 0, 0, 0, $4, 90`,
+      [hostId, at(0), cpu, cpu * 10],
+    );
+  }
+});
+afterAll(async () => {
+  await db?.close();
+  await testDb?.drop();
+});
+
+const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+describe('rollUp', () => {
+  test('1-minute and 1-hour rows equal the hand-computed avg and max of the raw samples', async () => {
+    const result = await rollUp(db.sql, new Date(base + HOUR_MS + 5 * MINUTE_MS), { startAt: at(-HOUR_MS) });
+    expect(result.caughtUp).toBe(true);
+    const minutes = await db.sql.query<{ ts: Date; samples: number; cpu_steal_pct_avg: number; cpu_steal_pct_max: number; cpu_steal_worst_cpu_pct_max: number | null }>(
+      'SELECT * FROM host_samples_1m WHERE host_id = $1 ORDER BY ts',
+      [hostId],
+    );
+    expect(minutes).toHaveLength(60);
+    minutes.forEach((row, minute) => {
+      const slice = steal.slice(minute * 6, minute * 6 + 6);
+      expect(row.samples).toBe(6);
+      expect(row.cpu_steal_pct_avg).toBeCloseTo(avg(slice), 4);
+      expect(row.cpu_steal_pct_max).toBeCloseTo(Math.max(...slice), 4);
+    });
+    expect(minutes[0]!.cpu_steal_worst_cpu_pct_max).toBe(30);
+    const [hour] = await db.sql.query<{ samples: number; cpu_steal_pct_avg: number; cpu_steal_pct_max: number }>(
+      'SELECT * FROM host_samples_1h WHERE host_id = $1',
+      [hostId],
+    );
+    expect(hour!.samples).toBe(360);
+    expect(hour!.cpu_steal_pct_avg).toBeCloseTo(avg(steal), 3);
+    expect(hour!.cpu_steal_pct_max).toBe(80);
+  });
+
+  test('running again changes nothing', async () => {
+    const before = await db.sql.query('SELECT * FROM host_samples_1m ORDER BY host_id, ts');
+    const hoursBefore = await db.sql.query('SELECT * FROM host_samples_1h ORDER BY host_id, ts');
+    await rollUp(db.sql, new Date(base + HOUR_MS + 5 * MINUTE_MS));
+    await rollUp(db.sql, new Date(base + HOUR_MS + 5 * MINUTE_MS), { startAt: at(-HOUR_MS), latenessMs: 2 * HOUR_MS });
+    expect(await db.sql.query('SELECT * FROM host_samples_1m ORDER BY host_id, ts')).toEqual(before);
+    expect(await db.sql.query('SELECT * FROM host_samples_1h ORDER BY host_id, ts')).toEqual(hoursBefore);
+  });
+
+  test('a report arriving within the lateness window is rolled into its minute and hour', async () => {
+    const nowMs = base + 2 * HOUR_MS + 30_000;
+    await rollUp(db.sql, new Date(nowMs));
+    expect((await readWatermarks(db.sql))['1m']!.getTime()).toBe(base + 2 * HOUR_MS);
+    // A late report for the last closed minute of the second hour, after that minute and hour were rolled.
+    await insertHostSample(db.sql, hostId, new Date(base + 2 * HOUR_MS - 20_000), { steal: 95 });
+    await rollUp(db.sql, new Date(nowMs + 10_000));
+    const [minute] = await db.sql.query<{ samples: number; cpu_steal_pct_max: number }>(
+      'SELECT samples, cpu_steal_pct_max FROM host_samples_1m WHERE host_id = $1 AND ts = $2',
+      [hostId, new Date(base + 2 * HOUR_MS - MINUTE_MS)],
+    );
+    expect(minute).toEqual({ samples: 1, cpu_steal_pct_max: 95 });
+    const [hour] = await db.sql.query<{ cpu_steal_pct_max: number }>(
+      'SELECT cpu_steal_pct_max FROM host_samples_1h WHERE host_id = $1 AND ts = $2',
+      [hostId, new Date(base + HOUR_MS)],
+    );
+    expect(hour!.cpu_steal_pct_max).toBe(95);
+  });
+
+  test('latency rollups merge histograms by summing counts per key', async () => {
+    const random = seeded(11);
+    const wires = [];
+    for (let i = 0; i < 12; i++) {
+      const sketch = new LatencySketch();
+      for (let j = 0; j < 50; j++) sketch.add(1 + random() * 200);
+      const wire = sketch.toWire();
+      wires.push(wire);
+      await insertLatency(db.sql, hostId, at(i * 10_000), 'request', wire);
+    }
+    await rollUp(db.sql, new Date(base + 2 * HOUR_MS + 40_000), { latenessMs: 3 * HOUR_MS });
+    const expected = mergeWires(wires);
+    const [row] = await db.sql.query<{ count: number; sum: number; min: number; max: number; keys: number[]; counts: number[] }>(
+      'SELECT count, sum, min, max, keys, counts FROM latency_1h WHERE host_id = $1 AND name = $2',
+      [hostId, 'request'],
+    );
+    expect({ ...row, sum: Math.round(row!.sum * 1e6), counts: row!.counts.map(Number) }).toEqual({
+      count: expected.count,
+      sum: Math.round(expected.sum * 1e6),
+      min: expected.min,
+      max: expected.max,
+      keys: expected.keys,
+      counts: expected.counts,
+    });
+  });
+});
+
+describe('applyRetention', () => {
+  test('partition names give their exclusive end', () => {
+    expect(partitionEnd('host_samples_p20261129')?.toISOString()).toBe('2026-11-30T00:00:00.000Z');
+    expect(partitionEnd('latency_1h_p202612')?.toISOString()).toBe('2027-01-01T00:00:00.000Z');
+    expect(partitionEnd('hosts')).toBeNull();
+  });
+
+  test('drops exactly the partitions wholly older than each horizon, and nothing newer', async () => {
+    const old = ['2026-10-01', '2026-11-18'];
+    for (const day of old) {
+      await db.sql.query('SELECT inferwatch_ensure_partitions($1::date, $1::date)', [day]);
+      await db.sql.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $1::date)', [day]);
+    }
+    const rawBefore = await db.sql.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'host_samples'::regclass",
+    );
+    const dropped = await applyRetention(db.sql, new Date('2026-11-29T12:00:00Z'), { raw: 7, oneMinute: 35, oneHour: 400 });
+    // raw horizon 2026-11-22T12:00: the 18th and 1st of Nov go, 1m horizon 2026-10-25T12:00: only October 1st goes.
+    expect(dropped).toContain('host_samples_p20261118');
+    expect(dropped).toContain('host_samples_p20261001');
+    expect(dropped).toContain('host_samples_1m_p20261001');
+    expect(dropped).not.toContain('host_samples_1m_p20261118');
+    expect(dropped.filter((name) => name.includes('_1h_'))).toEqual([]);
+    const rawAfter = await db.sql.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'host_samples'::regclass",
+    );
+    expect(rawAfter[0]!.n).toBe(rawBefore[0]!.n - 2);
+    expect(await db.sql.query('SELECT to_regclass($1) AS t', ['host_samples_1m_p20261118'])).toEqual([
+      { t: 'host_samples_1m_p20261118' },
+    ]);
+  });
+});
