@@ -119,6 +119,8 @@ export function mountPointUnder(sysRoot: string, mountPoint: string): string {
 
 /** The directory of a group, or null when the group lies outside what this mount shows. */
 function groupDir(sysRoot: string, mount: CgroupMount, groupPath: string): string | null {
+  // A group outside our cgroup namespace shows as "/../..": it cannot be reached from this mount.
+  if (groupPath.split('/').includes('..')) return null;
   const relative = path.posix.relative(mount.root, groupPath);
   if (relative.startsWith('..') || path.posix.isAbsolute(relative)) return null;
   return path.join(mountPointUnder(sysRoot, mount.mountPoint), relative);

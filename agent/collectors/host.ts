@@ -19,18 +19,21 @@ export async function readOnlineCpus(sysRoot: string): Promise<number[] | undefi
   return cpus.length > 0 ? cpus : undefined;
 }
 
+async function countCpuinfoProcessors(procRoot: string): Promise<number> {
+  const cpuinfo = await readOptional(procRoot, 'cpuinfo');
+  return cpuinfo?.match(/^processor\s*:/gm)?.length ?? 0;
+}
+
 export async function collectHostInventory(ctx: CollectorContext): Promise<HostInventory> {
-  const [osrelease, meminfo, online, cpuinfo] = await Promise.all([
+  const [osrelease, meminfo, online] = await Promise.all([
     readOptional(ctx.procRoot, 'sys/kernel/osrelease'),
     readOptional(ctx.procRoot, 'meminfo'),
     readOnlineCpus(ctx.sysRoot),
-    readOptional(ctx.procRoot, 'cpuinfo'),
   ]);
   const kernel = osrelease?.trim() || null;
-  const processorLines = cpuinfo?.match(/^processor\s*:/gm)?.length ?? 0;
   return {
     kernel: kernel === null ? null : kernel.slice(0, 200),
     memTotalBytes: meminfo === undefined ? null : parseMemTotalBytes(meminfo),
-    onlineCpus: online?.length ?? processorLines,
+    onlineCpus: online?.length ?? (await countCpuinfoProcessors(ctx.procRoot)),
   };
 }

@@ -91,6 +91,11 @@ describe('collectCgroupConfig', () => {
     expect(await collectCgroupConfig(treeContext(root), '/gone.slice')).toEqual({ unavailable: 'cgroup /gone.slice: not found under /sys/fs/cgroup' });
   });
 
+  test('a group outside the cgroup namespace ("/../..") is unavailable rather than mapped onto a wrong directory', async () => {
+    const root = inventoryFixture('inventory-cgroup-v2-handmade');
+    expect(await collectCgroupConfig(treeContext(root), '/../../kubepods.slice')).toEqual({ unavailable: 'cgroup /../../kubepods.slice: not found under /sys/fs/cgroup' });
+  });
+
   test('no cgroup mount at all is unavailable, not an unlimited group', async () => {
     const tree = await scratchTree();
     try {
