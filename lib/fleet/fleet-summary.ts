@@ -54,25 +54,27 @@ export interface FleetQuery {
   staleAfterMs?: number;
   /** Only used without hosts.last_report_ts: how far back to look for a host's newest sample. */
   lookbackMs?: number;
+  /** Forces one of the two ways of finding the newest sample (benchmarks compare them). */
+  useLastReportTs?: boolean;
 }
 
 export async function selectFleetRows(sql: Sql, query: FleetQuery): Promise<FleetRow[]> {
   const now = query.now ?? new Date();
-  const latest = (await lastReportTsAvailable(sql))
+  const byLastReportTs = query.useLastReportTs ?? (await lastReportTsAvailable(sql));
+  const latest = byLastReportTs
     ? `SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts = h.last_report_ts`
     : `SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts >= $3 AND s.ts <= $4
        ORDER BY s.ts DESC LIMIT 1`;
+  const params: unknown[] = [query.region ?? null, query.hostId ?? null];
+  if (!byLastReportTs) {
+    params.push(new Date(now.getTime() - (query.lookbackMs ?? 7 * 86_400_000)), new Date(now.getTime() + 5 * 60_000));
+  }
   return sql.query<FleetRow>(
     `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, l.*
      FROM hosts h LEFT JOIN LATERAL (${latest}) l ON TRUE
      WHERE ($1::text IS NULL OR h.region = $1) AND ($2::int IS NULL OR h.id = $2)
      ORDER BY h.region, h.hostname, h.id`,
-    [
-      query.region ?? null,
-      query.hostId ?? null,
-      new Date(now.getTime() - (query.lookbackMs ?? 7 * 86_400_000)),
-      new Date(now.getTime() + 5 * 60_000),
-    ],
+    params,
   );
 }
 

@@ -50,3 +50,8 @@ export function seeded(seed: number): () => number {
     return state / 2 ** 32;
   };
 }
+
+/** What ingest keeps up to date: each host's newest stored report. */
+export async function syncLastReportTs(sql: Sql): Promise<void> {
+  await sql.query('UPDATE hosts h SET last_report_ts = (SELECT max(ts) FROM host_samples s WHERE s.host_id = h.id)');
+}
