@@ -1,0 +1,93 @@
+import type { Sql } from '../lib/db/sql';
+
+export const FLEET_HOSTS = 10_000;
+export const REGION_HOSTS = 1_000;
+export const REGION = 'oslo';
+export const LATENCY_NAME = 'request';
+
+async function timed(label: string, fn: () => Promise<unknown>): Promise<void> {
+  const started = performance.now();
+  await fn();
+  console.log(`  ${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+const HOST_GAUGES = `30 + random() * 20, 5 + random() * 5, random() * 3,
+  CASE WHEN random() < 0.01 THEN 20 + random() * 30 ELSE random() * 2 END,
+  40 + random() * 10, random() * 8, random() * 5, random() * 3, random()`;
+const HOST_COLUMNS = `host_id, ts, interval_ms, cpu_user_pct, cpu_system_pct, cpu_iowait_pct, cpu_steal_pct, cpu_idle_pct,
+  load1, psi_cpu_some_avg10, psi_io_some_avg10, psi_mem_some_avg10`;
+
+/**
+ * Hosts 1…1,000 (region oslo): 24 h of host samples at 10 s and a latency histogram per host and minute;
+ * host 10,001 (region lab): 30 days at 10 s; hosts 1,001…10,000: one newest sample each, for the fleet summary.
+ */
+export async function generateBenchData(sqls: Sql[], endMs: number): Promise<void> {
+  const sql = sqls[0]!;
+  const end = new Date(endMs);
+  const dayAgo = new Date(endMs - 86_400_000);
+  await timed('hosts', () =>
+    sql.query(
+      `INSERT INTO hosts (id, hostname, region, labels, token_hash, last_seen_at)
+       SELECT i, 'host-' || i, CASE WHEN i <= $1 THEN $2 WHEN i > $3 THEN 'lab' ELSE (ARRAY['frankfurt','paris','helsinki'])[1 + i % 3] END,
+              jsonb_build_object('model', CASE WHEN i % 2 = 0 THEN 'llama' ELSE 'mistral' END), 'bench-' || i, $4
+       FROM generate_series(1, $3 + 1) i`,
+      [REGION_HOSTS, REGION, FLEET_HOSTS, end],
+    ),
+  );
+  await sql.query(`SELECT setval(pg_get_serial_sequence('hosts', 'id'), $1)`, [FLEET_HOSTS + 1]);
+  const slices = sqls.length;
+  await timed(`host_samples: ${REGION_HOSTS} hosts × 24 h at 10 s`, () =>
+    Promise.all(
+      sqls.map((s, i) =>
+        s.query(
+          `INSERT INTO host_samples (${HOST_COLUMNS})
+           SELECT h, t, 10000, ${HOST_GAUGES}
+           FROM generate_series(1, $1) h, generate_series($2::timestamptz, $3::timestamptz - interval '10 seconds', interval '10 seconds') t
+           WHERE h % $4 = $5`,
+          [REGION_HOSTS, dayAgo, end, slices, i],
+        ),
+      ),
+    ),
+  );
+  await timed('host_samples: 1 host × 30 days at 10 s', () =>
+    sql.query(
+      `INSERT INTO host_samples (${HOST_COLUMNS})
+       SELECT $1, t, 10000, ${HOST_GAUGES}
+       FROM generate_series($2::timestamptz, $3::timestamptz - interval '10 seconds', interval '10 seconds') t`,
+      [FLEET_HOSTS + 1, new Date(endMs - 30 * 86_400_000), end],
+    ),
+  );
+  await timed(`host_samples: newest report of ${FLEET_HOSTS - REGION_HOSTS} more hosts`, () =>
+    sql.query(
+      `INSERT INTO host_samples (${HOST_COLUMNS})
+       SELECT h, $3::timestamptz - interval '10 seconds', 10000, ${HOST_GAUGES} FROM generate_series($1, $2) h`,
+      [REGION_HOSTS + 1, FLEET_HOSTS, end],
+    ),
+  );
+  await sql.query(
+    `UPDATE hosts h SET last_report_ts = s.ts FROM (SELECT host_id, max(ts) AS ts FROM host_samples GROUP BY host_id) s
+     WHERE s.host_id = h.id`,
+  );
+  // 32 histogram shapes around 10–60 ms with a slow tail: 30 keys each (key 145 ≈ 10.3 ms, γ ≈ 1.016).
+  await sql.exec(`CREATE TABLE bench_shapes AS
+    SELECT v AS id, array_agg((145 + 4 * i + (v % 3))::smallint ORDER BY i) AS keys,
+           array_agg((CASE WHEN i < 25 THEN 20 + floor(random() * 60) ELSE floor(random() * 4) END)::bigint ORDER BY i) AS counts
+    FROM generate_series(0, 31) v, generate_series(0, 29) i GROUP BY v`);
+  await timed(`latency_samples: ${REGION_HOSTS} hosts × 24 h, one histogram per minute`, () =>
+    Promise.all(
+      sqls.map((s, i) =>
+        s.query(
+          `INSERT INTO latency_samples (host_id, ts, name, tags, count, sum, min, max, zero_count, keys, counts)
+           SELECT h, t, $6, '', c.total, c.total * 25.0, 10, 400, 0, b.keys, b.counts
+           FROM generate_series(1, $1) h,
+                generate_series($2::timestamptz, $3::timestamptz - interval '1 minute', interval '1 minute') t,
+                bench_shapes b,
+                LATERAL (SELECT sum(x)::bigint AS total FROM unnest(b.counts) x) c
+           WHERE b.id = (h * 7 + (extract(epoch FROM t)::bigint / 60)) % 32 AND h % $4 = $5`,
+          [REGION_HOSTS, dayAgo, end, slices, i, LATENCY_NAME],
+        ),
+      ),
+    ),
+  );
+  await sql.exec('DROP TABLE bench_shapes; ANALYZE');
+}

@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { closeDb } from '../../lib/db';
+import { openDatabase, type Database } from '../../lib/db/open';
+import { GET } from '../../app/metrics/route';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { insertHost, insertHostSample, syncLastReportTs } from './series-support';
+
+let testDb: TestDatabase;
+let db: Database;
+const now = new Date();
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  process.env.DATABASE_URL = testDb.url;
+  db = await openDatabase({ kind: 'server', url: testDb.url });
+  const ok = await insertHost(db.sql, { hostname: 'gpu-"1"', region: 'oslo', lastSeenAt: new Date(now.getTime() - 2_000) });
+  await insertHostSample(db.sql, ok, new Date(now.getTime() - 2_000), { steal: 12.5, iowait: 3 });
+  const stale = await insertHost(db.sql, { hostname: 'gpu-2', region: 'frankfurt', lastSeenAt: new Date(now.getTime() - 600_000) });
+  await insertHostSample(db.sql, stale, new Date(now.getTime() - 600_000), { steal: 1, iowait: 0 });
+  await insertHost(db.sql, { hostname: 'gpu-3', region: 'frankfurt' });
+  await syncLastReportTs(db.sql);
+});
+afterAll(async () => {
+  await closeDb();
+  await db?.close();
+  await testDb?.drop();
+});
+
+describe('GET /metrics', () => {
+  test('answers Prometheus text with per-host gauges and fleet counts', async () => {
+    const response = await GET(new Request('http://localhost/metrics'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    expect(text).toContain('inferwatch_host_cpu_steal_ratio{host="gpu-\\"1\\"",host_id="1",region="oslo"} 0.125');
+    expect(text).toContain('inferwatch_host_up{host="gpu-2",host_id="2",region="frankfurt"} 0');
+    expect(text).toContain('inferwatch_hosts{status="ok"} 1');
+    expect(text).toContain('inferwatch_hosts{status="stale"} 1');
+    expect(text).toContain('inferwatch_hosts{status="never_reported"} 1');
+  });
+
+  test('passes promtool check metrics (Debian package prometheus)', async () => {
+    const which = spawnSync('sh', ['-c', 'command -v promtool']);
+    if (which.status !== 0) {
+      throw new Error('promtool is missing: install it with `apt-get install -y prometheus` (CI installs it)');
+    }
+    const text = await (await GET(new Request('http://localhost/metrics'))).text();
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(`${check.stdout}${check.stderr}`).toBe('');
+    expect(check.status).toBe(0);
+  });
+});
