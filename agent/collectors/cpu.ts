@@ -114,8 +114,10 @@ export function computeCpuSample(prev: ProcStat, curr: ProcStat, elapsedMs: numb
     validDeltas.push(delta);
     perCpu.push({ cpu, ...breakdown });
   }
-  // The total is the sum over CPUs with a valid interval, so a CPU that went offline or reset is left out, as in mpstat.
-  const totalDelta = curr.perCpu.length > 0 ? sumDeltas(validDeltas) : jiffyDelta(prev.total, curr.total);
+  // Like mpstat, the total comes from the kernel's aggregate line (its own rounding differs from a sum of per-CPU
+  // lines by a jiffy or so); only when a CPU went offline or reset is it the sum over CPUs with a valid interval.
+  const everyCpuValid = validDeltas.length === curr.perCpu.length && curr.perCpu.length === prev.perCpu.length;
+  const totalDelta = everyCpuValid ? jiffyDelta(prev.total, curr.total) : sumDeltas(validDeltas);
   const total = totalDelta && breakdownFrom(totalDelta);
   if (!total) return { unavailable: 'cpu: no CPU has a valid interval (counters went backwards or no time elapsed)' };
   const switches = Math.max(0, curr.contextSwitches - prev.contextSwitches);
