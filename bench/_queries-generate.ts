@@ -30,7 +30,7 @@ export async function generateBenchData(sqls: Sql[], endMs: number): Promise<voi
       `INSERT INTO hosts (id, hostname, region, labels, token_hash, last_seen_at)
        SELECT i, 'host-' || i, CASE WHEN i <= $1 THEN $2 WHEN i > $3 THEN 'lab' ELSE (ARRAY['frankfurt','paris','helsinki'])[1 + i % 3] END,
               jsonb_build_object('model', CASE WHEN i % 2 = 0 THEN 'llama' ELSE 'mistral' END), 'bench-' || i, $4
-       FROM generate_series(1, $3 + 1) i`,
+       FROM generate_series(1, $3::int + 1) i`,
       [REGION_HOSTS, REGION, FLEET_HOSTS, end],
     ),
   );
@@ -60,7 +60,7 @@ export async function generateBenchData(sqls: Sql[], endMs: number): Promise<voi
   await timed(`host_samples: newest report of ${FLEET_HOSTS - REGION_HOSTS} more hosts`, () =>
     sql.query(
       `INSERT INTO host_samples (${HOST_COLUMNS})
-       SELECT h, $3::timestamptz - interval '10 seconds', 10000, ${HOST_GAUGES} FROM generate_series($1, $2) h`,
+       SELECT h, $3::timestamptz - interval '10 seconds', 10000, ${HOST_GAUGES} FROM generate_series($1::int, $2::int) h`,
       [REGION_HOSTS + 1, FLEET_HOSTS, end],
     ),
   );
