@@ -29,6 +29,25 @@ export class BadRequestError extends AppError {
   }
 }
 
+/** A body that parsed but breaks the protocol's rules; details name each offending field. */
+export class InvalidPayloadError extends AppError {
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(400, 'invalid_payload', message, details);
+  }
+}
+
+export class InvalidJsonError extends AppError {
+  constructor(message: string) {
+    super(400, 'invalid_json', message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(409, 'conflict', message);
+  }
+}
+
 export class UnauthorizedError extends AppError {
   constructor(message = 'missing or invalid bearer token') {
     super(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer' });

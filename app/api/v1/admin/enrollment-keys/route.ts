@@ -1,0 +1,30 @@
+import { authorizeAdmin } from '@/lib/auth/admin-auth';
+import { createEnrollmentKey, listEnrollmentKeys } from '@/lib/auth/enrollment-keys';
+import { enrollmentKeyInputSchema } from '@/lib/auth/enrollment-key-input';
+import { InvalidJsonError, toErrorResponse } from '@/lib/errors';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+export async function GET(request: Request) {
+  try {
+    authorizeAdmin(request.headers.get('authorization'));
+    return Response.json({ keys: await listEnrollmentKeys() }, { headers: { 'Cache-Control': 'no-store' } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}
+
+/** Creates a key; the plaintext `key` is in this response only. */
+export async function POST(request: Request) {
+  try {
+    authorizeAdmin(request.headers.get('authorization'));
+    const json = await request.json().catch(() => {
+      throw new InvalidJsonError('body is not valid JSON');
+    });
+    const input = enrollmentKeyInputSchema.parse(json);
+    return Response.json(await createEnrollmentKey(input), { status: 201, headers: { 'Cache-Control': 'no-store' } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}

@@ -1,0 +1,77 @@
+import 'server-only';
+import { getDb, type Database } from '../db';
+import { ForbiddenError, UnauthorizedError } from '../errors';
+import type { EnrollRequest, EnrollResponse } from '../protocol';
+import { hostTokenCache } from './host-token-cache';
+import { ENROLLMENT_KEY_PREFIX, HOST_TOKEN_PREFIX, generateToken, hashToken } from './tokens';
+
+interface KeyRow {
+  id: number;
+  region: string;
+  labels: unknown;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+interface HostRow {
+  id: number;
+  last_seq: number | null;
+}
+
+async function findValidKey(db: Database, key: string | null, now: Date): Promise<KeyRow> {
+  if (!key || !key.startsWith(ENROLLMENT_KEY_PREFIX)) throw new UnauthorizedError('missing or invalid enrollment key');
+  const [row] = await db.sql.query<KeyRow>(
+    'SELECT id, region, labels, expires_at, revoked_at FROM enrollment_keys WHERE token_hash = $1',
+    [hashToken(key)],
+  );
+  if (!row) throw new UnauthorizedError('missing or invalid enrollment key');
+  if (row.revoked_at) throw new ForbiddenError('enrollment key has been revoked');
+  if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) {
+    throw new ForbiddenError('enrollment key has expired');
+  }
+  return row;
+}
+
+/**
+ * The same machine (machine-id, or hostname when the agent has no machine-id) in the key's region is the same host:
+ * it gets a new token, the old one stops working, and it continues after its last stored seq. A known hostname with
+ * a new machine-id (a reinstalled machine) is the same host too, since hostnames are unique per region.
+ */
+export async function enrollHost(key: string | null, request: EnrollRequest, db?: Database): Promise<EnrollResponse> {
+  const database = db ?? (await getDb());
+  const now = new Date();
+  const enrollmentKey = await findValidKey(database, key, now);
+  const token = generateToken(HOST_TOKEN_PREFIX);
+  const tokenHash = hashToken(token);
+  const host = await database.sql.transaction(async (tx) => {
+    const candidates = await tx.query<HostRow & { machine_id: string | null; hostname: string }>(
+      `SELECT id, last_seq, machine_id, hostname FROM hosts
+        WHERE region = $1 AND (($2::text IS NOT NULL AND machine_id = $2) OR hostname = $3)
+        ORDER BY (machine_id IS NOT DISTINCT FROM $2) DESC, id
+        FOR UPDATE`,
+      [enrollmentKey.region, request.machineId, request.hostname],
+    );
+    const existing = candidates[0];
+    if (existing) {
+      const [updated] = await tx.query<HostRow>(
+        `UPDATE hosts SET token_hash = $2, token_revoked_at = NULL, hostname = $3, machine_id = COALESCE($4, machine_id)
+          WHERE id = $1 RETURNING id, last_seq`,
+        [existing.id, tokenHash, request.hostname, request.machineId],
+      );
+      return updated!;
+    }
+    const [created] = await tx.query<HostRow>(
+      `INSERT INTO hosts (hostname, machine_id, region, labels, token_hash, enrollment_key_id)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6) RETURNING id, last_seq`,
+      [request.hostname, request.machineId, enrollmentKey.region, JSON.stringify(enrollmentKey.labels ?? {}), tokenHash, enrollmentKey.id],
+    );
+    return created!;
+  });
+  hostTokenCache().forgetHost(host.id);
+  return {
+    hostId: host.id,
+    token,
+    region: enrollmentKey.region,
+    nextSeq: host.last_seq === null ? 0 : Number(host.last_seq) + 1,
+  };
+}

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+const labelKey = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
+
+export const enrollmentKeyInputSchema = z.object({
+  name: z.string().min(1).max(200),
+  region: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
+  labels: z.record(labelKey, z.string().max(200)).default({}),
+  expiresAt: z.coerce.date().nullable().optional(),
+});
+export type EnrollmentKeyRequest = z.infer<typeof enrollmentKeyInputSchema>;
+
+export const enrollmentKeyIdSchema = z.coerce.number().int().positive();
+
+const DURATION_UNITS_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "30d", "12h", "45m" → milliseconds. */
+export function parseDurationMs(text: string): number {
+  const match = /^(\d+)([mhd])$/.exec(text.trim());
+  if (!match) throw new Error(`invalid duration "${text}": use e.g. 30d, 12h or 45m`);
+  return Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
+}

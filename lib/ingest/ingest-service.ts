@@ -1,0 +1,61 @@
+import 'server-only';
+import { authenticateHost } from '../auth/authenticate-host';
+import { getDb, type Database } from '../db';
+import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
+import { EmbeddedWriter } from './embedded-writer';
+import { ingestRequest, UnavailableBreaker, type IngestDeps, type IngestInput, type IngestOutput } from './ingest-request';
+import { ingestLimitsFromEnv } from './limits';
+import { HostRateLimiter } from './rate-limit';
+import { GroupCommitWriter } from './server-writer';
+import type { ReportWriter } from './write-plan';
+
+export function createWriter(db: Database): ReportWriter {
+  return db.pool ? new GroupCommitWriter(db.pool) : new EmbeddedWriter(db.sql);
+}
+
+/** Everything ingest needs for one database: the writer (group commit on a server), rate limits, the breaker. */
+export function createIngestDeps(db: Database, overrides: Partial<IngestDeps> = {}): IngestDeps {
+  const limits = overrides.limits ?? ingestLimitsFromEnv();
+  return {
+    authenticate: (token) => authenticateHost(token, db),
+    writer: createWriter(db),
+    rateLimiter: new HostRateLimiter(limits.rate),
+    limits,
+    nowMs: Date.now,
+    breaker: new UnavailableBreaker(),
+    ...overrides,
+  };
+}
+
+// One writer per process even when Next's bundle and the custom server each load this module.
+const holder = globalThis as typeof globalThis & { __inferwatchIngest?: Promise<IngestDeps> };
+
+function processDeps(): Promise<IngestDeps> {
+  holder.__inferwatchIngest ??= getDb()
+    .then((db) => createIngestDeps(db))
+    .catch((err) => {
+      holder.__inferwatchIngest = undefined;
+      throw err;
+    });
+  return holder.__inferwatchIngest;
+}
+
+/** ingestRequest against this process's database (getDb()); 503 while it cannot be opened. */
+export async function ingestWithProcessDatabase(input: IngestInput): Promise<IngestOutput> {
+  let deps: IngestDeps;
+  try {
+    deps = await processDeps();
+  } catch (err) {
+    console.error(`ingest: database unavailable: ${(err as Error).message}`);
+    const { status, body, headers } = toErrorEnvelope(new DatabaseUnavailableError());
+    return { status, body, headers: headers ?? {} };
+  }
+  return ingestRequest(input, deps);
+}
+
+/** Flushes what is queued and stops the writer; call before closeDb() on shutdown. */
+export async function closeIngest(): Promise<void> {
+  const pending = holder.__inferwatchIngest;
+  holder.__inferwatchIngest = undefined;
+  if (pending) await (await pending.catch(() => null))?.writer.close();
+}

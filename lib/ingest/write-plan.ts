@@ -1,0 +1,147 @@
+import type { Inventory, Report } from '../protocol';
+
+export interface WriteRequest {
+  hostId: number;
+  reports: readonly Report[];
+}
+
+export interface WriteResult {
+  acceptedSeqs: number[];
+  duplicateSeqs: number[];
+}
+
+export interface ReportWriter {
+  write(request: WriteRequest): Promise<WriteResult>;
+  close(): Promise<void>;
+}
+
+export interface PlannedReport {
+  hostId: number;
+  report: Report;
+  /** Which request of the flush it came from. */
+  request: number;
+}
+
+/** Reports to store, each (host, seq) once; a second copy in the same flush is a duplicate before it reaches SQL. */
+export interface WritePlan {
+  unique: PlannedReport[];
+  duplicatesByRequest: number[][];
+}
+
+export function planWrites(requests: readonly WriteRequest[]): WritePlan {
+  const seen = new Set<string>();
+  const unique: PlannedReport[] = [];
+  const duplicatesByRequest: number[][] = requests.map(() => []);
+  requests.forEach(({ hostId, reports }, request) => {
+    for (const report of reports) {
+      const key = `${hostId}:${report.seq}`;
+      if (seen.has(key)) duplicatesByRequest[request]!.push(report.seq);
+      else {
+        seen.add(key);
+        unique.push({ hostId, report, request });
+      }
+    }
+  });
+  return { unique, duplicatesByRequest };
+}
+
+/** Splits the plan's outcome back into one result per request. */
+export function resultsByRequest(plan: WritePlan, isNew: readonly boolean[], requestCount: number): WriteResult[] {
+  const results: WriteResult[] = [];
+  for (let i = 0; i < requestCount; i++) results.push({ acceptedSeqs: [], duplicateSeqs: [...plan.duplicatesByRequest[i]!] });
+  plan.unique.forEach((entry, i) => {
+    const result = results[entry.request]!;
+    (isNew[i] ? result.acceptedSeqs : result.duplicateSeqs).push(entry.report.seq);
+  });
+  return results;
+}
+
+export interface HostProgress {
+  hostId: number;
+  maxSeq: number;
+  maxTsMs: number;
+}
+
+export function hostProgress(stored: readonly PlannedReport[]): HostProgress[] {
+  const byHost = new Map<number, HostProgress>();
+  for (const { hostId, report } of stored) {
+    const current = byHost.get(hostId);
+    if (!current) byHost.set(hostId, { hostId, maxSeq: report.seq, maxTsMs: report.ts });
+    else {
+      if (report.seq > current.maxSeq) current.maxSeq = report.seq;
+      if (report.ts > current.maxTsMs) current.maxTsMs = report.ts;
+    }
+  }
+  return [...byHost.values()].sort((a, b) => a.hostId - b.hostId);
+}
+
+export interface InventoryChange {
+  hostId: number;
+  takenAtMs: number;
+  inventory: Inventory;
+}
+
+/** Per host in ts order, the inventories whose hash differs from the one before (the database checks the first). */
+export function inventoryChanges(stored: readonly PlannedReport[]): InventoryChange[] {
+  const withInventory = stored.filter((entry) => entry.report.inventory !== undefined);
+  if (withInventory.length === 0) return [];
+  withInventory.sort((a, b) => a.hostId - b.hostId || a.report.ts - b.report.ts);
+  const changes: InventoryChange[] = [];
+  let previous: InventoryChange | undefined;
+  for (const { hostId, report } of withInventory) {
+    const inventory = report.inventory!;
+    if (previous && previous.hostId === hostId && previous.inventory.hash === inventory.hash) continue;
+    previous = { hostId, takenAtMs: report.ts, inventory };
+    changes.push(previous);
+  }
+  return changes;
+}
+
+// Row locks in host-id order, so two concurrent flushes touching the same hosts cannot deadlock.
+export const UPDATE_HOSTS_SQL = `
+UPDATE hosts h
+   SET last_seen_at = now(),
+       last_seq = GREATEST(h.last_seq, v.seq),
+       last_report_ts = GREATEST(h.last_report_ts, v.ts)
+  FROM (SELECT id FROM hosts WHERE id = ANY($1::int4[]) ORDER BY id FOR UPDATE) l,
+       unnest($1::int4[], $2::int8[], $3::timestamptz[]) AS v(id, seq, ts)
+ WHERE h.id = l.id AND h.id = v.id`;
+
+export const INSERT_INVENTORY_SQL = `
+INSERT INTO inventory_snapshots (host_id, hash, taken_at, data)
+SELECT v.host_id, v.hash, v.taken_at, v.data::jsonb
+  FROM unnest($1::int4[], $2::text[], $3::timestamptz[], $4::text[]) WITH ORDINALITY AS v(host_id, hash, taken_at, data, n)
+ WHERE v.hash IS DISTINCT FROM (SELECT s.hash FROM inventory_snapshots s WHERE s.host_id = v.host_id
+                                 ORDER BY s.taken_at DESC, s.id DESC LIMIT 1)
+ ORDER BY v.n`;
+
+export function hostUpdateParams(progress: readonly HostProgress[]): unknown[] {
+  return [progress.map((p) => p.hostId), progress.map((p) => p.maxSeq), progress.map((p) => new Date(p.maxTsMs).toISOString())];
+}
+
+export function inventoryParams(changes: readonly InventoryChange[]): unknown[] {
+  return [
+    changes.map((c) => c.hostId),
+    changes.map((c) => c.inventory.hash),
+    changes.map((c) => new Date(c.takenAtMs).toISOString()),
+    changes.map((c) => JSON.stringify(c.inventory)),
+  ];
+}
+
+function arrayElement(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  return `"${String(value).replace(/[\\"]/g, '\\$&')}"`;
+}
+
+/** PostgreSQL array literal of numbers or strings, e.g. {1,2} or {"a","b\"c"}. */
+export function pgArrayLiteral(values: readonly unknown[]): string {
+  return `{${values.map(arrayElement).join(',')}}`;
+}
+
+/**
+ * Substitutes $n placeholders whose values are arrays with quoted literals, for statements that must travel inside
+ * a multi-statement simple-protocol message (which has no parameters).
+ */
+export function inlineArrayParams(sql: string, params: readonly unknown[], escapeLiteral: (text: string) => string): string {
+  return sql.replace(/\$(\d+)/g, (_, index: string) => escapeLiteral(pgArrayLiteral(params[Number(index) - 1] as unknown[])));
+}
