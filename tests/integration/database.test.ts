@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DataDirLockedError, lockDataDir } from '../../lib/db/data-dir-lock';
 import { applyMigrations, MigrationChecksumError, readMigrations } from '../../lib/db/migrate';
 import { openDatabase, type Database } from '../../lib/db/open';
-import { SERIES_TABLES } from '../../prisma/series-tables';
+import { RAW_SERIES_TABLES } from '../../prisma/series-tables';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-db-'));
@@ -17,7 +17,7 @@ async function expectMigrated(db: Database) {
   );
   expect(rows).toEqual(readMigrations().map((m) => ({ migration_name: m.name, checksum: m.checksum })));
   const today = new Date().toISOString().slice(0, 10).replaceAll('-', '');
-  for (const table of SERIES_TABLES) {
+  for (const table of RAW_SERIES_TABLES) {
     const [partition] = await db.sql.query<{ name: string | null }>('SELECT to_regclass($1)::text AS name', [`${table}_p${today}`]);
     expect(partition?.name, `${table} has today's partition`).toBe(`${table}_p${today}`);
   }
