@@ -92,10 +92,28 @@ export class DatabaseUnavailableError extends AppError {
   }
 }
 
+type Issue = ZodError['issues'][number];
+
+const isUnavailableBranch = (branch: readonly Issue[]) =>
+  branch.length > 0 && branch.every((issue) => issue.path[0] === 'unavailable');
+
+// A union such as orUnavailable(x) fails as "Invalid input" at its own path; the useful detail is inside the
+// branch that was meant (not the `{ unavailable }` one), so descend into it to name the real field.
+function flattenIssues(issues: readonly Issue[], prefix: PropertyKey[]): { path: PropertyKey[]; message: string }[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      const meant = issue.errors.filter((branch) => !isUnavailableBranch(branch));
+      if (meant.length === 1) return flattenIssues(meant[0]!, path);
+    }
+    return [{ path, message: issue.message }];
+  });
+}
+
 export function zodDetails(err: ZodError, pathPrefix: (string | number)[] = []): ErrorDetail[] {
-  return err.issues.map((issue) => ({
-    path: [...pathPrefix, ...issue.path].map(String).join('.') || '(root)',
-    message: issue.message,
+  return flattenIssues(err.issues, pathPrefix).map(({ path, message }) => ({
+    path: path.map(String).join('.') || '(root)',
+    message,
   }));
 }
 

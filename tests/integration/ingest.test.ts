@@ -1,0 +1,253 @@
+import { gzipSync } from 'node:zlib';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { realisticReport } from '../../bench/_ingest-report';
+import { revokeHostToken } from '../../lib/auth/authenticate-host';
+import { poolSql } from '../../lib/db/sql';
+import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/ingest/ingest-request';
+import { createIngestDeps } from '../../lib/ingest/ingest-service';
+import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { GroupCommitWriter } from '../../lib/ingest/server-writer';
+import type { Report } from '../../lib/protocol';
+import {
+  createEmbeddedDatabase,
+  createServerDatabase,
+  enrolledHost,
+  jsonBody,
+  rowCounts,
+  type TestDatabase,
+} from './ingest-helpers';
+
+const NOW = Date.now();
+const report = (seq: number, patch: (r: Report) => void = () => {}): Report => {
+  const r = realisticReport(seq, NOW - 60_000 + seq * 10);
+  patch(r);
+  return r;
+};
+
+function post(deps: IngestDeps, token: string | null, value: unknown, extra: Partial<IngestInput> = {}) {
+  return ingestRequest({ authorization: token ? `Bearer ${token}` : null, contentType: 'application/json', ...jsonBody(value), ...extra }, deps);
+}
+
+const errorOf = (body: unknown) => (body as { error: { code: string; message: string; details?: { path: string }[] } }).error;
+
+describe.each([
+  ['PostgreSQL server', createServerDatabase],
+  ['embedded PGlite', createEmbeddedDatabase],
+])('ingest on %s', (_, createDatabase) => {
+  let test_db: TestDatabase;
+  let deps: IngestDeps;
+  let token: string;
+  let hostId: number;
+
+  beforeAll(async () => {
+    test_db = await createDatabase();
+    deps = createIngestDeps(test_db.db);
+    ({ token, hostId } = await enrolledHost(test_db.db));
+  });
+  afterAll(async () => {
+    await deps.writer.close();
+    await test_db.drop();
+  });
+
+  test('a gzip report is stored in every series table and moves the host forward', async () => {
+    const before = await rowCounts(test_db.db);
+    const r = report(1);
+    const out = await post(deps, token, r);
+    expect(out).toMatchObject({ status: 200, body: { accepted: 1, duplicate: 0, acknowledgedSeqs: [1] } });
+    const after = await rowCounts(test_db.db);
+    expect(after.report_ledger - before.report_ledger).toBe(1);
+    expect(after.host_samples - before.host_samples).toBe(1);
+    expect(after.cpu_samples - before.cpu_samples).toBe(8);
+    expect(after.disk_samples - before.disk_samples).toBe(4);
+    expect(after.cgroup_samples - before.cgroup_samples).toBe(1);
+    expect(after.process_samples - before.process_samples).toBe(2);
+    expect(after.latency_samples - before.latency_samples).toBe(3);
+    const [host] = await test_db.db.sql.query<{ last_seq: number; last_report_ts: Date }>(
+      'SELECT last_seq, last_report_ts FROM hosts WHERE id = $1', [hostId]);
+    expect(Number(host!.last_seq)).toBe(1);
+    expect(new Date(host!.last_report_ts).getTime()).toBe(r.ts);
+    const [steal] = await test_db.db.sql.query<{ cpu_steal_pct: number; keys: number[] }>(
+      `SELECT h.cpu_steal_pct, l.keys FROM host_samples h JOIN latency_samples l USING (host_id, ts)
+        WHERE h.host_id = $1 AND l.name = 'inference.request'`, [hostId]);
+    expect(steal!.cpu_steal_pct).toBeCloseTo(r.cpu && 'total' in r.cpu ? r.cpu.total.stealPct : -1, 2);
+    expect(steal!.keys).toEqual(r.latency[0]!.sketch.keys);
+  });
+
+  test('a replayed report is acknowledged as duplicate and stored once', async () => {
+    const r = report(2);
+    expect((await post(deps, token, r)).body).toMatchObject({ accepted: 1, duplicate: 0 });
+    const before = await rowCounts(test_db.db);
+    const replay = await post(deps, token, { reports: [r, report(3)] });
+    expect(replay).toMatchObject({ status: 200, body: { accepted: 1, duplicate: 1, acknowledgedSeqs: [2, 3] } });
+    const after = await rowCounts(test_db.db);
+    expect(after.report_ledger - before.report_ledger).toBe(1);
+    expect(after.host_samples - before.host_samples).toBe(1);
+  });
+
+  test('a batch of 500 reports is stored whole', async () => {
+    const before = await rowCounts(test_db.db);
+    const reports = Array.from({ length: 500 }, (_, i) => report(1000 + i));
+    const out = await post(deps, token, { reports });
+    expect(out.status).toBe(200);
+    expect(out.body).toMatchObject({ accepted: 500, duplicate: 0 });
+    const after = await rowCounts(test_db.db);
+    expect(after.host_samples - before.host_samples).toBe(500);
+    expect(after.cpu_samples - before.cpu_samples).toBe(4000);
+  });
+
+  test('an inventory snapshot is kept only when its hash changes', async () => {
+    const inventory = (hash: string) => ({
+      hash,
+      host: { kernel: '6.1.0', memTotalBytes: 8e9, onlineCpus: 8 },
+      cpu: { unavailable: 'test' },
+      disks: [],
+      dataPaths: [],
+      cgroup: { unavailable: 'test' },
+      processes: [],
+    });
+    const before = await rowCounts(test_db.db);
+    await post(deps, token, { reports: [report(20, (r) => { r.inventory = inventory('a'); }), report(21, (r) => { r.inventory = inventory('a'); })] });
+    await post(deps, token, report(22, (r) => { r.inventory = inventory('a'); }));
+    await post(deps, token, report(23, (r) => { r.inventory = inventory('b'); }));
+    const after = await rowCounts(test_db.db);
+    expect(after.inventory_snapshots - before.inventory_snapshots).toBe(2);
+  });
+
+  const BOMB = gzipSync(Buffer.alloc(20 * 1024 * 1024, 32));
+  const cases: { name: string; input: () => Partial<IngestInput> & { value?: unknown }; token?: () => string | null; status: number; code: string; message: RegExp; path?: string }[] = [
+    { name: 'no token', input: () => ({ value: report(100) }), token: () => null, status: 401, code: 'unauthorized', message: /bearer token/ },
+    { name: 'unknown token', input: () => ({ value: report(100) }), token: () => 'iwh_notarealtoken', status: 401, code: 'unauthorized', message: /invalid or revoked/ },
+    { name: 'bad JSON', input: () => ({ body: gzipSync('{"v":1,'), contentEncoding: 'gzip' }), status: 400, code: 'invalid_json', message: /not valid JSON/ },
+    { name: 'corrupt gzip', input: () => ({ body: Buffer.from('not gzip'), contentEncoding: 'gzip' }), status: 400, code: 'invalid_body', message: /not valid gzip/ },
+    { name: 'brotli content-encoding', input: () => ({ value: report(100), contentEncoding: 'br' }), status: 415, code: 'unsupported_media_type', message: /content-encoding br/ },
+    { name: 'text/plain content-type', input: () => ({ value: report(100), contentType: 'text/plain' }), status: 415, code: 'unsupported_media_type', message: /content-type text\/plain/ },
+    { name: 'a string where a percentage belongs', input: () => ({ value: { reports: [report(100), report(101), report(102), report(103, (r) => { (r.cpu as { total: Record<string, unknown> }).total.stealPct = 'NaN'; })] } }), status: 400, code: 'invalid_payload', message: /reports\.3\.cpu\.total\.stealPct/, path: 'reports.3.cpu.total.stealPct' },
+    { name: 'a percentage above 100', input: () => ({ value: report(100, (r) => { (r.cpu as { total: { iowaitPct: number } }).total.iowaitPct = 100.5; }) }), status: 400, code: 'invalid_payload', message: /cpu\.total\.iowaitPct/, path: 'cpu.total.iowaitPct' },
+    { name: 'a huge number standing in for Infinity', input: () => ({ body: gzipSync(JSON.stringify(report(100)).replace('"load1":', '"load1":1e999,"x":')), contentEncoding: 'gzip' }), status: 400, code: 'invalid_payload', message: /load1/, path: 'cpu.load1' },
+    { name: 'ts more than 5 minutes ahead', input: () => ({ value: report(100, (r) => { r.ts = Date.now() + 6 * 60_000; }) }), status: 400, code: 'invalid_payload', message: /in the future/, path: 'ts' },
+    { name: 'ts older than raw retention', input: () => ({ value: report(100, (r) => { r.ts = Date.now() - 8 * 86_400_000; }) }), status: 400, code: 'invalid_payload', message: /older than raw retention/, path: 'ts' },
+    { name: 'the same seq twice in one request', input: () => ({ value: { reports: [report(100), report(100, (r) => { r.ts += 5; })] } }), status: 400, code: 'invalid_payload', message: /seq 100 appears more than once/, path: 'reports.1.seq' },
+    { name: 'the same disk twice in one report', input: () => ({ value: report(100, (r) => { if (Array.isArray(r.disks)) r.disks[1]!.device = r.disks[0]!.device; }) }), status: 400, code: 'invalid_payload', message: /duplicate device/, path: 'disks.1.device' },
+    { name: 'a compressed body over 1 MB', input: () => ({ body: Buffer.alloc(1024 * 1024 + 1), contentEncoding: 'gzip' }), status: 413, code: 'payload_too_large', message: /exceeds 1048576 bytes/ },
+    { name: 'a gzip bomb', input: () => ({ body: BOMB, contentEncoding: 'gzip' }), status: 413, code: 'payload_too_large', message: /decompressed body exceeds/ },
+  ];
+
+  test.each(cases)('rejects $name with $status $code and stores nothing', async (c) => {
+    const before = await rowCounts(test_db.db);
+    const { value, ...input } = c.input();
+    const out = await ingestRequest(
+      {
+        authorization: `Bearer ${c.token ? c.token() : token}`,
+        contentType: 'application/json',
+        ...(value !== undefined ? jsonBody(value) : { body: Buffer.alloc(0), contentEncoding: null }),
+        ...input,
+        ...(c.token && c.token() === null ? { authorization: null } : {}),
+      },
+      deps,
+    );
+    expect(out.status).toBe(c.status);
+    expect(errorOf(out.body).code).toBe(c.code);
+    expect(errorOf(out.body).message).toMatch(c.message);
+    if (c.path) expect(errorOf(out.body).details?.map((d) => d.path)).toContain(c.path);
+    expect(await rowCounts(test_db.db)).toEqual(before);
+  });
+
+  test('rejects a revoked host token at once with 401 and stores nothing', async () => {
+    const other = await enrolledHost(test_db.db);
+    expect((await post(deps, other.token, report(1))).status).toBe(200);
+    await revokeHostToken(other.hostId, test_db.db);
+    const before = await rowCounts(test_db.db);
+    const out = await post(deps, other.token, report(2));
+    expect(out.status).toBe(401);
+    expect(errorOf(out.body)).toMatchObject({ code: 'unauthorized', message: 'invalid or revoked host token' });
+    expect(await rowCounts(test_db.db)).toEqual(before);
+  });
+
+  test('answers 429 with Retry-After beyond the per-host request burst, and stores nothing from it', async () => {
+    const limits = ingestLimitsFromEnv();
+    const tight = createIngestDeps(test_db.db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 2 } } });
+    const other = await enrolledHost(test_db.db);
+    expect((await post(tight, other.token, report(1))).status).toBe(200);
+    expect((await post(tight, other.token, report(2))).status).toBe(200);
+    const before = await rowCounts(test_db.db);
+    const out = await post(tight, other.token, report(3));
+    expect(out.status).toBe(429);
+    expect(errorOf(out.body)).toMatchObject({ code: 'rate_limited', message: 'too many requests for this host' });
+    expect(Number(out.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+    expect(await rowCounts(test_db.db)).toEqual(before);
+    await tight.writer.close();
+  });
+
+  test('a host token writes only its own host, whatever the report says', async () => {
+    const a = await enrolledHost(test_db.db);
+    const b = await enrolledHost(test_db.db);
+    await post(deps, b.token, report(7, (r) => { r.host.hostname = 'pretending-to-be-a'; }));
+    const rows = await test_db.db.sql.query<{ host_id: number }>('SELECT host_id FROM report_ledger WHERE host_id = ANY($1::int4[])', [[a.hostId, b.hostId]]);
+    expect(rows.map((r) => r.host_id)).toEqual([b.hostId]);
+  });
+});
+
+describe('ingest on a PostgreSQL server under concurrency and failure', () => {
+  let test_db: TestDatabase;
+  let deps: IngestDeps;
+  beforeAll(async () => {
+    test_db = await createServerDatabase();
+    deps = createIngestDeps(test_db.db);
+  });
+  afterAll(async () => {
+    await deps.writer.close();
+    await test_db.drop();
+  });
+
+  test('concurrent requests from 40 hosts, with replays mixed in, are each stored exactly once', async () => {
+    const hosts = await Promise.all(Array.from({ length: 40 }, () => enrolledHost(test_db.db)));
+    const requests = hosts.flatMap((h) => Array.from({ length: 8 }, (_, i) => ({ h, seq: i })));
+    const outs = await Promise.all([...requests, ...requests.slice(0, 60)].map(({ h, seq }) => post(deps, h.token, report(seq))));
+    expect(outs.every((o) => o.status === 200)).toBe(true);
+    const accepted = outs.reduce((n, o) => n + (o.body as { accepted: number }).accepted, 0);
+    const duplicate = outs.reduce((n, o) => n + (o.body as { duplicate: number }).duplicate, 0);
+    expect(accepted).toBe(320);
+    expect(duplicate).toBe(60);
+    const counts = await rowCounts(test_db.db);
+    expect(counts.report_ledger).toBe(320);
+    expect(counts.host_samples).toBe(320);
+    expect(counts.cpu_samples).toBe(320 * 8);
+    const lastSeqs = await test_db.db.sql.query<{ last_seq: number }>('SELECT last_seq FROM hosts');
+    expect(lastSeqs.every((h) => Number(h.last_seq) === 7)).toBe(true);
+  });
+
+  test('a bad value in one request of a flush fails only that request', async () => {
+    const [good, bad] = [await enrolledHost(test_db.db), await enrolledHost(test_db.db)];
+    expect((await post(deps, bad.token, report(1))).status).toBe(200);
+    const before = await rowCounts(test_db.db);
+    // Same ts as the stored seq 1 under a new seq: only the database can see this conflict.
+    const [ok, conflict] = await Promise.all([
+      post(deps, good.token, report(1)),
+      post(deps, bad.token, report(2, (r) => { r.ts = report(1).ts; })),
+    ]);
+    expect(ok.status).toBe(200);
+    expect(conflict.status).toBe(409);
+    expect(errorOf(conflict.body).code).toBe('conflict');
+    expect((await rowCounts(test_db.db)).report_ledger - before.report_ledger).toBe(1);
+  });
+
+  test('answers 503 with Retry-After, quickly, while the database is unreachable, and stores nothing', async () => {
+    const host = await enrolledHost(test_db.db);
+    const deadPool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 1_000 });
+    deadPool.on('error', () => {});
+    const deadWriter = createIngestDeps(test_db.db, { writer: new GroupCommitWriter(deadPool) });
+    const deadAuth = createIngestDeps(test_db.db, { authenticate: async () => { await poolSql(deadPool).query('SELECT 1'); throw new Error('unreachable'); } });
+    const before = await rowCounts(test_db.db);
+    for (const d of [deadWriter, deadAuth]) {
+      const started = Date.now();
+      const out = await post(d, host.token, report(1));
+      expect(out.status).toBe(503);
+      expect(errorOf(out.body)).toMatchObject({ code: 'database_unavailable', message: 'the database is unavailable; retry later' });
+      expect(Number(out.headers['Retry-After'])).toBeGreaterThan(0);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    }
+    expect(await rowCounts(test_db.db)).toEqual(before);
+    await deadPool.end();
+  });
+});
