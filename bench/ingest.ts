@@ -1,0 +1,285 @@
+// `npm run bench -- ingest [--skip-build] [--hosts 10000] [--duration 20] [--warmup 3] [--connections 64]`
+// Load: wrk with realistic gzip reports from N enrolled hosts against the node:http ingest listener, then the same
+// load against the Next route handler; the raw COPY rate of the same rows is measured in the same run.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+// `server-only` must resolve to its empty module outside Next (see lib/node/server-only-hook.mjs).
+if (!process.execArgv.includes('--conditions=react-server')) {
+  const child = spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', import.meta.filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(child.status ?? 1);
+}
+
+const root = path.resolve(import.meta.dirname, '..');
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const HOSTS = arg('hosts', 10_000);
+const DURATION_S = arg('duration', 20);
+const WARMUP_S = arg('warmup', 3);
+const NEXT_DURATION_S = arg('next-duration', 10);
+const CONNECTIONS = arg('connections', 64);
+const WRK_THREADS = 2;
+const SKIP_BUILD = process.argv.includes('--skip-build');
+const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const HTTP_PORT = 3901;
+const NEXT_PORT = 3902;
+const SEQS = { warmup: [0, 6], measure: [6, 30], next: [36, 10] } as const;
+
+const { default: pg } = await import('pg');
+const { from: copyFrom } = await import('pg-copy-streams');
+const { openDatabase } = await import('../lib/db/open');
+const { createEnrollmentKey } = await import('../lib/auth/enrollment-keys');
+const { enrollHost } = await import('../lib/auth/enroll-host');
+const { realisticReport } = await import('./_ingest-report');
+const { reportToRows, totalRowCount } = await import('../lib/ingest/report-rows');
+const { toCopyText } = await import('../lib/ingest/copy-text');
+const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/table-specs');
+
+function log(message: string) {
+  console.error(`[bench ingest] ${message}`);
+}
+
+function newestMtimeMs(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+function ensureBuild() {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  const builtMs = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
+  const sourceMs = Math.max(...['app', 'lib', 'components'].filter((d) => fs.existsSync(path.join(root, d))).map((d) => newestMtimeMs(path.join(root, d))));
+  if (SKIP_BUILD || builtMs > sourceMs) return;
+  log('building the app (npm run build)');
+  const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (result.status !== 0) throw new Error('npm run build failed');
+}
+
+function startProcess(command: string, args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = async () => {
+      if (child.exitCode !== null) return reject(new Error(`${command} exited with ${child.exitCode}`));
+      try {
+        await fetch(readyUrl, { method: 'POST', body: '{}' });
+        return resolve(child);
+      } catch {
+        if (Date.now() - started > 60_000) return reject(new Error(`${command} did not start`));
+        setTimeout(poll, 200);
+      }
+    };
+    void poll();
+  });
+}
+
+function stop(child: ChildProcess | undefined) {
+  if (child?.pid && child.exitCode === null) {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {}
+  }
+}
+
+interface WrkResult {
+  requestsPerS: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+function toMs(text: string): number {
+  const match = /([\d.]+)(us|ms|s)/.exec(text)!;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+function runWrk(port: number, dataDir: string, seqs: readonly [number, number], durationS: number): WrkResult {
+  const result = spawnSync('wrk', [
+    `-t${WRK_THREADS}`, `-c${CONNECTIONS}`, `-d${durationS}s`, '--latency', '--timeout', '10s',
+    '-s', path.join(root, 'bench', '_ingest-wrk.lua'), `http://127.0.0.1:${port}/api/v1/ingest`,
+    '--', dataDir, String(seqs[0]), String(seqs[1]), String(WRK_THREADS),
+  ], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr}`);
+  const out = result.stdout;
+  return {
+    requestsPerS: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
+    p50Ms: toMs(/\s50%\s+(\S+)/.exec(out)![1]!),
+    p99Ms: toMs(/\s99%\s+(\S+)/.exec(out)![1]!),
+    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
+  };
+}
+
+async function stored(sql: { query<R>(t: string): Promise<R[]> }) {
+  const tables = ['report_ledger', ...SERIES_KINDS.map((k) => SERIES_SPECS[k].table)];
+  const [row] = await sql.query<Record<string, number>>(`SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})::int8 AS ${t}`).join(', ')}`);
+  const samples = SERIES_KINDS.reduce((n, k) => n + Number(row![SERIES_SPECS[k].table]), 0);
+  return { reports: Number(row!.report_ledger), samples };
+}
+
+/** Raw COPY of the same kind of rows into the same tables, one connection, data already encoded. */
+async function rawCopyRowsPerS(url: string, reports: number): Promise<number> {
+  const client = new pg.Client(url);
+  await client.connect();
+  const baseTs = Date.now() - 3_600_000;
+  const texts = new Map<string, string[]>();
+  let rows = 0;
+  for (let i = 0; i < reports; i++) {
+    const batch = reportToRows(1_000_000 + (i % 1000), realisticReport(i, baseTs + Math.floor(i / 1000) * 10_000, i + 7));
+    rows += totalRowCount(batch);
+    for (const kind of SERIES_KINDS) if (batch[kind].values.length) texts.set(kind, [...(texts.get(kind) ?? []), toCopyText(batch[kind])]);
+  }
+  const started = performance.now();
+  await client.query('BEGIN');
+  for (const kind of SERIES_KINDS) {
+    const spec = SERIES_SPECS[kind];
+    const stream = client.query(copyFrom(`COPY ${spec.table} (${spec.columns.join(', ')}) FROM STDIN`));
+    await new Promise<void>((resolve, reject) => {
+      stream.on('finish', resolve);
+      stream.on('error', reject);
+      for (const chunk of texts.get(kind) ?? []) stream.write(chunk);
+      stream.end();
+    });
+  }
+  await client.query('COMMIT');
+  const seconds = (performance.now() - started) / 1000;
+  await client.end();
+  return rows / seconds;
+}
+
+function writeBenchmarksMd(section: string) {
+  const file = path.join(root, 'BENCHMARKS.md');
+  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const start = current.indexOf('\n## ingest\n');
+  let next = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
+  const before = start < 0 ? current.trimEnd() + '\n' : current.slice(0, start + 1);
+  const after = start < 0 || next < 0 ? '' : current.slice(next + 1);
+  fs.writeFileSync(file, `${before}\n${section.trim()}\n${after ? `\n${after}` : ''}`);
+}
+
+const dbName = `iw_bench_${randomBytes(4).toString('hex')}`;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-bench-ingest-'));
+const admin = new pg.Client(BASE_URL);
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbName}`);
+const url = new URL(BASE_URL);
+url.pathname = `/${dbName}`;
+const dbUrl = url.toString();
+let server: ChildProcess | undefined;
+let next: ChildProcess | undefined;
+try {
+  ensureBuild();
+  const db = await openDatabase({ kind: 'server', url: dbUrl });
+  log(`enrolling ${HOSTS} hosts into ${dbName}`);
+  const key = await createEnrollmentKey({ name: 'bench', region: 'bench', labels: {} }, db);
+  const tokens: string[] = new Array(HOSTS);
+  let nextHost = 0;
+  await Promise.all(Array.from({ length: 12 }, async () => {
+    while (nextHost < HOSTS) {
+      const i = nextHost++;
+      tokens[i] = (await enrollHost(key.key, { hostname: `bench-${i}`, machineId: `m-${i}` }, db)).token;
+    }
+  }));
+  fs.writeFileSync(path.join(dataDir, 'tokens.txt'), tokens.join('\n') + '\n');
+  const baseTs = Date.now() - 10 * 60_000;
+  let bodyBytes = 0;
+  for (let seq = 0; seq < 46; seq++) {
+    const body = gzipSync(JSON.stringify(realisticReport(seq, baseTs + seq * 10_000)));
+    bodyBytes += body.length;
+    fs.writeFileSync(path.join(dataDir, `body-${seq}.gz`), body);
+  }
+  const rowsPerReport = totalRowCount(reportToRows(1, realisticReport(0, baseTs)));
+  log(`report: ${Math.round(bodyBytes / 46)} B gzip, ${rowsPerReport} series rows`);
+
+  server = await startProcess(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'bench/_ingest-server.ts'],
+    { DATABASE_URL: dbUrl, PORT: String(HTTP_PORT) }, `http://127.0.0.1:${HTTP_PORT}/api/v1/ingest`);
+  log(`warm-up ${WARMUP_S} s`);
+  runWrk(HTTP_PORT, dataDir, SEQS.warmup, WARMUP_S);
+  const before = await stored(db.sql);
+  const t0 = performance.now();
+  log(`measuring ${DURATION_S} s against the node:http listener`);
+  const load = runWrk(HTTP_PORT, dataDir, SEQS.measure, DURATION_S);
+  const elapsedS = (performance.now() - t0) / 1000;
+  const after = await stored(db.sql);
+  stop(server);
+  server = undefined;
+  const reportsPerS = (after.reports - before.reports) / elapsedS;
+  const samplesPerS = (after.samples - before.samples) / elapsedS;
+  log('raw COPY of the same rows');
+  const copyRowsPerS = await rawCopyRowsPerS(dbUrl, 10_000);
+
+  let nextReportsPerS: number | null = null;
+  let nextP99: number | null = null;
+  if (fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+    log(`measuring ${NEXT_DURATION_S} s against the Next route handler (next start)`);
+    next = await startProcess(path.join(root, 'node_modules', '.bin', 'next'), ['start', '-p', String(NEXT_PORT), '-H', '127.0.0.1'],
+      { DATABASE_URL: dbUrl, NEXT_TELEMETRY_DISABLED: '1' }, `http://127.0.0.1:${NEXT_PORT}/api/v1/ingest`);
+    runWrk(NEXT_PORT, dataDir, [SEQS.next[0], 2], 2);
+    const nb = await stored(db.sql);
+    const n0 = performance.now();
+    const nextLoad = runWrk(NEXT_PORT, dataDir, [SEQS.next[0] + 2, SEQS.next[1] - 2], NEXT_DURATION_S);
+    const na = await stored(db.sql);
+    nextReportsPerS = (na.reports - nb.reports) / ((performance.now() - n0) / 1000);
+    nextP99 = nextLoad.p99Ms;
+    stop(next);
+    next = undefined;
+  } else log('no .next build: skipping the Next route handler comparison');
+  await db.close();
+
+  const figures = {
+    reports_per_s: Math.round(reportsPerS),
+    p50_ms: load.p50Ms,
+    p99_ms: load.p99Ms,
+    stored_samples_per_s: Math.round(samplesPerS),
+    copy_rows_per_s: Math.round(copyRowsPerS),
+    copy_ratio: Number((samplesPerS / copyRowsPerS).toFixed(3)),
+    next_route_reports_per_s: nextReportsPerS === null ? null : Math.round(nextReportsPerS),
+    next_route_p99_ms: nextP99,
+    http_requests_per_s: Math.round(load.requestsPerS),
+    non_2xx: load.non2xx,
+    hosts: HOSTS,
+    connections: CONNECTIONS,
+    duration_s: DURATION_S,
+  };
+  console.log(`sustained ${figures.reports_per_s} reports/s (p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms), ` +
+    `${figures.stored_samples_per_s} samples/s stored; raw COPY ${figures.copy_rows_per_s} rows/s → copy_ratio ${figures.copy_ratio}; ` +
+    `Next route handler ${figures.next_route_reports_per_s ?? 'n/a'} reports/s`);
+  writeBenchmarksMd(`## ingest
+
+Command: \`npm run bench -- ingest\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, PostgreSQL on 127.0.0.1,
+wrk ${WRK_THREADS} threads × ${CONNECTIONS} connections on the same machine, ${HOSTS} enrolled hosts, one gzip report of
+${Math.round(bodyBytes / 46)} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s warm-up then ${DURATION_S} s measured).
+
+| figure | value |
+|---|---|
+| sustained reports/s (node:http listener → lib/ingest, group commit) | ${figures.reports_per_s} |
+| request latency p50 / p99 | ${figures.p50_ms} ms / ${figures.p99_ms} ms |
+| stored series rows/s | ${figures.stored_samples_per_s} |
+| raw COPY of the same rows, one connection | ${figures.copy_rows_per_s} rows/s |
+| copy_ratio (stored ÷ raw COPY) | ${figures.copy_ratio} |
+| same load through the Next route handler (\`next start\`) | ${figures.next_route_reports_per_s ?? 'n/a'} reports/s, p99 ${figures.next_route_p99_ms ?? 'n/a'} ms |
+| non-2xx responses during the measurement | ${figures.non_2xx} |
+
+\`\`\`json
+${JSON.stringify(figures)}
+\`\`\`
+`);
+  console.log(JSON.stringify(figures));
+} finally {
+  stop(server);
+  stop(next);
+  await new Promise((r) => setTimeout(r, 500));
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+  await admin.end();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
