@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { realisticReport } from '../../bench/_ingest-report';
+import { authenticateHost, revokeHostToken } from '../../lib/auth/authenticate-host';
+import { authorizeAdmin } from '../../lib/auth/admin-auth';
+import { enrollHost } from '../../lib/auth/enroll-host';
+import { createEnrollmentKey, listEnrollmentKeys, revokeEnrollmentKey } from '../../lib/auth/enrollment-keys';
+import { ensureLocalEnrollmentKey } from '../../lib/auth/ensure-local-enrollment-key';
+import { hashToken } from '../../lib/auth/tokens';
+import { toErrorEnvelope } from '../../lib/errors';
+import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
+import { createIngestDeps } from '../../lib/ingest/ingest-service';
+import { createServerDatabase, jsonBody, type TestDatabase } from './ingest-helpers';
+
+async function rejection(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (err) {
+    const { status, body } = toErrorEnvelope(err);
+    return { status, ...body.error };
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('enrollment and host tokens', () => {
+  let t: TestDatabase;
+  let deps: IngestDeps;
+  beforeAll(async () => {
+    t = await createServerDatabase();
+    deps = createIngestDeps(t.db);
+  });
+  afterAll(async () => {
+    await deps.writer.close();
+    await t.drop();
+  });
+
+  const ingest = (token: string, seq: number) =>
+    ingestRequest({ authorization: `Bearer ${token}`, contentType: 'application/json', ...jsonBody(realisticReport(seq, Date.now() - 60_000 + seq)) }, deps);
+
+  test('a key is stored only as its hash and listed without it', async () => {
+    const created = await createEnrollmentKey({ name: 'ml oslo', region: 'oslo', labels: { team: 'ml' } }, t.db);
+    expect(created.key).toMatch(/^iwk_[A-Za-z0-9_-]{43}$/);
+    const [row] = await t.db.sql.query<{ token_hash: string }>('SELECT token_hash FROM enrollment_keys WHERE id = $1', [created.id]);
+    expect(row!.token_hash).toBe(hashToken(created.key));
+    const listed = (await listEnrollmentKeys(t.db)).find((k) => k.id === created.id)!;
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+    expect(listed).toMatchObject({ name: 'ml oslo', region: 'oslo', labels: { team: 'ml' }, revokedAt: null });
+  });
+
+  test('enrolling gives a host token in the key region; re-enrolling the same machine rotates it and continues the seq', async () => {
+    const key = await createEnrollmentKey({ name: 'k', region: 'frankfurt', labels: { tier: 'gpu' } }, t.db);
+    const first = await enrollHost(key.key, { hostname: 'gpu-1', machineId: 'abc' }, t.db);
+    expect(first).toMatchObject({ region: 'frankfurt', nextSeq: 0 });
+    expect(first.token).toMatch(/^iwh_/);
+    const [host] = await t.db.sql.query<{ labels: unknown; region: string }>('SELECT labels, region FROM hosts WHERE id = $1', [first.hostId]);
+    expect(host).toEqual({ labels: { tier: 'gpu' }, region: 'frankfurt' });
+    for (const seq of [0, 1, 2]) expect((await ingest(first.token, seq)).status).toBe(200);
+
+    const again = await enrollHost(key.key, { hostname: 'gpu-1-renamed', machineId: 'abc' }, t.db);
+    expect(again.hostId).toBe(first.hostId);
+    expect(again.token).not.toBe(first.token);
+    expect(again.nextSeq).toBe(3);
+    const old = await ingest(first.token, 3);
+    expect(old.status).toBe(401);
+    expect((await ingest(again.token, 3)).status).toBe(200);
+  });
+
+  test('without a machine-id the hostname in the region identifies the host', async () => {
+    const key = await createEnrollmentKey({ name: 'k', region: 'paris', labels: {} }, t.db);
+    const a = await enrollHost(key.key, { hostname: 'cpu-7', machineId: null }, t.db);
+    const b = await enrollHost(key.key, { hostname: 'cpu-7', machineId: null }, t.db);
+    const c = await enrollHost(key.key, { hostname: 'cpu-8', machineId: null }, t.db);
+    expect(b.hostId).toBe(a.hostId);
+    expect(c.hostId).not.toBe(a.hostId);
+  });
+
+  test('enrollment is refused for unknown (401), revoked (403) and expired (403) keys', async () => {
+    expect(await rejection(enrollHost('iwk_unknown', { hostname: 'x', machineId: null }, t.db))).toMatchObject({ status: 401, code: 'unauthorized', message: 'missing or invalid enrollment key' });
+    expect(await rejection(enrollHost(null, { hostname: 'x', machineId: null }, t.db))).toMatchObject({ status: 401 });
+    const revoked = await createEnrollmentKey({ name: 'r', region: 'oslo', labels: {} }, t.db);
+    await revokeEnrollmentKey(revoked.id, t.db);
+    expect(await rejection(enrollHost(revoked.key, { hostname: 'x', machineId: null }, t.db))).toMatchObject({ status: 403, code: 'forbidden', message: 'enrollment key has been revoked' });
+    const expired = await createEnrollmentKey({ name: 'e', region: 'oslo', labels: {}, expiresAt: new Date(Date.now() - 1000) }, t.db);
+    expect(await rejection(enrollHost(expired.key, { hostname: 'x', machineId: null }, t.db))).toMatchObject({ status: 403, code: 'forbidden', message: 'enrollment key has expired' });
+    const [n] = await t.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM hosts WHERE hostname = 'x'");
+    expect(n!.n).toBe(0);
+  });
+
+  test('revoking a host token stops it at once, even when it was cached', async () => {
+    const key = await createEnrollmentKey({ name: 'k', region: 'oslo', labels: {} }, t.db);
+    const host = await enrollHost(key.key, { hostname: 'revoke-me', machineId: null }, t.db);
+    expect(await authenticateHost(host.token, t.db)).toEqual({ id: host.hostId, region: 'oslo' });
+    await revokeHostToken(host.hostId, t.db);
+    expect(await rejection(authenticateHost(host.token, t.db))).toMatchObject({ status: 401, message: 'invalid or revoked host token' });
+  });
+
+  test('the local enrollment key file is created 0600 and reused while the key is valid', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-local-key-'));
+    const file = path.join(dir, 'enroll.key');
+    const key = await ensureLocalEnrollmentKey(t.db, file);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(await ensureLocalEnrollmentKey(t.db, file)).toBe(key);
+    const [row] = await t.db.sql.query<{ id: number; name: string; region: string }>('SELECT id, name, region FROM enrollment_keys WHERE token_hash = $1', [hashToken(key)]);
+    expect(row).toMatchObject({ name: 'local', region: 'local' });
+    await revokeEnrollmentKey(row!.id, t.db);
+    const replaced = await ensureLocalEnrollmentKey(t.db, file);
+    expect(replaced).not.toBe(key);
+    expect(fs.readFileSync(file, 'utf8').trim()).toBe(replaced);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('admin routes are disabled without INFERWATCH_ADMIN_TOKEN and need the exact token otherwise', () => {
+    const check = (header: string | null, token?: string) => {
+      try {
+        authorizeAdmin(header, token);
+        return 200;
+      } catch (err) {
+        return toErrorEnvelope(err).status;
+      }
+    };
+    expect(check('Bearer x', undefined)).toBe(403);
+    expect(check(null, 'secret')).toBe(401);
+    expect(check('Bearer secreT', 'secret')).toBe(401);
+    expect(check('Bearer secret', 'secret')).toBe(200);
+  });
+});
+
+describe('enrollment HTTP routes', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createServerDatabase();
+    process.env.DATABASE_URL = t.url;
+    process.env.INFERWATCH_ADMIN_TOKEN = 'test-admin-token';
+  });
+  afterAll(async () => {
+    const { closeDb } = await import('../../lib/db');
+    await closeDb();
+    delete process.env.INFERWATCH_ADMIN_TOKEN;
+    await t.drop();
+  });
+
+  test('an admin creates a key over HTTP, a host enrolls with it, the admin revokes it', async () => {
+    const keys = await import('../../app/api/v1/admin/enrollment-keys/route');
+    const keyById = await import('../../app/api/v1/admin/enrollment-keys/[id]/route');
+    const enroll = await import('../../app/api/v1/enroll/route');
+    const admin = { authorization: 'Bearer test-admin-token', 'content-type': 'application/json' };
+
+    expect((await keys.GET(new Request('http://x/api/v1/admin/enrollment-keys'))).status).toBe(401);
+    const created = await keys.POST(new Request('http://x', { method: 'POST', headers: admin, body: JSON.stringify({ name: 'n', region: 'oslo', labels: { team: 'ml' } }) }));
+    expect(created.status).toBe(201);
+    const { id, key } = (await created.json()) as { id: number; key: string };
+    const listed = (await (await keys.GET(new Request('http://x', { headers: admin }))).json()) as { keys: unknown[] };
+    expect(JSON.stringify(listed)).not.toContain(key);
+
+    const enrolled = await enroll.POST(new Request('http://x', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ hostname: 'h', machineId: null }) }));
+    expect(enrolled.status).toBe(200);
+    expect(await enrolled.json()).toMatchObject({ region: 'oslo', nextSeq: 0 });
+
+    const revoked = await keyById.DELETE(new Request('http://x', { method: 'DELETE', headers: admin }), { params: Promise.resolve({ id: String(id) }) });
+    expect(revoked.status).toBe(200);
+    const refused = await enroll.POST(new Request('http://x', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ hostname: 'h2', machineId: null }) }));
+    expect(refused.status).toBe(403);
+    const invalid = await enroll.POST(new Request('http://x', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ hostname: '' }) }));
+    expect(invalid.status).toBe(400);
+  });
+});
