@@ -1,0 +1,98 @@
+import { describe, expect, test } from 'vitest';
+import { realisticReport } from '../../../bench/_ingest-report';
+import { toCopyText } from '../../../lib/ingest/copy-text';
+import { toColumnArrays } from '../../../lib/ingest/embedded-writer';
+import { canonicalTags, reportToRows, rowCount } from '../../../lib/ingest/report-rows';
+import { SERIES_SPECS } from '../../../lib/ingest/table-specs';
+import { inlineArrayParams, inventoryChanges, planWrites, resultsByRequest } from '../../../lib/ingest/write-plan';
+import type { Report } from '../../../lib/protocol';
+
+const TS = Date.UTC(2026, 10, 29, 12, 0, 0);
+
+describe('reportToRows', () => {
+  test('one report becomes 1 host, 8 per-CPU, 4 disk, 1 cgroup, 2 process and 3 latency rows for the token host', () => {
+    const rows = reportToRows(42, realisticReport(1, TS));
+    expect(Object.fromEntries(Object.entries(rows).map(([k, t]) => [k, rowCount(t)]))).toEqual({
+      host: 1, cpu: 8, disk: 4, cgroup: 1, process: 2, latency: 3, probe: 0,
+    });
+    for (const table of Object.values(rows)) {
+      for (let i = 0; i < table.values.length; i += table.width) {
+        expect(table.values[i]).toBe(42);
+        expect(table.values[i + 1]).toBe('2026-11-29T12:00:00.000Z');
+      }
+    }
+  });
+
+  test('every row has exactly as many values as its table has columns', () => {
+    const rows = reportToRows(1, realisticReport(1, TS));
+    for (const [kind, table] of Object.entries(rows)) {
+      expect(table.width).toBe(SERIES_SPECS[kind as keyof typeof SERIES_SPECS].columns.length);
+      expect(table.values.length % table.width).toBe(0);
+    }
+  });
+
+  test('host samples carry steal and iowait where the columns say, and PSI full may be null', () => {
+    const report = realisticReport(1, TS);
+    const cpu = report.cpu as Exclude<Report['cpu'], { unavailable: string }>;
+    const pressure = report.pressure as { cpu: unknown; io: { some: object; full: null }; memory: unknown };
+    pressure.io.full = null;
+    const host = reportToRows(1, report).host;
+    const col = (name: string) => host.values[SERIES_SPECS.host.columns.indexOf(name)];
+    expect(col('cpu_steal_pct')).toBe(cpu.total.stealPct);
+    expect(col('cpu_iowait_pct')).toBe(cpu.total.iowaitPct);
+    expect(col('psi_io_full_pct')).toBeNull();
+    expect(col('interval_ms')).toBe(10_000);
+  });
+
+  test('an unavailable CPU collector gives NULL CPU columns and no per-CPU rows, not zeros', () => {
+    const report = { ...realisticReport(1, TS), cpu: { unavailable: '/proc/stat unreadable' }, disks: { unavailable: 'x' } };
+    const rows = reportToRows(1, report);
+    const host = rows.host.values;
+    expect(host.slice(3, 12)).toEqual([null, null, null, null, null, null, null, null, null]);
+    expect(rowCount(rows.cpu)).toBe(0);
+    expect(rowCount(rows.disk)).toBe(0);
+  });
+
+  test('latency tags become canonical JSON whatever their order', () => {
+    expect(canonicalTags({ model: 'a', route: '/v1' })).toBe(canonicalTags({ route: '/v1', model: 'a' }));
+    expect(canonicalTags({})).toBe('{}');
+  });
+});
+
+describe('COPY text and unnest parameters', () => {
+  test('escapes tabs, newlines and backslashes, writes NULL as \\N and arrays as literals', () => {
+    const text = toCopyText({ width: 4, values: ['a\tb\nc\\d', null, true, [1, -2, 3]] });
+    expect(text).toBe('a\\tb\\nc\\\\d\t\\N\tt\t{1,-2,3}\n');
+  });
+
+  test('array columns are passed to unnest as text literals', () => {
+    const rows = reportToRows(1, realisticReport(1, TS));
+    const columns = toColumnArrays(rows.latency, SERIES_SPECS.latency);
+    expect(columns[9]![0]).toMatch(/^\{-?\d+(,-?\d+)*\}$/);
+  });
+
+  test('inlined array parameters quote strings safely', () => {
+    const sql = inlineArrayParams('SELECT $1::text[], $2::int4[]', [["it's", 'a"b\\c'], [1, 2]], (t) => `'${t.replace(/'/g, "''")}'`);
+    expect(sql).toBe(`SELECT '{"it''s","a\\"b\\\\c"}'::text[], '{1,2}'::int4[]`);
+  });
+});
+
+describe('write plans', () => {
+  test('a (host, seq) twice in one flush is stored once and the second copy is a duplicate', () => {
+    const a = realisticReport(5, TS);
+    const plan = planWrites([{ hostId: 1, reports: [a] }, { hostId: 1, reports: [a] }, { hostId: 2, reports: [a] }]);
+    expect(plan.unique.map((u) => [u.hostId, u.request])).toEqual([[1, 0], [2, 2]]);
+    expect(resultsByRequest(plan, [true, false], 3)).toEqual([
+      { acceptedSeqs: [5], duplicateSeqs: [] },
+      { acceptedSeqs: [], duplicateSeqs: [5] },
+      { acceptedSeqs: [], duplicateSeqs: [5] },
+    ]);
+  });
+
+  test('only inventories whose hash differs from the previous one of the host are kept', () => {
+    const inv = (hash: string) => ({ hash }) as unknown as Report['inventory'];
+    const r = (seq: number, hash?: string) => ({ ...realisticReport(seq, TS + seq), ...(hash ? { inventory: inv(hash) } : {}) });
+    const plan = planWrites([{ hostId: 1, reports: [r(1, 'a'), r(2, 'a'), r(3), r(4, 'b'), r(5, 'a')] }]);
+    expect(inventoryChanges(plan.unique).map((c) => c.inventory.hash)).toEqual(['a', 'b', 'a']);
+  });
+});
