@@ -60,8 +60,8 @@ export async function enrolledHost(db: Database, hostname = `host-${randomBytes(
 
 export const SERIES_COUNTS = ['report_ledger', 'host_samples', 'cpu_samples', 'disk_samples', 'cgroup_samples', 'process_samples', 'latency_samples', 'inventory_snapshots'] as const;
 
-export async function rowCounts(db: Database): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
+export async function rowCounts(db: Database): Promise<Record<(typeof SERIES_COUNTS)[number], number>> {
+  const counts = {} as Record<(typeof SERIES_COUNTS)[number], number>;
   for (const table of SERIES_COUNTS) {
     const [row] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
     counts[table] = Number(row!.n);
