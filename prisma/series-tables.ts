@@ -10,7 +10,7 @@ export const RAW_SERIES_TABLES = [
   'probe_samples',
 ] as const;
 
-const ROLLUP_BASES = ['host_samples', 'disk_samples', 'process_samples', 'cgroup_samples', 'probe', 'latency'] as const;
+const ROLLUP_BASES = ['host_samples', 'disk_samples', 'process_samples', 'cgroup_samples', 'probe', 'latency', 'latency_region'] as const;
 
 /** 1-minute rollups (daily partitions) and 1-hour rollups (monthly partitions), written by lib/series/rollup.ts. */
 export const ROLLUP_1M_TABLES = ROLLUP_BASES.map((base) => `${base}_1m` as const);
@@ -22,4 +22,5 @@ export const SERIES_TABLES = [
   ...ROLLUP_1M_TABLES,
   ...ROLLUP_1H_TABLES,
   'series_rollup_watermarks',
+  'rollup_dirty_minutes',
 ] as const;

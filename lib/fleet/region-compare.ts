@@ -63,7 +63,7 @@ export async function compareRegions(sql: Sql, range: { from: Date; to: Date }):
     sql.query<{ region: string; n: number }>('SELECT region, count(*)::int AS n FROM hosts GROUP BY region ORDER BY region'),
     hostGaugesByRegion(sql, segments),
     probesByRegion(sql, segments),
-    mergeHistograms(sql, { segments, groups: ['h.region', 'x.name'], where: 'TRUE', params: [] }),
+    mergeHistograms(sql, { segments, groups: ['h.region', 'x.name'], where: 'TRUE', params: [], byRegion: true }),
   ]);
   const regions = new Map<string, RegionComparison>();
   for (const { region, n } of hostCounts) {

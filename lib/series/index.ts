@@ -5,3 +5,4 @@ export { retentionFromEnv, DEFAULT_RETENTION_DAYS, type RetentionDays } from './
 export { getHostSeries } from './host-series';
 export { getLatencyQuantiles, quantilesOf } from './latency';
 export { chooseResolution, coverRange, segmentsAt } from './resolution';
+export { lateMinutesOf, markLateMinutes, LATE_REPORT_AGE_MS, type LateMinute } from './late-minutes';

@@ -57,9 +57,10 @@ export async function getLatencyQuantiles(sql: Sql, query: LatencyQuery): Promis
   const scope = scopeCondition(query.scope, 2);
   const where = `x.name = $1 AND ${scope.where}`;
   const params = [query.name, ...scope.params];
+  const byRegion = query.scope.kind === 'region' || query.scope.kind === 'fleet';
   const fromMs = query.from.getTime();
   const toMs = query.to.getTime();
-  const [total] = await mergeHistograms(sql, { segments: coverRange(fromMs, toMs, marks), groups: [], where, params });
+  const [total] = await mergeHistograms(sql, { segments: coverRange(fromMs, toMs, marks), groups: [], where, params, byRegion });
   const response: LatencyResponse = {
     scope: query.scope,
     name: query.name,
@@ -81,6 +82,7 @@ export async function getLatencyQuantiles(sql: Sql, query: LatencyQuery): Promis
       groups: [`date_bin(INTERVAL '${bucketMs / 1000} seconds', x.ts, ${ORIGIN})`],
       where,
       params,
+      byRegion,
     });
     const buckets = rows
       .map((row) => ({ t: new Date(row.groups[0] as Date).getTime(), ...quantilesOf(row.wire) }))

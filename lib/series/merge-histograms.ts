@@ -3,7 +3,17 @@ import type { Sql } from '../db/sql';
 import type { SeriesResolution } from '../read-api/series-types';
 import type { Segment } from './resolution';
 
-const TABLE: Record<SeriesResolution, string> = { raw: 'latency_samples', '1m': 'latency_1m', '1h': 'latency_1h' };
+const HOST_SOURCE: Record<SeriesResolution, string> = {
+  raw: 'latency_samples x JOIN hosts h ON h.id = x.host_id',
+  '1m': 'latency_1m x JOIN hosts h ON h.id = x.host_id',
+  '1h': 'latency_1h x JOIN hosts h ON h.id = x.host_id',
+};
+// Region rollups stand in for `h` with their own region column, so conditions on h.region read both alike.
+const REGION_SOURCE: Record<SeriesResolution, string> = {
+  ...HOST_SOURCE,
+  '1m': 'latency_region_1m x CROSS JOIN LATERAL (SELECT x.region) h',
+  '1h': 'latency_region_1h x CROSS JOIN LATERAL (SELECT x.region) h',
+};
 
 export interface MergeQuery {
   segments: Segment[];
@@ -12,6 +22,8 @@ export interface MergeQuery {
   /** Extra condition over `x` and `h`, with parameters numbered from 1. */
   where: string;
   params: unknown[];
+  /** Read rolled-up segments from the region rollups: `groups` and `where` may then use only `h.region` and `x`. */
+  byRegion?: boolean;
 }
 
 export interface MergedRow {
@@ -28,7 +40,7 @@ export async function mergeHistograms(sql: Sql, query: MergeQuery): Promise<Merg
   const parts = query.segments.map((segment) => {
     params.push(new Date(segment.fromMs), new Date(segment.toMs));
     return `SELECT ${[...gSelect, 'x.count', 'x.sum', 'x.min', 'x.max', 'x.zero_count', 'x.keys', 'x.counts'].join(', ')}
-      FROM ${TABLE[segment.resolution]} x JOIN hosts h ON h.id = x.host_id
+      FROM ${(query.byRegion ? REGION_SOURCE : HOST_SOURCE)[segment.resolution]}
       WHERE x.ts >= $${params.length - 1} AND x.ts < $${params.length} AND (${query.where})`;
   });
   const gList = g.length ? `${g.join(', ')}, ` : '';

@@ -1,3 +1,5 @@
+import type { RowFilter } from './rollup-sql';
+
 /**
  * What each gauge rollup folds: raw table → `<base>_1m` → `<base>_1h`, grouped by host, bucket and `keys`.
  * Every gauge becomes `<gauge>_avg` and `<gauge>_max`; `counts` are summed (e.g. successful probes).
@@ -9,8 +11,8 @@ export interface GaugeRollupSpec {
   gauges: readonly string[];
   /** Rollup column → raw expression summed into it. */
   counts?: Readonly<Record<string, string>>;
-  /** The raw rows of [$1, $2); defaults to the raw table filtered on ts. */
-  rawSource?: string;
+  /** The raw rows `filter` selects; defaults to the raw table filtered. */
+  rawSource?: (filter: RowFilter) => string;
 }
 
 export const HOST_GAUGES = [
@@ -34,10 +36,10 @@ export const GAUGE_ROLLUPS: readonly GaugeRollupSpec[] = [
     gauges: HOST_GAUGES,
     // Per-CPU rows would multiply rollup size by the CPU count; the question at 1m/1h is "was any CPU stolen
     // from", which the most-stolen CPU of each report answers.
-    rawSource: `(SELECT h.*, c.cpu_steal_worst_cpu_pct FROM host_samples h
-      LEFT JOIN (SELECT host_id, ts, max(steal_pct) AS cpu_steal_worst_cpu_pct FROM cpu_samples
-                 WHERE ts >= $1 AND ts < $2 GROUP BY host_id, ts) c USING (host_id, ts)
-      WHERE h.ts >= $1 AND h.ts < $2)`,
+    rawSource: (filter) => `(SELECT h.*, c.cpu_steal_worst_cpu_pct FROM host_samples h
+      LEFT JOIN (SELECT host_id, ts, max(steal_pct) AS cpu_steal_worst_cpu_pct FROM cpu_samples c0
+                 WHERE ${filter('c0')} GROUP BY host_id, ts) c USING (host_id, ts)
+      WHERE ${filter('h')})`,
   },
   {
     base: 'disk_samples',

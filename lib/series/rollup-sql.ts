@@ -8,10 +8,22 @@ export function binExpr(step: string, column = 'ts'): string {
   return `date_bin(INTERVAL '${step}', ${column}, ${BIN_ORIGIN})`;
 }
 
-const STEP: Record<RollupLevel, string> = { '1m': '1 minute', '1h': '1 hour' };
+export const STEP: Record<RollupLevel, string> = { '1m': '1 minute', '1h': '1 hour' };
 
-/** Upsert of one level's buckets from the level below, for rows with ts in [$1, $2). */
-export function gaugeRollupSql(spec: GaugeRollupSpec, level: RollupLevel): string {
+/** Which source rows a rollup statement reads, as a condition over the row alias. */
+export type RowFilter = (alias: string) => string;
+
+/** Rows with ts in [$1, $2). */
+export const inRange: RowFilter = (a) => `${a}.ts >= $1 AND ${a}.ts < $2`;
+
+/** Rows in [$1, $2) whose (host, bucket of `step`) is one of the pairs unnest($3 host ids, $4 buckets). */
+export function inHostBuckets(step: string): RowFilter {
+  return (a) => `${a}.ts >= $1 AND ${a}.ts < $2 AND ${a}.host_id = ANY($3::int[])
+    AND (${a}.host_id, ${binExpr(step, `${a}.ts`)}) IN (SELECT * FROM unnest($3::int[], $4::timestamptz[]))`;
+}
+
+/** Upsert of one level's buckets from the level below, for the source rows `filter` selects. */
+export function gaugeRollupSql(spec: GaugeRollupSpec, level: RollupLevel, filter: RowFilter = inRange): string {
   const target = `${spec.base}_${level}`;
   const counts = Object.entries(spec.counts ?? {});
   const columns = [
@@ -26,14 +38,14 @@ export function gaugeRollupSql(spec: GaugeRollupSpec, level: RollupLevel): strin
   let select: string[];
   let source: string;
   if (level === '1m') {
-    source = spec.rawSource ?? `(SELECT * FROM ${spec.raw} WHERE ts >= $1 AND ts < $2)`;
+    source = spec.rawSource?.(filter) ?? `(SELECT * FROM ${spec.raw} r WHERE ${filter('r')})`;
     select = [
       'count(*)',
       ...counts.map(([, expr]) => `sum(${expr})`),
       ...spec.gauges.flatMap((g) => [`avg(${g})`, `max(${g})`]),
     ];
   } else {
-    source = `(SELECT * FROM ${spec.base}_1m WHERE ts >= $1 AND ts < $2)`;
+    source = `(SELECT * FROM ${spec.base}_1m r WHERE ${filter('r')})`;
     select = [
       'sum(samples)',
       ...counts.map(([column]) => `sum(${column})`),
@@ -52,27 +64,103 @@ GROUP BY ${group.join(', ')}
 ON CONFLICT (${conflict.join(', ')}) DO UPDATE SET ${updates.join(', ')}`;
 }
 
-/** Merges histograms into one level's buckets: counts summed per key, min of min, max of max, sums summed. */
-export function latencyRollupSql(level: RollupLevel): string {
+const HISTOGRAM_COLUMNS = 'count, sum, min, max, zero_count, keys, counts';
+const REPLACE_HISTOGRAM = `count = EXCLUDED.count, sum = EXCLUDED.sum, min = EXCLUDED.min, max = EXCLUDED.max,
+  zero_count = EXCLUDED.zero_count, keys = EXCLUDED.keys, counts = EXCLUDED.counts`;
+
+/**
+ * CTEs `<name>_summary` and `<name>_merged` merging the histograms of `source` (with columns `group` + histogram
+ * columns) per `group`, and `<name>` joining them: counts summed per key, min of min, max of max, sums summed.
+ */
+function mergeCtes(name: string, source: string, group: string[]): string {
+  const g = group.join(', ');
+  return `${name}_summary AS (
+  SELECT ${g}, sum(count)::bigint AS count, sum(sum) AS sum, min(min) AS min, max(max) AS max,
+         sum(zero_count)::bigint AS zero_count
+  FROM ${source} GROUP BY ${g}
+), ${name}_per_key AS (
+  SELECT ${g}, u.k, sum(u.c)::bigint AS c FROM ${source}, unnest(keys, counts) AS u(k, c) GROUP BY ${g}, u.k
+), ${name}_keys AS (
+  SELECT ${g}, array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts FROM ${name}_per_key GROUP BY ${g}
+), ${name} AS (
+  SELECT s.*, coalesce(m.keys, '{}') AS keys, coalesce(m.counts, '{}') AS counts
+  FROM ${name}_summary s LEFT JOIN ${name}_keys m USING (${g})
+)`;
+}
+
+/** Per-host histograms of one level merged from the level below (raw → 1m → 1h), for the rows `filter` selects. */
+export function latencyRollupSql(level: RollupLevel, filter: RowFilter = inRange): string {
   const source = level === '1m' ? 'latency_samples' : 'latency_1m';
   return `WITH src AS (
-  SELECT host_id, ${binExpr(STEP[level])} AS bucket, name, tags, count, sum, min, max, zero_count, keys, counts
-  FROM ${source} WHERE ts >= $1 AND ts < $2
-), summary AS (
-  SELECT host_id, bucket, name, tags, sum(count)::bigint AS count, sum(sum) AS sum, min(min) AS min, max(max) AS max,
-         sum(zero_count)::bigint AS zero_count
-  FROM src GROUP BY host_id, bucket, name, tags
-), per_key AS (
-  SELECT host_id, bucket, name, tags, u.k, sum(u.c)::bigint AS c
-  FROM src, unnest(src.keys, src.counts) AS u(k, c) GROUP BY host_id, bucket, name, tags, u.k
-), merged AS (
-  SELECT host_id, bucket, name, tags, array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts
-  FROM per_key GROUP BY host_id, bucket, name, tags
-)
-INSERT INTO latency_${level} (host_id, ts, name, tags, count, sum, min, max, zero_count, keys, counts)
-SELECT s.host_id, s.bucket, s.name, s.tags, s.count, s.sum, s.min, s.max, s.zero_count,
-       coalesce(m.keys, '{}'), coalesce(m.counts, '{}')
-FROM summary s LEFT JOIN merged m USING (host_id, bucket, name, tags)
-ON CONFLICT (host_id, ts, name, tags) DO UPDATE SET count = EXCLUDED.count, sum = EXCLUDED.sum, min = EXCLUDED.min,
-  max = EXCLUDED.max, zero_count = EXCLUDED.zero_count, keys = EXCLUDED.keys, counts = EXCLUDED.counts`;
+  SELECT host_id, ${binExpr(STEP[level], 'x.ts')} AS ts, name, tags, ${HISTOGRAM_COLUMNS}
+  FROM ${source} x WHERE ${filter('x')}
+), ${mergeCtes('merged', 'src', ['host_id', 'ts', 'name', 'tags'])}
+INSERT INTO latency_${level} (host_id, ts, name, tags, ${HISTOGRAM_COLUMNS})
+SELECT host_id, ts, name, tags, ${HISTOGRAM_COLUMNS} FROM merged
+ON CONFLICT (host_id, ts, name, tags) DO UPDATE SET ${REPLACE_HISTOGRAM}`;
 }
+
+/**
+ * Region histograms of one level: 1 m from the hosts' 1 m rows in [$1, $2), 1 h from the region 1 m rows in
+ * [$1, $2) — or, with `hostBuckets`, only the (region, hour) pairs holding the (host $3, hour $4) pairs.
+ */
+export function regionLatencyRollupSql(level: RollupLevel, hostBuckets = false): string {
+  const source =
+    level === '1m'
+      ? `SELECT h.region, x.ts, x.name, x.tags, ${HISTOGRAM_COLUMNS.replace(/(\w+)/g, 'x.$1')}
+         FROM latency_1m x JOIN hosts h ON h.id = x.host_id WHERE ${inRange('x')}`
+      : `SELECT region, ${binExpr('1 hour', 'x.ts')} AS ts, name, tags, ${HISTOGRAM_COLUMNS}
+         FROM latency_region_1m x WHERE ${inRange('x')}${
+           hostBuckets
+             ? ` AND (x.region, ${binExpr('1 hour', 'x.ts')}) IN
+                 (SELECT h.region, d.bucket FROM unnest($3::int[], $4::timestamptz[]) d(host_id, bucket) JOIN hosts h ON h.id = d.host_id)`
+             : ''
+         }`;
+  return `WITH src AS (${source}), ${mergeCtes('merged', 'src', ['region', 'ts', 'name', 'tags'])}
+INSERT INTO latency_region_${level} (region, ts, name, tags, ${HISTOGRAM_COLUMNS})
+SELECT region, ts, name, tags, ${HISTOGRAM_COLUMNS} FROM merged
+ON CONFLICT (region, ts, name, tags) DO UPDATE SET ${REPLACE_HISTOGRAM}`;
+}
+
+/**
+ * Re-rolls the (host $3, minute $4) pairs of late reports into the hosts' 1 m histograms and adds the change
+ * to their regions' 1 m rows. Raw rows are only ever added, so new ⊇ old per host: region += new − old (and
+ * min/max widen), which is exact without re-reading the region's other hosts.
+ */
+export const LATE_LATENCY_1M_SQL = `WITH src AS (
+  SELECT host_id, ${binExpr('1 minute', 'x.ts')} AS ts, name, tags, ${HISTOGRAM_COLUMNS}
+  FROM latency_samples x WHERE ${inHostBuckets('1 minute')('x')}
+), ${mergeCtes('fresh', 'src', ['host_id', 'ts', 'name', 'tags'])},
+stale AS (SELECT * FROM latency_1m x WHERE ${inHostBuckets('1 minute')('x')}),
+written AS (
+  INSERT INTO latency_1m (host_id, ts, name, tags, ${HISTOGRAM_COLUMNS})
+  SELECT host_id, ts, name, tags, ${HISTOGRAM_COLUMNS} FROM fresh
+  ON CONFLICT (host_id, ts, name, tags) DO UPDATE SET ${REPLACE_HISTOGRAM}
+), change AS (
+  SELECT h.region, f.ts, f.name, f.tags, sum(f.count - coalesce(o.count, 0))::bigint AS count,
+         sum(f.sum - coalesce(o.sum, 0)) AS sum, min(f.min) AS min, max(f.max) AS max,
+         sum(f.zero_count - coalesce(o.zero_count, 0))::bigint AS zero_count
+  FROM fresh f JOIN hosts h ON h.id = f.host_id
+    LEFT JOIN stale o ON o.host_id = f.host_id AND o.ts = f.ts AND o.name = f.name AND o.tags = f.tags
+  GROUP BY 1, 2, 3, 4
+), change_per_key AS (
+  SELECT region, ts, name, tags, k, sum(c)::bigint AS c FROM (
+    SELECT h.region, f.ts, f.name, f.tags, u.k, u.c FROM fresh f JOIN hosts h ON h.id = f.host_id, unnest(f.keys, f.counts) u(k, c)
+    UNION ALL
+    SELECT h.region, o.ts, o.name, o.tags, u.k, -u.c FROM stale o JOIN hosts h ON h.id = o.host_id, unnest(o.keys, o.counts) u(k, c)
+  ) z GROUP BY 1, 2, 3, 4, 5
+), change_keys AS (
+  SELECT region, ts, name, tags, array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts
+  FROM change_per_key GROUP BY 1, 2, 3, 4
+)
+INSERT INTO latency_region_1m AS r (region, ts, name, tags, ${HISTOGRAM_COLUMNS})
+SELECT c.region, c.ts, c.name, c.tags, c.count, c.sum, c.min, c.max, c.zero_count, coalesce(k.keys, '{}'), coalesce(k.counts, '{}')
+FROM change c LEFT JOIN change_keys k USING (region, ts, name, tags)
+ON CONFLICT (region, ts, name, tags) DO UPDATE SET count = r.count + EXCLUDED.count, sum = r.sum + EXCLUDED.sum,
+  min = LEAST(r.min, EXCLUDED.min), max = GREATEST(r.max, EXCLUDED.max), zero_count = r.zero_count + EXCLUDED.zero_count,
+  (keys, counts) = (
+    SELECT coalesce(array_agg(k ORDER BY k), '{}'), coalesce(array_agg(c ORDER BY k), '{}')
+    FROM (SELECT k, sum(c)::bigint AS c FROM (
+      SELECT * FROM unnest(r.keys, r.counts) UNION ALL SELECT * FROM unnest(EXCLUDED.keys, EXCLUDED.counts)
+    ) u(k, c) GROUP BY k) m
+  )`;

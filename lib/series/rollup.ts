@@ -1,7 +1,14 @@
 import type { Sql } from '../db/sql';
 import { utcDay } from '../db/partitions';
 import { GAUGE_ROLLUPS } from './rollup-specs';
-import { gaugeRollupSql, latencyRollupSql, type RollupLevel } from './rollup-sql';
+import {
+  LATE_LATENCY_1M_SQL,
+  gaugeRollupSql,
+  inHostBuckets,
+  latencyRollupSql,
+  regionLatencyRollupSql,
+  type RollupLevel,
+} from './rollup-sql';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -18,6 +25,8 @@ export interface RollUpOptions {
   chunkMs?: Partial<Record<RollupLevel, number>>;
   /** At most this many chunks per call, so one call stays short; the next call continues. */
   maxChunks?: number;
+  /** Late (host, minute) pairs re-rolled per transaction. */
+  latePairsPerChunk?: number;
 }
 
 export interface RollUpResult {
@@ -34,8 +43,18 @@ function floorTo(ms: number, stepMs: number): number {
 }
 
 export const ROLLUP_STATEMENTS: Record<RollupLevel, string[]> = {
-  '1m': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1m')), latencyRollupSql('1m')],
-  '1h': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1h')), latencyRollupSql('1h')],
+  '1m': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1m')), latencyRollupSql('1m'), regionLatencyRollupSql('1m')],
+  '1h': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1h')), latencyRollupSql('1h'), regionLatencyRollupSql('1h')],
+};
+
+// Over ($1, $2) = the pairs' time span, ($3, $4) = (host ids, minutes) resp. (host ids, hours).
+const LATE_STATEMENTS: Record<RollupLevel, string[]> = {
+  '1m': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1m', inHostBuckets('1 minute'))), LATE_LATENCY_1M_SQL],
+  '1h': [
+    ...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1h', inHostBuckets('1 hour'))),
+    latencyRollupSql('1h', inHostBuckets('1 hour')),
+    regionLatencyRollupSql('1h', true),
+  ],
 };
 
 export async function readWatermarks(sql: Sql): Promise<Partial<Record<RollupLevel, Date>>> {
@@ -62,9 +81,46 @@ async function rollChunk(sql: Sql, level: RollupLevel, fromMs: number, toMs: num
   });
 }
 
+function hostBucketParams(pairs: { hostId: number; ms: number }[], stepMs: number): unknown[] {
+  const unique = new Map(pairs.map((p) => [`${p.hostId}:${floorTo(p.ms, stepMs)}`, { hostId: p.hostId, ms: floorTo(p.ms, stepMs) }]));
+  const list = [...unique.values()];
+  const times = list.map((p) => p.ms);
+  return [
+    new Date(Math.min(...times)),
+    new Date(Math.max(...times) + stepMs),
+    list.map((p) => p.hostId),
+    list.map((p) => new Date(p.ms)),
+  ];
+}
+
+/** Takes up to `limit` late (host, minute) pairs off the queue and re-rolls them, all in one transaction. */
+async function rollLateChunk(sql: Sql, limit: number): Promise<number> {
+  return sql.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [ROLLUP_LOCK_ID]);
+    const rows = await tx.query<{ host_id: number; minute: Date }>(
+      `DELETE FROM rollup_dirty_minutes WHERE (host_id, minute) IN
+         (SELECT host_id, minute FROM rollup_dirty_minutes ORDER BY minute, host_id LIMIT $1)
+       RETURNING host_id, minute`,
+      [limit],
+    );
+    if (rows.length === 0) return 0;
+    const pairs = rows.map((r) => ({ hostId: r.host_id, ms: new Date(r.minute).getTime() }));
+    const minutes = hostBucketParams(pairs, MINUTE_MS);
+    await tx.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [
+      utcDay(minutes[0] as Date),
+      utcDay(new Date((minutes[1] as Date).getTime() - 1)),
+    ]);
+    for (const statement of LATE_STATEMENTS['1m']) await tx.query(statement, minutes);
+    const hours = hostBucketParams(pairs, HOUR_MS);
+    for (const statement of LATE_STATEMENTS['1h']) await tx.query(statement, hours);
+    return rows.length;
+  });
+}
+
 /**
  * Rolls up every closed minute (from raw) and then every closed hour (from minutes) since the persisted
- * watermarks, re-rolling the last `latenessMs` before them. Idempotent: buckets are upserted, so running it
+ * watermarks, re-rolling the last `latenessMs` before them, after re-rolling the (host, minute) pairs ingest
+ * queued for reports older than that (see markLateMinutes). Idempotent: buckets are upserted, so running it
  * again, or from two processes, gives the same rows.
  */
 export async function rollUp(sql: Sql, now: Date, options: RollUpOptions = {}): Promise<RollUpResult> {
@@ -76,6 +132,13 @@ export async function rollUp(sql: Sql, now: Date, options: RollUpOptions = {}): 
   const rolledUntil = {} as Record<RollupLevel, Date>;
   let chunks = 0;
   let caughtUp = true;
+  const latePairs = options.latePairsPerChunk ?? 2_000;
+  while (chunks < maxChunks) {
+    const taken = await rollLateChunk(sql, latePairs);
+    if (taken > 0) chunks++;
+    if (taken < latePairs) break;
+  }
+  if (chunks >= maxChunks) caughtUp = false;
   let closedEnd = floorTo(now.getTime(), MINUTE_MS);
   // Late raw rows are re-rolled into minutes; the hours holding those minutes must follow.
   let changedFrom = Infinity;

@@ -89,6 +89,26 @@ describe('latency quantiles', () => {
     }
   });
 
+  test('region and fleet quantiles are read from the region rollups, not the per-host ones', async () => {
+    const from = new Date(base);
+    const to = new Date(base + 2 * HOUR_MS);
+    const expected = [expectedQuantiles([hosts.osloA!, hosts.osloB!], base, base + 2 * HOUR_MS), expectedQuantiles([...wiresByHost.keys()], base, base + 2 * HOUR_MS)];
+    const rolledBack = new Error('rolled back');
+    await expect(
+      db.sql.transaction(async (tx) => {
+        await tx.query('DELETE FROM latency_1h');
+        await tx.query('DELETE FROM latency_1m');
+        const results = [];
+        for (const scope of [{ kind: 'region', region: 'oslo' }, { kind: 'fleet' }] as const) {
+          const { total } = await getLatencyQuantiles(tx, { scope, name: 'request', from, to });
+          results.push({ count: total.count, p50: total.p50, p99: total.p99, p999: total.p999 });
+        }
+        expect(results).toEqual(expected);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+  });
+
   test('a time series gives quantiles per bucket', async () => {
     const from = new Date(base);
     const to = new Date(base + 2 * HOUR_MS);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDatabase, type Database } from '../../lib/db/open';
-import { applyRetention, partitionEnd, readWatermarks, rollUp } from '../../lib/series';
-import { LatencySketch, mergeWires } from '../../lib/sketch';
+import { applyRetention, getLatencyQuantiles, lateMinutesOf, markLateMinutes, partitionEnd, readWatermarks, rollUp } from '../../lib/series';
+import type { SketchWire } from '../../lib/protocol';
+import { LatencySketch, mergeWires, quantileOfWire } from '../../lib/sketch';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { HOUR_MS, MINUTE_MS, hourBefore, insertHost, insertHostSample, insertLatency, seeded } from './series-support';
 
@@ -115,6 +116,85 @@ describe('rollUp', () => {
       keys: expected.keys,
       counts: expected.counts,
     });
+  });
+});
+
+type HistogramRow = { count: number; sum: number; min: number; max: number; keys: number[]; counts: number[] };
+
+function comparable(row: HistogramRow | SketchWire | undefined) {
+  if (!row) return row;
+  return { count: Number(row.count), sum: Math.round(row.sum * 1e6), min: row.min, max: row.max, keys: row.keys, counts: row.counts.map(Number) };
+}
+
+function sketchOf(random: () => number, scaleMs: number): SketchWire {
+  const sketch = new LatencySketch();
+  for (let j = 0; j < 30; j++) sketch.add(scaleMs * (0.5 + random()));
+  return sketch.toWire();
+}
+
+describe('late reports', () => {
+  const minuteMs = base + HOUR_MS + 30 * MINUTE_MS;
+  const hourMs = base + HOUR_MS;
+  const nowMs = base + 2 * HOUR_MS + 50_000;
+  const histogram = (table: string, where: string, params: unknown[]) =>
+    db.sql.query<HistogramRow>(`SELECT count, sum, min, max, keys, counts FROM ${table} WHERE name = 'late' AND ${where}`, params);
+
+  test('a report an hour late, queued by markLateMinutes, reaches the 1 m, 1 h and region rollups on the next pass', async () => {
+    const random = seeded(23);
+    const onTime = sketchOf(random, 20);
+    await insertLatency(db.sql, hostId, new Date(minuteMs + 1_000), 'late', onTime);
+    await rollUp(db.sql, new Date(nowMs), { latenessMs: 3 * HOUR_MS });
+    const otherId = await insertHost(db.sql, { hostname: 'gpu-2', region: 'oslo' });
+    const lateSame = sketchOf(random, 40);
+    const lateOther = sketchOf(random, 400);
+    const late = [
+      { hostId, ts: minuteMs + 20_000, wire: lateSame },
+      { hostId: otherId, ts: minuteMs + 40_000, wire: lateOther },
+    ];
+    for (const r of late) await insertLatency(db.sql, r.hostId, new Date(r.ts), 'late', r.wire);
+    await insertHostSample(db.sql, otherId, new Date(minuteMs + 40_000), { steal: 42 });
+    await rollUp(db.sql, new Date(nowMs + 5_000));
+    expect((await histogram('latency_region_1m', 'ts = $1', [new Date(minuteMs)])).map(comparable)).toEqual([comparable(onTime)]);
+
+    await markLateMinutes(db.sql, lateMinutesOf(late, nowMs + 10_000));
+    await rollUp(db.sql, new Date(nowMs + 10_000));
+
+    const all = mergeWires([onTime, lateSame, lateOther]);
+    expect(comparable((await histogram('latency_1m', 'host_id = $1 AND ts = $2', [hostId, new Date(minuteMs)]))[0])).toEqual(
+      comparable(mergeWires([onTime, lateSame])),
+    );
+    expect(comparable((await histogram('latency_1h', 'host_id = $1 AND ts = $2', [otherId, new Date(hourMs)]))[0])).toEqual(
+      comparable(lateOther),
+    );
+    expect(comparable((await histogram('latency_region_1m', 'region = $1 AND ts = $2', ['oslo', new Date(minuteMs)]))[0])).toEqual(
+      comparable(all),
+    );
+    expect(comparable((await histogram('latency_region_1h', 'region = $1 AND ts = $2', ['oslo', new Date(hourMs)]))[0])).toEqual(
+      comparable(all),
+    );
+    const [minute] = await db.sql.query('SELECT samples, cpu_steal_pct_max FROM host_samples_1m WHERE host_id = $1 AND ts = $2', [
+      otherId,
+      new Date(minuteMs),
+    ]);
+    expect(minute).toEqual({ samples: 1, cpu_steal_pct_max: 42 });
+    const [hour] = await db.sql.query('SELECT samples FROM host_samples_1h WHERE host_id = $1 AND ts = $2', [otherId, new Date(hourMs)]);
+    expect(hour).toEqual({ samples: 1 });
+    expect(await db.sql.query('SELECT * FROM rollup_dirty_minutes')).toEqual([]);
+    const { total } = await getLatencyQuantiles(db.sql, {
+      scope: { kind: 'region', region: 'oslo' },
+      name: 'late',
+      from: new Date(hourMs),
+      to: new Date(hourMs + HOUR_MS),
+    });
+    expect([total.count, total.p50, total.p99]).toEqual([all.count, quantileOfWire(all, 0.5), quantileOfWire(all, 0.99)]);
+  });
+
+  test('region rows updated from late reports equal a full re-roll of the hosts', async () => {
+    const before = await histogram('latency_region_1m', 'TRUE ORDER BY region, ts', []);
+    const hoursBefore = await histogram('latency_region_1h', 'TRUE ORDER BY region, ts', []);
+    await rollUp(db.sql, new Date(nowMs + 20_000), { latenessMs: 3 * HOUR_MS });
+    expect((await histogram('latency_region_1m', 'TRUE ORDER BY region, ts', [])).map(comparable)).toEqual(before.map(comparable));
+    expect((await histogram('latency_region_1h', 'TRUE ORDER BY region, ts', [])).map(comparable)).toEqual(hoursBefore.map(comparable));
   });
 });
 

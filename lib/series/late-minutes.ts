@@ -1,0 +1,39 @@
+import type { Sql } from '../db/sql';
+
+const MINUTE_MS = 60_000;
+
+/**
+ * Reports at least this old may land in a minute the rollup has already passed. Less than rollUp's 2-minute
+ * lateness window, so the minute of any younger report is re-rolled by a pass starting within 60 s of its insert.
+ */
+export const LATE_REPORT_AGE_MS = 60_000;
+
+export interface LateMinute {
+  hostId: number;
+  minuteMs: number;
+}
+
+/** The distinct (host, minute) pairs of reports older than LATE_REPORT_AGE_MS at `nowMs`; none for fresh traffic. */
+export function lateMinutesOf(reports: readonly { hostId: number; ts: number }[], nowMs: number): LateMinute[] {
+  const seen = new Set<string>();
+  const late: LateMinute[] = [];
+  for (const { hostId, ts } of reports) {
+    if (ts > nowMs - LATE_REPORT_AGE_MS) continue;
+    const minuteMs = Math.floor(ts / MINUTE_MS) * MINUTE_MS;
+    const key = `${hostId}:${minuteMs}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    late.push({ hostId, minuteMs });
+  }
+  return late;
+}
+
+/** Queues late (host, minute) pairs for the next rollUp pass to re-roll; a pair already queued is kept once. */
+export async function markLateMinutes(sql: Sql, minutes: readonly LateMinute[]): Promise<void> {
+  if (minutes.length === 0) return;
+  await sql.query(
+    `INSERT INTO rollup_dirty_minutes (host_id, minute)
+     SELECT * FROM unnest($1::int[], $2::timestamptz[]) ON CONFLICT DO NOTHING`,
+    [minutes.map((m) => m.hostId), minutes.map((m) => new Date(m.minuteMs))],
+  );
+}
