@@ -1,4 +1,5 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isAllowedEnvVar, type LogWarning, type ProcessInventory, type ProcessSample } from '../../lib/protocol';
 import { collectCgroupConfig, parseCgroupFile } from './cgroups';
@@ -60,7 +61,7 @@ export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec)
     if (comm === undefined) continue;
     let argv: string[] = [];
     try {
-      argv = parseCmdline(await readFile(path.join(procRoot, String(pid), 'cmdline')));
+      argv = parseCmdline(readFileSync(path.join(procRoot, String(pid), 'cmdline')));
     } catch {
       continue;
     }
@@ -146,7 +147,7 @@ export function parseEnviron(buffer: Uint8Array): Record<string, string> {
 export async function readEnviron(procRoot: string, pid: number): Promise<{ env: Record<string, string>; unreadable?: string }> {
   let buffer: Buffer;
   try {
-    buffer = await readFile(path.join(procRoot, String(pid), 'environ'));
+    buffer = readFileSync(path.join(procRoot, String(pid), 'environ'));
   } catch (err) {
     return { env: {}, unreadable: unavailableFrom(err, 'environ').unavailable };
   }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Unavailable } from '../../lib/protocol';
 
@@ -6,14 +6,16 @@ export function rootedPath(root: string, ...parts: string[]): string {
   return path.join(root, ...parts);
 }
 
+// procfs and sysfs files are generated in memory, so a synchronous read costs a few µs; the async API sent each
+// read through the libuv thread pool (open, fstat, read, close: four hand-offs), which dominated the agent's CPU.
 export async function readRooted(root: string, ...parts: string[]): Promise<string> {
-  return readFile(rootedPath(root, ...parts), 'utf8');
+  return readFileSync(rootedPath(root, ...parts), 'utf8');
 }
 
 /** Reads a file, or returns undefined when it does not exist or cannot be read. */
 export async function readOptional(root: string, ...parts: string[]): Promise<string | undefined> {
   try {
-    return await readRooted(root, ...parts);
+    return readFileSync(rootedPath(root, ...parts), 'utf8');
   } catch {
     return undefined;
   }

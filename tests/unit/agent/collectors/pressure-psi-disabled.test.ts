@@ -3,16 +3,16 @@ import { createPressureCollector } from '../../../../agent/collectors/pressure';
 import { contextAt, fixture } from './two-readings';
 
 // With psi=0 on the kernel command line the files exist but every read fails with EOPNOTSUPP.
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs/promises')>();
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
   return {
     ...actual,
-    readFile: (async (file: string, ...rest: unknown[]) => {
+    readFileSync: ((file: string, ...rest: unknown[]) => {
       if (String(file).includes('/pressure/')) {
         throw Object.assign(new Error(`EOPNOTSUPP: operation not supported on socket, read`), { code: 'EOPNOTSUPP' });
       }
-      return (actual.readFile as (...args: unknown[]) => unknown)(file, ...rest);
-    }) as typeof actual.readFile,
+      return (actual.readFileSync as (...args: unknown[]) => unknown)(file, ...rest);
+    }) as typeof actual.readFileSync,
   };
 });
 
