@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { enrollResponseSchema, type EnrollRequest } from '../../lib/protocol';
 import { writeFileAtomic } from './atomic-file';
+import { httpPost, type HttpAnswer } from './http-post';
 
 export const TOKEN_FILE = 'host-token.json';
 
@@ -47,22 +48,22 @@ export interface EnrollInput {
 
 /** Trades the enrollment key for a host token, stores it (0600) and returns it with the server's nextSeq. */
 export async function enroll(input: EnrollInput): Promise<HostToken & { nextSeq: number }> {
-  let response: Response;
+  let response: HttpAnswer;
   try {
-    response = await fetch(`${input.server}/api/v1/enroll`, {
-      method: 'POST',
+    response = await httpPost({
+      url: `${input.server}/api/v1/enroll`,
       headers: { authorization: `Bearer ${input.enrollKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(input.request),
-      signal: AbortSignal.timeout(input.timeoutMs ?? 15_000),
+      timeoutMs: input.timeoutMs ?? 15_000,
     });
   } catch (err) {
     throw new EnrollError(`enrollment request failed: ${(err as Error).message}`, true);
   }
-  const text = await response.text();
-  if (!response.ok) {
-    const retryable = response.status >= 500 || response.status === 429;
-    const hint = response.status === 401 || response.status === 403 ? ' — the enrollment key was rejected' : '';
-    throw new EnrollError(`enrollment failed: HTTP ${response.status}${hint}: ${errorMessageOf(text)}`, retryable);
+  const { status, text } = response;
+  if (status < 200 || status > 299) {
+    const retryable = status >= 500 || status === 429;
+    const hint = status === 401 || status === 403 ? ' — the enrollment key was rejected' : '';
+    throw new EnrollError(`enrollment failed: HTTP ${status}${hint}: ${errorMessageOf(text)}`, retryable);
   }
   let parsed: z.infer<typeof enrollResponseSchema>;
   try {

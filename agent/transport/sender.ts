@@ -4,6 +4,7 @@ import { ingestResponseSchema } from '../../lib/protocol';
 import type { Logger } from '../log';
 import { DEFAULT_BACKOFF, backoffDelayMs, parseRetryAfterMs, sleep, type BackoffSettings } from './backoff';
 import { errorMessageOf } from './enroll';
+import { httpPost, type HttpAnswer, type HttpPostError } from './http-post';
 import type { Spool, SpooledReport } from './spool';
 
 const gzipAsync = promisify(gzip);
@@ -30,25 +31,22 @@ export function encodeBatch(batch: readonly SpooledReport[]): string {
 
 /** One POST of one batch; classifies the answer, never throws. */
 export async function postBatch(input: PostBatchInput): Promise<SendOutcome> {
-  let response: Response;
-  let text: string;
+  let answer: HttpAnswer;
   try {
-    response = await fetch(`${input.server}/api/v1/ingest`, {
-      method: 'POST',
+    answer = await httpPost({
+      url: `${input.server}/api/v1/ingest`,
       headers: {
         authorization: `Bearer ${input.token}`,
         'content-type': 'application/json',
         'content-encoding': 'gzip',
       },
       body: await gzipAsync(encodeBatch(input.batch)),
-      signal: AbortSignal.timeout(input.timeoutMs),
+      timeoutMs: input.timeoutMs,
     });
-    text = await response.text();
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    return { kind: 'retry', reason: `network error: ${cause ?? (err as Error).message}` };
+    return { kind: 'retry', reason: `network error: ${(err as HttpPostError).code ?? (err as Error).message}` };
   }
-  const { status } = response;
+  const { status, text } = answer;
   if (status >= 200 && status < 300) {
     const parsed = ingestResponseSchema.safeParse(safeJson(text));
     if (!parsed.success) return { kind: 'retry', reason: `HTTP ${status} with an unexpected body` };
@@ -57,7 +55,7 @@ export async function postBatch(input: PostBatchInput): Promise<SendOutcome> {
   if (status === 401 || status === 403) return { kind: 'unauthorized', status };
   if (status === 413) return { kind: 'too-large' };
   if (status === 429 || status >= 500 || status === 408) {
-    const retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'));
+    const retryAfterMs = parseRetryAfterMs(answer.retryAfter);
     return { kind: 'retry', reason: `HTTP ${status}`, retryAfterMs: retryAfterMs && Math.min(retryAfterMs, MAX_RETRY_AFTER_MS) };
   }
   return { kind: 'rejected', status, message: errorMessageOf(text) };
