@@ -26,6 +26,8 @@ const NEXT_DURATION_S = arg('next-duration', 10);
 const CONNECTIONS = arg('connections', 64);
 const WRK_THREADS = 2;
 const SKIP_BUILD = process.argv.includes('--skip-build');
+// A separately built copy of the app, when the shared .next is busy being rebuilt by someone else.
+const NEXT_DIR = process.argv.includes('--next-dir') ? path.resolve(process.argv[process.argv.indexOf('--next-dir') + 1]!) : root;
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const HTTP_PORT = 3901;
 const NEXT_PORT = 3902;
@@ -65,8 +67,8 @@ function ensureBuild() {
   if (result.status !== 0) throw new Error('npm run build failed');
 }
 
-function startProcess(command: string, args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+function startProcess(command: string, args: string[], env: Record<string, string>, readyUrl: string, cwd = root): Promise<ChildProcess> {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const poll = async () => {
@@ -169,6 +171,7 @@ function writeBenchmarksMd(section: string) {
   fs.writeFileSync(file, `${before}\n${section.trim()}\n${after ? `\n${after}` : ''}`);
 }
 
+const loadBefore = os.loadavg()[0]!.toFixed(1);
 const dbName = `iw_bench_${randomBytes(4).toString('hex')}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-bench-ingest-'));
 const admin = new pg.Client(BASE_URL);
@@ -222,10 +225,10 @@ try {
 
   let nextReportsPerS: number | null = null;
   let nextP99: number | null = null;
-  if (fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+  if (fs.existsSync(path.join(NEXT_DIR, '.next', 'BUILD_ID'))) {
     log(`measuring ${NEXT_DURATION_S} s against the Next route handler (next start)`);
     next = await startProcess(path.join(root, 'node_modules', '.bin', 'next'), ['start', '-p', String(NEXT_PORT), '-H', '127.0.0.1'],
-      { DATABASE_URL: dbUrl, NEXT_TELEMETRY_DISABLED: '1' }, `http://127.0.0.1:${NEXT_PORT}/api/v1/ingest`);
+      { DATABASE_URL: dbUrl, NEXT_TELEMETRY_DISABLED: '1' }, `http://127.0.0.1:${NEXT_PORT}/api/v1/ingest`, NEXT_DIR);
     runWrk(NEXT_PORT, dataDir, [SEQS.next[0], 2], 2);
     const nb = await stored(db.sql);
     const n0 = performance.now();
@@ -258,7 +261,8 @@ try {
     `Next route handler ${figures.next_route_reports_per_s ?? 'n/a'} reports/s`);
   writeBenchmarksMd(`## ingest
 
-Command: \`npm run bench -- ingest\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, PostgreSQL on 127.0.0.1,
+Command: \`npm run bench -- ingest ${process.argv.slice(2).join(' ')}\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores,
+1-min load average before the run ${loadBefore} — other sessions' builds and tests share these cores; PostgreSQL on 127.0.0.1,
 wrk ${WRK_THREADS} threads × ${CONNECTIONS} connections on the same machine, ${HOSTS} enrolled hosts, one gzip report of
 ${Math.round(bodyBytes / 46)} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s warm-up then ${DURATION_S} s measured).
 
