@@ -1,4 +1,6 @@
 import type { Sql } from '../lib/db/sql';
+import { GAUGE_ROLLUPS } from '../lib/series/rollup-specs';
+import { gaugeRollupSql, regionLatencyRollupSql } from '../lib/series/rollup-sql';
 
 export const FLEET_HOSTS = 10_000;
 export const REGION_HOSTS = 1_000;
@@ -17,8 +19,16 @@ const HOST_GAUGES = `30 + random() * 20, 5 + random() * 5, random() * 3,
 const HOST_COLUMNS = `host_id, ts, interval_ms, cpu_user_pct, cpu_system_pct, cpu_iowait_pct, cpu_steal_pct, cpu_idle_pct,
   load1, psi_cpu_some_avg10, psi_io_some_avg10, psi_mem_some_avg10`;
 
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+export const floorTo = (ms: number, stepMs: number) => Math.floor(ms / stepMs) * stepMs;
+
+/** Where the latency histograms start: a whole hour, so every closed hour holds 60 of them per host. */
+export const latencyStartMs = (endMs: number) => floorTo(endMs - 86_400_000, HOUR_MS);
+
 /**
- * Hosts 1…1,000 (region oslo): 24 h of host samples at 10 s and a latency histogram per host and minute;
+ * Hosts 1…1,000 (region oslo): 24 h of host samples at 10 s and a latency histogram per host and minute
+ * (on the minute, shape (7·host + epoch minute) mod 32, from the hour before `end − 24 h`);
  * host 10,001 (region lab): 30 days at 10 s; hosts 1,001…10,000: one newest sample each, for the fleet summary.
  */
 export async function generateBenchData(sqls: Sql[], endMs: number): Promise<void> {
@@ -73,21 +83,89 @@ export async function generateBenchData(sqls: Sql[], endMs: number): Promise<voi
     SELECT v AS id, array_agg((145 + 4 * i + (v % 3))::smallint ORDER BY i) AS keys,
            array_agg((CASE WHEN i < 25 THEN 20 + floor(random() * 60) ELSE floor(random() * 4) END)::bigint ORDER BY i) AS counts
     FROM generate_series(0, 31) v, generate_series(0, 29) i GROUP BY v`);
-  await timed(`latency_samples: ${REGION_HOSTS} hosts × 24 h, one histogram per minute`, () =>
+  await timed(`latency_samples: ${REGION_HOSTS} hosts × 24–25 h, one histogram per minute`, () =>
     Promise.all(
       sqls.map((s, i) =>
         s.query(
           `INSERT INTO latency_samples (host_id, ts, name, tags, count, sum, min, max, zero_count, keys, counts)
            SELECT h, t, $6, '', c.total, c.total * 25.0, 10, 400, 0, b.keys, b.counts
            FROM generate_series(1, $1) h,
-                generate_series($2::timestamptz, $3::timestamptz - interval '1 minute', interval '1 minute') t,
+                generate_series($2::timestamptz, $3::timestamptz - interval '1 millisecond', interval '1 minute') t,
                 bench_shapes b,
                 LATERAL (SELECT sum(x)::bigint AS total FROM unnest(b.counts) x) c
            WHERE b.id = (h * 7 + (extract(epoch FROM t)::bigint / 60)) % 32 AND h % $4 = $5`,
-          [REGION_HOSTS, dayAgo, end, slices, i, LATENCY_NAME],
+          [REGION_HOSTS, new Date(latencyStartMs(endMs)), end, slices, i, LATENCY_NAME],
         ),
       ),
     ),
   );
-  await sql.exec('DROP TABLE bench_shapes; ANALYZE');
+  await sql.exec('ANALYZE');
+}
+
+const MERGE_SHAPES = (source: string) => `SELECT id, array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts, sum(c)::bigint AS total
+  FROM (SELECT id, u.k, sum(u.c)::bigint AS c FROM (${source}) s, unnest(s.keys, s.counts) u(k, c) GROUP BY 1, 2) x GROUP BY id`;
+
+/**
+ * The rollups of every closed minute and hour, written in bulk rather than by rollUp. Equivalent by construction:
+ * host gauges by rollUp's own statements over the whole range at once; latency 1 m per host = the raw row (one
+ * histogram per host, on the minute); a histogram merged over a set of rows depends only on which shapes it sums,
+ * so per-host hours (shape offset (7·host + hour's minute) mod 32) and region minutes (minute mod 32) are merged
+ * once per distinct offset in SQL and assigned; region hours by rollUp's own statement from region minutes.
+ */
+export async function generateRollups(sqls: Sql[], endMs: number): Promise<void> {
+  const sql = sqls[0]!;
+  const minuteEnd = new Date(floorTo(endMs, MINUTE_MS));
+  const hourEnd = new Date(floorTo(endMs, HOUR_MS));
+  const start = new Date(endMs - 31 * 86_400_000);
+  await sql.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [start.toISOString().slice(0, 10), minuteEnd.toISOString().slice(0, 10)]);
+  const host = GAUGE_ROLLUPS.find((spec) => spec.base === 'host_samples')!;
+  // Two halves of the range on two connections: buckets never span the split (a whole hour).
+  const split = new Date(floorTo(endMs - 12 * HOUR_MS, HOUR_MS));
+  await timed('host_samples_1m (rollUp statement, whole range)', () =>
+    Promise.all([sqls[0]!.query(gaugeRollupSql(host, '1m'), [start, split]), (sqls[1] ?? sql).query(gaugeRollupSql(host, '1m'), [split, minuteEnd])]),
+  );
+  await timed('host_samples_1h (rollUp statement, whole range)', () => sql.query(gaugeRollupSql(host, '1h'), [start, hourEnd]));
+  await timed('latency_1m = the raw rows (one per host and minute)', () =>
+    sql.query(
+      `INSERT INTO latency_1m (host_id, ts, name, tags, count, sum, min, max, zero_count, keys, counts)
+       SELECT host_id, ts, name, tags, count, sum, min, max, zero_count, keys, counts FROM latency_samples WHERE ts < $1`,
+      [minuteEnd],
+    ),
+  );
+  await timed('latency_1h: 32 merged hour shapes, assigned per host and hour', async () => {
+    await sql.exec(`CREATE TABLE bench_hour_shapes AS ${MERGE_SHAPES(
+      'SELECT s0 AS id, b.keys, b.counts FROM generate_series(0, 31) s0 CROSS JOIN generate_series(0, 59) j JOIN bench_shapes b ON b.id = (s0 + j) % 32',
+    )}`);
+    await sql.query(
+      `INSERT INTO latency_1h (host_id, ts, name, tags, count, sum, min, max, zero_count, keys, counts)
+       SELECT h, t, $4, '', s.total, s.total * 25.0, 10, 400, 0, s.keys, s.counts
+       FROM generate_series(1, $1::int) h, generate_series($2::timestamptz, $3::timestamptz - interval '1 hour', interval '1 hour') t,
+            bench_hour_shapes s
+       WHERE s.id = (h * 7 + (extract(epoch FROM t)::bigint / 60)) % 32`,
+      [REGION_HOSTS, new Date(latencyStartMs(endMs)), hourEnd, LATENCY_NAME],
+    );
+  });
+  await timed('latency_region_1m: 32 merged region-minute shapes, assigned per minute', async () => {
+    await sql.query(
+      `CREATE TABLE bench_region_shapes AS ${MERGE_SHAPES(
+        `SELECT r AS id, b.keys, b.counts FROM generate_series(0, 31) r CROSS JOIN generate_series(1, ${REGION_HOSTS}) h JOIN bench_shapes b ON b.id = (h * 7 + r) % 32`,
+      )}`,
+    );
+    await sql.query(
+      `INSERT INTO latency_region_1m (region, ts, name, tags, count, sum, min, max, zero_count, keys, counts)
+       SELECT $3, t, $4, '', s.total, s.total * 25.0, 10, 400, 0, s.keys, s.counts
+       FROM generate_series($1::timestamptz, $2::timestamptz - interval '1 millisecond', interval '1 minute') t, bench_region_shapes s
+       WHERE s.id = (extract(epoch FROM t)::bigint / 60) % 32`,
+      [new Date(latencyStartMs(endMs)), minuteEnd, REGION, LATENCY_NAME],
+    );
+  });
+  await timed('latency_region_1h (rollUp statement from region minutes)', () =>
+    sql.query(regionLatencyRollupSql('1h'), [new Date(latencyStartMs(endMs)), hourEnd]),
+  );
+  await sql.query(
+    `INSERT INTO series_rollup_watermarks (resolution, rolled_until) VALUES ('1m', $1), ('1h', $2)
+     ON CONFLICT (resolution) DO UPDATE SET rolled_until = EXCLUDED.rolled_until`,
+    [minuteEnd, hourEnd],
+  );
+  await sql.exec('DROP TABLE bench_shapes, bench_hour_shapes, bench_region_shapes; ANALYZE');
 }
