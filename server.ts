@@ -7,6 +7,7 @@ import { ensureLocalEnrollmentKey } from './lib/auth';
 import { closeDb, getDb } from './lib/db';
 import { describeTarget } from './lib/db/target';
 import { handleIngestHttp } from './lib/ingest/http-handler';
+import { closeIngest } from './lib/ingest/ingest-service';
 import { startLocalAgent } from './lib/server/local-agent';
 import { buildIfNeeded } from './lib/server/production-build';
 import { startSeriesMaintenance } from './lib/series';
@@ -61,7 +62,8 @@ async function shutdown(signal: string) {
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), 2_000).unref();
   await closed;
-  maintenance.stop();
+  await maintenance.stop();
+  await closeIngest();
   await closeDb();
   process.exit(0);
 }

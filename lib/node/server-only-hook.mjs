@@ -1,4 +1,6 @@
+const EMPTY_MODULE = 'data:text/javascript,export {};';
+
 export async function resolve(specifier, context, nextResolve) {
-  if (specifier === 'server-only') return nextResolve('server-only/empty.js', context);
+  if (specifier === 'server-only') return { url: EMPTY_MODULE, format: 'module', shortCircuit: true };
   return nextResolve(specifier, context);
 }

@@ -32,7 +32,10 @@ export function isBuildStale(root: string): boolean {
 export function buildIfNeeded(root: string): void {
   if (!isBuildStale(root)) return;
   console.log('inferwatch: building the dashboard (first start or sources changed)…');
-  const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+  // Turbopack walks the project tree and hangs on the symlink cycles that real /sys trees in tests/fixtures contain
+  // (vercel/next.js#97550); webpack only follows imports.
+  const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+  const result = spawnSync(process.execPath, [nextBin, 'build', '--webpack'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
