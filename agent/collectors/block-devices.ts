@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { readOptional, rootedPath } from './read';
@@ -12,7 +13,7 @@ export function sysfsName(kernelName: string): string {
 
 /** Whole block devices (disks, dm, md — not partitions): the entries of /sys/block. */
 export async function listWholeDisks(sysRoot: string): Promise<Set<string>> {
-  return new Set(await readdir(rootedPath(sysRoot, 'block')));
+  return new Set(readdirSync(rootedPath(sysRoot, 'block')));
 }
 
 /** The sysfs directory of a block device reached through a symlink such as /sys/dev/block/M:m. */

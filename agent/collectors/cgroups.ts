@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CgroupSample, Unavailable, cgroupConfigSchema } from '../../lib/protocol';
@@ -213,7 +213,7 @@ async function cpusetOf(sysRoot: string, version: 1 | 2, [mount, groupPath]: [Cg
 async function exists(dir: string | null): Promise<boolean> {
   if (dir === null) return false;
   try {
-    return (await stat(dir)).isDirectory();
+    return statSync(dir).isDirectory();
   } catch {
     return false;
   }
@@ -239,8 +239,15 @@ async function configOf(ctx: CollectorContext, group: ResolvedGroup): Promise<Cg
 async function readLayout(procRoot: string): Promise<CgroupLayout | string> {
   const mountinfo = await readOptional(procRoot, 'self/mountinfo');
   if (mountinfo === undefined) return '/proc/self/mountinfo not readable';
-  return chooseCgroupLayout(parseCgroupMounts(mountinfo)) ?? 'no cgroup2 or v1 cpu/cpuacct mount in /proc/self/mountinfo';
+  if (mountinfo !== lastLayout.mountinfo) {
+    const layout = chooseCgroupLayout(parseCgroupMounts(mountinfo)) ?? 'no cgroup2 or v1 cpu/cpuacct mount in /proc/self/mountinfo';
+    lastLayout = { mountinfo, layout };
+  }
+  return lastLayout.layout;
 }
+
+// mountinfo is read several times per report and almost never changes; parsing it was a visible share of the CPU.
+let lastLayout: { mountinfo: string; layout: CgroupLayout | string } = { mountinfo: '', layout: '' };
 
 /**
  * CPU limits of one group: `cgroupPath` is a path used for every controller (HOST_GROUP for the host), or the

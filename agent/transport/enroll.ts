@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -22,7 +23,7 @@ export class EnrollError extends Error {
 
 export async function readHostToken(stateDir: string, server: string): Promise<HostToken | null> {
   try {
-    const token = hostTokenSchema.parse(JSON.parse(await readFile(path.join(stateDir, TOKEN_FILE), 'utf8')));
+    const token = hostTokenSchema.parse(JSON.parse(readFileSync(path.join(stateDir, TOKEN_FILE), 'utf8')));
     return token.server === server ? token : null;
   } catch {
     return null;

@@ -25,6 +25,7 @@ export interface Spool {
 
 const REPORT_FILE = /^r-(\d{16})\.json$/;
 const STATE_FILE = 'state.json';
+const MAX_RECENT_CHARS = 256 * 1024;
 
 const fileName = (seq: number) => `r-${String(seq).padStart(16, '0')}.json`;
 
@@ -46,12 +47,22 @@ export async function openSpool(dir: string, maxBytes: number, log: Logger = sil
   let droppedCount = await readDroppedCount(dir);
   let size = [...sizes.values()].reduce((a, b) => a + b, 0);
   const ordered = () => [...sizes.keys()].sort((a, b) => a - b);
+  // The newest reports' JSON stays in memory too, so the usual send right after append() reads nothing back.
+  const recent = new Map<number, string>();
+  let recentBytes = 0;
+  const forget = (seq: number) => {
+    const json = recent.get(seq);
+    if (json === undefined) return;
+    recent.delete(seq);
+    recentBytes -= json.length;
+  };
 
   async function drop(seq: number) {
     const bytes = sizes.get(seq);
     if (bytes === undefined) return;
     sizes.delete(seq);
     size -= bytes;
+    forget(seq);
     await unlink(path.join(dir, fileName(seq))).catch(() => {});
   }
 
@@ -73,6 +84,13 @@ export async function openSpool(dir: string, maxBytes: number, log: Logger = sil
       await writeFileAtomic(path.join(dir, fileName(report.seq)), json);
       sizes.set(report.seq, bytes);
       size += bytes;
+      forget(report.seq);
+      recent.set(report.seq, json);
+      recentBytes += json.length;
+      for (const seq of recent.keys()) {
+        if (recentBytes <= MAX_RECENT_CHARS) break;
+        forget(seq);
+      }
     },
     async takeBatch(maxReports, maxBytes) {
       const batch: SpooledReport[] = [];
@@ -81,6 +99,12 @@ export async function openSpool(dir: string, maxBytes: number, log: Logger = sil
         if (batch.length >= maxReports) break;
         const fileBytes = sizes.get(seq) ?? 0;
         if (batch.length > 0 && bytes + fileBytes > maxBytes) break;
+        const cached = recent.get(seq);
+        if (cached !== undefined) {
+          batch.push({ seq, json: cached });
+          bytes += fileBytes;
+          continue;
+        }
         try {
           batch.push({ seq, json: await readFile(path.join(dir, fileName(seq)), 'utf8') });
           bytes += fileBytes;
