@@ -66,13 +66,17 @@ export function createLatencyAggregator({ maxSeries = MAX_LATENCY_SERIES }: { ma
   };
 }
 
+// The StatsD parser hands out one shared record per distinct tag set, so its key suffix is computed once.
+const tagSuffixes = new WeakMap<Record<string, string>, string>();
+
 function seriesKey(name: string, tags: Record<string, string>): string {
-  const keys = Object.keys(tags);
-  if (keys.length === 0) return name;
-  keys.sort();
-  let key = name;
-  for (const k of keys) key += `\u0000${k}\u0001${tags[k]}`;
-  return key;
+  let suffix = tagSuffixes.get(tags);
+  if (suffix === undefined) {
+    suffix = '';
+    for (const k of Object.keys(tags).sort()) suffix += `\u0000${k}\u0001${tags[k]}`;
+    tagSuffixes.set(tags, suffix);
+  }
+  return suffix === '' ? name : name + suffix;
 }
 
 function sortedTags(tags: Record<string, string>): Record<string, string> {

@@ -29,7 +29,9 @@ const NUMBER = /^\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 export function parseStatsdPacket(text: string): StatsdParseResult {
   const metrics: StatsdTiming[] = [];
   let malformed = 0;
-  for (const rawLine of text.split('\n')) {
+  // One timing per datagram is what clients send by default: skip the split then.
+  const lines = text.indexOf('\n') === -1 ? [text] : text.split('\n');
+  for (const rawLine of lines) {
     const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
     if (line.trim() === '') continue;
     if (!parseLine(line, metrics)) malformed++;
@@ -77,7 +79,7 @@ function parseSample(name: string, sections: string[], out: StatsdTiming[]): boo
     }
     // Other DogStatsD fields (`c:` container id, `T` timestamp, `e:` external data) do not matter for latency.
   }
-  const values = sections[0]!.split(':');
+  const values = sections[0]!.indexOf(':') === -1 ? [sections[0]!] : sections[0]!.split(':');
   const start = out.length;
   for (const text of values) {
     const valueMs = parseNumber(text);
@@ -94,7 +96,21 @@ function parseNumber(text: string): number {
   return NUMBER.test(text) ? Number(text) : NaN;
 }
 
+// A service sends the same few tag sets over and over; parsing each once keeps the per-packet cost at a map lookup.
+// The cached records are shared between timings, so nothing may mutate a timing's tags.
+const MAX_CACHED_TAG_SETS = 1024;
+const tagSetCache = new Map<string, Record<string, string> | undefined>();
+
 function parseTags(text: string): Record<string, string> | undefined {
+  const cached = tagSetCache.get(text);
+  if (cached !== undefined || tagSetCache.has(text)) return cached;
+  if (tagSetCache.size >= MAX_CACHED_TAG_SETS) tagSetCache.clear();
+  const tags = parseTagsUncached(text);
+  tagSetCache.set(text, tags);
+  return tags;
+}
+
+function parseTagsUncached(text: string): Record<string, string> | undefined {
   const tags = new Map<string, string>();
   for (const tag of text.split(',')) {
     if (tag === '') continue;

@@ -127,3 +127,14 @@ describe('parseStatsdPacket counts malformed lines and keeps the good ones', () 
     }
   });
 });
+
+describe('parseStatsdPacket on repeated tag sets', () => {
+  test('a repeated tag set parses to equal tags, and a repeated bad one is refused every time', () => {
+    const good = 'req:1|ms|#route:/predict,model:bert';
+    expect(parseStatsdPacket(good).metrics[0]!.tags).toEqual({ route: '/predict', model: 'bert' });
+    expect(parseStatsdPacket(good).metrics[0]!.tags).toEqual({ route: '/predict', model: 'bert' });
+    const bad = `req:1|ms|#${'k'.repeat(101)}:v`;
+    expect(parseStatsdPacket(bad)).toEqual({ metrics: [], malformed: 1 });
+    expect(parseStatsdPacket(bad)).toEqual({ metrics: [], malformed: 1 });
+  });
+});
