@@ -32,6 +32,10 @@ const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.
 const HTTP_PORT = 3901;
 const NEXT_PORT = 3902;
 const SEQS = { warmup: [0, 6], measure: [6, 30], next: [36, 10] } as const;
+// 5 s apart (not the agent's 10 s), so every phase's reports stay within 5 min ahead and under a minute old.
+const REPORT_SPACING_MS = 5_000;
+// `--cpu-prof DIR` writes a V8 CPU profile of the ingest listener there.
+const CPU_PROF_DIR = process.argv.includes('--cpu-prof') ? path.resolve(process.argv[process.argv.indexOf('--cpu-prof') + 1]!) : null;
 
 const { default: pg } = await import('pg');
 const { from: copyFrom } = await import('pg-copy-streams');
@@ -196,20 +200,29 @@ try {
     }
   }));
   fs.writeFileSync(path.join(dataDir, 'tokens.txt'), tokens.join('\n') + '\n');
-  const baseTs = Date.now() - 10 * 60_000;
+  // Fresh timestamps, written just before each phase: reports older than a minute would take the late-data path.
   let bodyBytes = 0;
-  for (let seq = 0; seq < 46; seq++) {
-    const body = gzipSync(JSON.stringify(realisticReport(seq, baseTs + seq * 10_000)));
-    bodyBytes += body.length;
-    fs.writeFileSync(path.join(dataDir, `body-${seq}.gz`), body);
-  }
-  const rowsPerReport = totalRowCount(reportToRows(1, realisticReport(0, baseTs)));
-  log(`report: ${Math.round(bodyBytes / 46)} B gzip, ${rowsPerReport} series rows`);
+  let nextTsMs = Date.now() - 20_000;
+  const writeBodies = ([from, count]: readonly [number, number]) => {
+    nextTsMs = Math.max(nextTsMs, Date.now() - 20_000);
+    for (let seq = from; seq < from + count; seq++, nextTsMs += REPORT_SPACING_MS) {
+      const body = gzipSync(JSON.stringify(realisticReport(seq, nextTsMs)));
+      bodyBytes += body.length;
+      fs.writeFileSync(path.join(dataDir, `body-${seq}.gz`), body);
+    }
+  };
+  writeBodies(SEQS.warmup);
+  const rowsPerReport = totalRowCount(reportToRows(1, realisticReport(0, Date.now())));
+  log(`report: ${Math.round(bodyBytes / SEQS.warmup[1])} B gzip, ${rowsPerReport} series rows`);
 
-  server = await startProcess(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'bench/_ingest-server.ts'],
+  const profileArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+  server = await startProcess(process.execPath, [...profileArgs, '--conditions=react-server', '--import', 'tsx', 'bench/_ingest-server.ts'],
     { DATABASE_URL: dbUrl, PORT: String(HTTP_PORT) }, `http://127.0.0.1:${HTTP_PORT}/api/v1/ingest`);
   log(`warm-up ${WARMUP_S} s`);
   runWrk(HTTP_PORT, dataDir, SEQS.warmup, WARMUP_S);
+  bodyBytes = 0;
+  writeBodies(SEQS.measure);
+  const meanBodyBytes = Math.round(bodyBytes / SEQS.measure[1]);
   const before = await stored(db.sql);
   const t0 = performance.now();
   log(`measuring ${DURATION_S} s against the node:http listener`);
@@ -227,6 +240,7 @@ try {
   let nextP99: number | null = null;
   if (fs.existsSync(path.join(NEXT_DIR, '.next', 'BUILD_ID'))) {
     log(`measuring ${NEXT_DURATION_S} s against the Next route handler (next start)`);
+    writeBodies(SEQS.next);
     next = await startProcess(path.join(root, 'node_modules', '.bin', 'next'), ['start', '-p', String(NEXT_PORT), '-H', '127.0.0.1'],
       { DATABASE_URL: dbUrl, NEXT_TELEMETRY_DISABLED: '1' }, `http://127.0.0.1:${NEXT_PORT}/api/v1/ingest`, NEXT_DIR);
     runWrk(NEXT_PORT, dataDir, [SEQS.next[0], 2], 2);
@@ -264,7 +278,7 @@ try {
 Command: \`npm run bench -- ingest ${process.argv.slice(2).join(' ')}\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores,
 1-min load average before the run ${loadBefore} — other sessions' builds and tests share these cores; PostgreSQL on 127.0.0.1,
 wrk ${WRK_THREADS} threads × ${CONNECTIONS} connections on the same machine, ${HOSTS} enrolled hosts, one gzip report of
-${Math.round(bodyBytes / 46)} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s warm-up then ${DURATION_S} s measured).
+${meanBodyBytes} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s warm-up then ${DURATION_S} s measured).
 
 | figure | value |
 |---|---|

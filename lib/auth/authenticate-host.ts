@@ -1,37 +1,78 @@
 import 'server-only';
 import { getDb, type Database } from '../db';
+import type { Sql } from '../db/sql';
 import { NotFoundError, UnauthorizedError } from '../errors';
-import { hostTokenCache, type AuthenticatedHost } from './host-token-cache';
+import { HostTokenCache, type AuthenticatedHost } from './host-token-cache';
+import { RevocationWatch } from './revocation-watch';
 import { HOST_TOKEN_PREFIX, hashToken } from './tokens';
 
 export type { AuthenticatedHost } from './host-token-cache';
 
-/** The host a token belongs to; 401 when the token is missing, unknown or revoked. */
-export async function authenticateHost(token: string | null, db?: Database): Promise<AuthenticatedHost> {
+/** Run in the transaction that stops a token, so other processes drop their cached lookups within a second. */
+export const BUMP_REVOCATION_VERSION_SQL = 'UPDATE token_revocation_version SET version = version + 1 WHERE id = 1';
+
+export interface TokenAuth {
+  cache: HostTokenCache;
+  watch: RevocationWatch;
+}
+
+export function createTokenAuth(sql: Sql, cache = new HostTokenCache()): TokenAuth {
+  const readVersion = async () => {
+    const [row] = await sql.query<{ version: number }>('SELECT version FROM token_revocation_version WHERE id = 1');
+    return Number(row?.version ?? 0);
+  };
+  return { cache, watch: new RevocationWatch(readVersion, () => cache.clear()) };
+}
+
+// Next bundles its own copy of lib next to the custom server's: both must share one cache per database handle.
+const holder = globalThis as typeof globalThis & { __inferwatchTokenAuth?: WeakMap<Database, TokenAuth> };
+
+/** This process's token cache for a database handle (a second handle behaves like another process). */
+export function tokenAuthFor(db: Database): TokenAuth {
+  holder.__inferwatchTokenAuth ??= new WeakMap();
+  let auth = holder.__inferwatchTokenAuth.get(db);
+  if (!auth) {
+    auth = createTokenAuth(db.sql);
+    holder.__inferwatchTokenAuth.set(db, auth);
+  }
+  return auth;
+}
+
+/**
+ * The host a token belongs to; 401 when the token is missing, unknown or revoked. Lookups are cached for 10 min;
+ * a revocation is seen at once through the same handle and within REVOCATION_CHECK_MS (1 s) everywhere else.
+ */
+export async function authenticateHost(token: string | null, db?: Database, auth?: TokenAuth): Promise<AuthenticatedHost> {
   if (!token || !token.startsWith(HOST_TOKEN_PREFIX)) throw new UnauthorizedError();
+  const database = db ?? (await getDb());
+  const { cache, watch } = auth ?? tokenAuthFor(database);
   const tokenHash = hashToken(token);
-  const cache = hostTokenCache();
-  const nowMs = Date.now();
-  const cached = cache.get(tokenHash, nowMs);
+  const checking = watch.whenFresh();
+  if (checking) await checking;
+  const cached = cache.get(tokenHash, Date.now());
   if (cached) return cached;
-  const { sql } = db ?? (await getDb());
-  const [row] = await sql.query<AuthenticatedHost>(
+  const generation = cache.generation;
+  const [row] = await database.sql.query<AuthenticatedHost>(
     'SELECT id, region FROM hosts WHERE token_hash = $1 AND token_revoked_at IS NULL',
     [tokenHash],
   );
   if (!row) throw new UnauthorizedError('invalid or revoked host token');
   const host = { id: row.id, region: row.region };
-  cache.set(tokenHash, host, nowMs);
+  cache.set(tokenHash, host, Date.now(), generation);
   return host;
 }
 
-/** Stops the host's current token at once in this process (other processes within the cache TTL, ≤ 5 s). */
+/** Stops the host's current token: at once through this handle, within 1 s in other processes. */
 export async function revokeHostToken(hostId: number, db?: Database): Promise<void> {
-  const { sql } = db ?? (await getDb());
-  const rows = await sql.query<{ id: number }>(
-    'UPDATE hosts SET token_revoked_at = COALESCE(token_revoked_at, now()) WHERE id = $1 RETURNING id',
-    [hostId],
-  );
-  hostTokenCache().forgetHost(hostId);
+  const database = db ?? (await getDb());
+  const rows = await database.sql.transaction(async (tx) => {
+    const revoked = await tx.query<{ id: number }>(
+      'UPDATE hosts SET token_revoked_at = COALESCE(token_revoked_at, now()) WHERE id = $1 RETURNING id',
+      [hostId],
+    );
+    if (revoked.length > 0) await tx.query(BUMP_REVOCATION_VERSION_SQL);
+    return revoked;
+  });
+  tokenAuthFor(database).cache.forgetHost(hostId);
   if (rows.length === 0) throw new NotFoundError(`host ${hostId} does not exist`);
 }

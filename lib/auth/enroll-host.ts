@@ -2,7 +2,7 @@ import 'server-only';
 import { getDb, type Database } from '../db';
 import { ForbiddenError, UnauthorizedError } from '../errors';
 import type { EnrollRequest, EnrollResponse } from '../protocol';
-import { hostTokenCache } from './host-token-cache';
+import { BUMP_REVOCATION_VERSION_SQL, tokenAuthFor } from './authenticate-host';
 import { ENROLLMENT_KEY_PREFIX, HOST_TOKEN_PREFIX, generateToken, hashToken } from './tokens';
 
 interface KeyRow {
@@ -58,6 +58,7 @@ export async function enrollHost(key: string | null, request: EnrollRequest, db?
           WHERE id = $1 RETURNING id, last_seq`,
         [existing.id, tokenHash, request.hostname, request.machineId],
       );
+      await tx.query(BUMP_REVOCATION_VERSION_SQL);
       return updated!;
     }
     const [created] = await tx.query<HostRow>(
@@ -67,7 +68,7 @@ export async function enrollHost(key: string | null, request: EnrollRequest, db?
     );
     return created!;
   });
-  hostTokenCache().forgetHost(host.id);
+  tokenAuthFor(database).cache.forgetHost(host.id);
   return {
     hostId: host.id,
     token,

@@ -8,52 +8,61 @@ interface Entry {
   expiresAtMs: number;
 }
 
-/**
- * Token lookups are cached for at most 5 s: a revocation clears this process's entries at once, and other
- * processes (another ingest replica, the Next app next to the custom server) stop accepting the token within the TTL.
- */
-export const MAX_TOKEN_CACHE_TTL_MS = 5_000;
+/** Agents report every 10 s: a lookup cached for less would miss on every request and cost a query each time. */
+export const TOKEN_CACHE_TTL_MS = 10 * 60_000;
 const MAX_ENTRIES = 200_000;
 
+/**
+ * Positive token lookups (token hash → host), least recently used first out. `generation` moves on every
+ * forget/clear, so a lookup that started before a revocation is not cached (pass the generation read before it).
+ */
 export class HostTokenCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly hashByHost = new Map<number, string>();
+  generation = 0;
 
-  constructor(readonly ttlMs = MAX_TOKEN_CACHE_TTL_MS) {
-    if (ttlMs > MAX_TOKEN_CACHE_TTL_MS) throw new Error(`token cache TTL must be at most ${MAX_TOKEN_CACHE_TTL_MS} ms`);
+  constructor(readonly ttlMs = TOKEN_CACHE_TTL_MS, readonly maxEntries = MAX_ENTRIES) {}
+
+  get size(): number {
+    return this.entries.size;
   }
 
   get(tokenHash: string, nowMs: number): AuthenticatedHost | undefined {
     const entry = this.entries.get(tokenHash);
     if (!entry) return undefined;
+    this.entries.delete(tokenHash);
     if (entry.expiresAtMs <= nowMs) {
-      this.entries.delete(tokenHash);
+      this.hashByHost.delete(entry.host.id);
       return undefined;
     }
+    this.entries.set(tokenHash, entry);
     return entry.host;
   }
 
-  set(tokenHash: string, host: AuthenticatedHost, nowMs: number): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+  set(tokenHash: string, host: AuthenticatedHost, nowMs: number, generation = this.generation): void {
+    if (generation !== this.generation) return;
+    const previous = this.hashByHost.get(host.id);
+    if (previous !== undefined) this.entries.delete(previous);
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.hashByHost.delete(this.entries.get(oldest)!.host.id);
+      this.entries.delete(oldest);
+    }
     this.entries.set(tokenHash, { host, expiresAtMs: nowMs + this.ttlMs });
+    this.hashByHost.set(host.id, tokenHash);
   }
 
   forgetHost(hostId: number): void {
-    for (const [hash, entry] of this.entries) {
-      if (entry.host.id === hostId) this.entries.delete(hash);
-    }
+    this.generation++;
+    const hash = this.hashByHost.get(hostId);
+    if (hash === undefined) return;
+    this.entries.delete(hash);
+    this.hashByHost.delete(hostId);
   }
 
   clear(): void {
+    this.generation++;
     this.entries.clear();
+    this.hashByHost.clear();
   }
-}
-
-// Next bundles its own copy of lib next to the custom server's: both must see one cache so revocation is immediate.
-const holder = globalThis as typeof globalThis & { __inferwatchHostTokenCache?: HostTokenCache };
-
-export function hostTokenCache(): HostTokenCache {
-  holder.__inferwatchHostTokenCache ??= new HostTokenCache(
-    Math.min(MAX_TOKEN_CACHE_TTL_MS, Number(process.env.INFERWATCH_TOKEN_CACHE_TTL_MS ?? MAX_TOKEN_CACHE_TTL_MS)),
-  );
-  return holder.__inferwatchHostTokenCache;
 }

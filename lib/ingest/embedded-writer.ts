@@ -1,6 +1,7 @@
 import type { Sql } from '../db/sql';
 import { appendReportRows, emptyRowBatch, type CellValue, type TableRows } from './report-rows';
 import { pgArrayLiteral } from './write-plan';
+import { lateMinutesOf, markLateMinutes } from '../series/late-minutes';
 import { storageErrorFor } from './storage-errors';
 import { SERIES_KINDS, SERIES_SPECS, type TableSpec } from './table-specs';
 import {
@@ -82,6 +83,7 @@ export class EmbeddedWriter implements ReportWriter {
       await tx.query(UPDATE_HOSTS_SQL, hostUpdateParams(hostProgress(stored)));
       const inventories = inventoryChanges(stored);
       if (inventories.length > 0) await tx.query(INSERT_INVENTORY_SQL, inventoryParams(inventories));
+      await markLateMinutes(tx, lateMinutesOf(stored.map((e) => ({ hostId: e.hostId, ts: e.report.ts })), Date.now()));
     }
     return resultsByRequest(plan, isNew, 1)[0]!;
   }

@@ -20,8 +20,8 @@ function message(type: string, body: Buffer | null): Buffer {
 }
 
 /** The Query message with every statement, then each COPY's data and CopyDone: the whole flush as one write. */
-export function buildPipelinedMessage(copies: readonly CopyInput[], trailingSql: readonly string[]): Buffer {
-  const statements = [...copies.map((c) => c.statement), ...trailingSql].join(';\n');
+export function buildPipelinedMessage(copies: readonly CopyInput[], trailingSql: readonly string[], leadingSql: readonly string[] = []): Buffer {
+  const statements = [...leadingSql, ...copies.map((c) => c.statement), ...trailingSql].join(';\n');
   const parts: Buffer[] = [message('Q', Buffer.from(`${statements}\0`, 'utf8'))];
   const copyDone = message('c', null);
   for (const copy of copies) {
@@ -43,7 +43,8 @@ export class PipelinedCopy {
   private finished = false;
   readonly commandTags: string[] = [];
 
-  constructor(private readonly payload: Buffer) {}
+  /** pg's client-side read timeout (it reads `query_timeout` off the submitted object): a hung server fails fast. */
+  constructor(private readonly payload: Buffer, readonly query_timeout?: number) {}
 
   submit(connection: PgConnection): void {
     connection.stream.write(this.payload);
@@ -77,9 +78,9 @@ export class PipelinedCopy {
   }
 }
 
-export function runPipelinedCopy(client: pg.PoolClient | pg.Client, payload: Buffer): Promise<string[]> {
+export function runPipelinedCopy(client: pg.PoolClient | pg.Client, payload: Buffer, timeoutMs?: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const query = new PipelinedCopy(payload);
+    const query = new PipelinedCopy(payload, timeoutMs);
     query.callback = (err) => (err ? reject(err) : resolve(query.commandTags));
     client.query(query as never);
   });

@@ -3,6 +3,7 @@ import { ensurePartitions } from '../db/partitions';
 import { poolSql } from '../db/sql';
 import { DatabaseUnavailableError } from '../errors';
 import { toCopyText } from './copy-text';
+import { lateMinuteStatements } from './late-minutes-sql';
 import { buildPipelinedMessage, runPipelinedCopy, type CopyInput } from './pipelined-copy';
 import { appendReportRows, emptyRowBatch } from './report-rows';
 import { isDataError, isLedgerConflict, isMissingPartition, isRetryableConflict, storageErrorFor } from './storage-errors';
@@ -29,6 +30,8 @@ export interface GroupCommitOptions {
   maxReportsPerFlush?: number;
   /** Beyond this many queued reports new writes get 503 instead of waiting. */
   maxQueuedReports?: number;
+  /** A flush taking longer (statement_timeout on the server, read timeout in pg) fails with 503. */
+  queryTimeoutMs?: number;
 }
 
 interface Pending {
@@ -47,7 +50,7 @@ function ledgerCopy(stored: readonly PlannedReport[]): CopyInput {
 }
 
 /** The series COPYs, host progress and inventory changes of the stored reports, as one pipelined message. */
-function storeMessage(stored: readonly PlannedReport[], ledger: CopyInput | null, trailing: string[]): Buffer {
+function storeMessage(stored: readonly PlannedReport[], ledger: CopyInput | null, trailing: string[], leading: string[] = []): Buffer {
   const batch = emptyRowBatch();
   for (const { hostId, report } of stored) appendReportRows(batch, hostId, report);
   const copies: CopyInput[] = ledger ? [ledger] : [];
@@ -57,7 +60,8 @@ function storeMessage(stored: readonly PlannedReport[], ledger: CopyInput | null
   const sql = [inlineArrayParams(UPDATE_HOSTS_SQL, hostUpdateParams(hostProgress(stored)), pg.escapeLiteral)];
   const inventories = inventoryChanges(stored);
   if (inventories.length > 0) sql.push(inlineArrayParams(INSERT_INVENTORY_SQL, inventoryParams(inventories), pg.escapeLiteral));
-  return buildPipelinedMessage(copies, [...sql, ...trailing]);
+  for (const late of lateMinuteStatements(stored, Date.now())) sql.push(inlineArrayParams(late.text, late.params, pg.escapeLiteral));
+  return buildPipelinedMessage(copies, [...sql, ...trailing], leading);
 }
 
 /**
@@ -74,11 +78,17 @@ export class GroupCommitWriter implements ReportWriter {
   private readonly maxFlushes: number;
   private readonly maxReportsPerFlush: number;
   private readonly maxQueuedReports: number;
+  private readonly queryTimeoutMs: number;
 
   constructor(private readonly pool: pg.Pool, options: GroupCommitOptions = {}) {
     this.maxFlushes = options.maxFlushes ?? 2;
     this.maxReportsPerFlush = options.maxReportsPerFlush ?? 2_000;
     this.maxQueuedReports = options.maxQueuedReports ?? 50_000;
+    this.queryTimeoutMs = options.queryTimeoutMs ?? 5_000;
+  }
+
+  private get setTimeoutSql(): string {
+    return `SET LOCAL statement_timeout = ${Math.round(this.queryTimeoutMs)}`;
   }
 
   write(request: WriteRequest): Promise<WriteResult> {
@@ -131,7 +141,14 @@ export class GroupCommitWriter implements ReportWriter {
       }
       const failure = storageErrorFor(err);
       for (const p of group) p.reject(failure);
+      // Whatever is queued behind a dead or hung database would only wait for the same answer.
+      if (failure instanceof DatabaseUnavailableError) this.rejectQueued(failure);
     }
+  }
+
+  private rejectQueued(failure: unknown): void {
+    for (const p of this.queue.splice(0)) p.reject(failure);
+    this.queuedReports = 0;
   }
 
   private async flushWithRetry(requests: WriteRequest[]): Promise<WriteResult[]> {
@@ -152,7 +169,7 @@ export class GroupCommitWriter implements ReportWriter {
     let broken: Error | undefined;
     try {
       try {
-        await runPipelinedCopy(client, storeMessage(plan.unique, ledgerCopy(plan.unique), []));
+        await runPipelinedCopy(client, storeMessage(plan.unique, ledgerCopy(plan.unique), [], [this.setTimeoutSql]), this.queryTimeoutMs);
         return resultsByRequest(plan, plan.unique.map(() => true), requests.length);
       } catch (err) {
         if (!isLedgerConflict(err)) throw err;
@@ -170,6 +187,7 @@ export class GroupCommitWriter implements ReportWriter {
   private async flushWithDuplicates(client: pg.PoolClient, plan: ReturnType<typeof planWrites>, requestCount: number) {
     await client.query('BEGIN');
     try {
+      await client.query(this.setTimeoutSql);
       const { rows } = await client.query<{ host_id: number; seq: number }>(
         `INSERT INTO report_ledger (host_id, seq, ts)
          SELECT * FROM unnest($1::int4[], $2::int8[], $3::timestamptz[])
@@ -183,7 +201,7 @@ export class GroupCommitWriter implements ReportWriter {
       const inserted = new Set(rows.map((r) => `${r.host_id}:${r.seq}`));
       const isNew = plan.unique.map((e) => inserted.has(`${e.hostId}:${e.report.seq}`));
       const stored = plan.unique.filter((_, i) => isNew[i]);
-      if (stored.length > 0) await runPipelinedCopy(client, storeMessage(stored, null, ['COMMIT']));
+      if (stored.length > 0) await runPipelinedCopy(client, storeMessage(stored, null, ['COMMIT']), this.queryTimeoutMs);
       else await client.query('COMMIT');
       return resultsByRequest(plan, isNew, requestCount);
     } catch (err) {

@@ -30,9 +30,15 @@ export function isDataError(err: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23')) && !isMissingPartition(err);
 }
 
+/** statement_timeout (57014) or pg's client-side read timeout: the database is hung or far too slow. */
+export function isTimeout(err: unknown): boolean {
+  const e = pgError(err);
+  return e.code === '57014' || e.message === 'Query read timeout';
+}
+
 /** What a request that failed alone in its flush is told. */
 export function storageErrorFor(err: unknown): unknown {
-  if (isDatabaseUnavailable(err)) return new DatabaseUnavailableError();
+  if (isDatabaseUnavailable(err) || isTimeout(err)) return new DatabaseUnavailableError();
   if (!isDataError(err)) return err;
   if (pgError(err).code === '23505') {
     return new ConflictError('a report with the same ts is already stored for this host under another seq');

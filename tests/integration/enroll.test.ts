@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { realisticReport } from '../../bench/_ingest-report';
-import { authenticateHost, revokeHostToken } from '../../lib/auth/authenticate-host';
+import { authenticateHost, createTokenAuth, revokeHostToken } from '../../lib/auth/authenticate-host';
+import { openDatabase } from '../../lib/db/open';
 import { authorizeAdmin } from '../../lib/auth/admin-auth';
 import { enrollHost } from '../../lib/auth/enroll-host';
 import { createEnrollmentKey, listEnrollmentKeys, revokeEnrollmentKey } from '../../lib/auth/enrollment-keys';
@@ -94,6 +95,33 @@ describe('enrollment and host tokens', () => {
     expect(await authenticateHost(host.token, t.db)).toEqual({ id: host.hostId, region: 'oslo' });
     await revokeHostToken(host.hostId, t.db);
     expect(await rejection(authenticateHost(host.token, t.db))).toMatchObject({ status: 401, message: 'invalid or revoked host token' });
+  });
+
+  test('another process (a second database handle) with the token cached stops accepting it within 1 s of a revocation or a re-enroll', async () => {
+    const other = await openDatabase({ kind: 'server', url: t.url! });
+    try {
+      const key = await createEnrollmentKey({ name: 'k2', region: 'oslo', labels: {} }, t.db);
+      const revoked = await enrollHost(key.key, { hostname: 'revoke-elsewhere', machineId: null }, t.db);
+      const rotated = await enrollHost(key.key, { hostname: 'rotate-elsewhere', machineId: 'm-rotate' }, t.db);
+      const auth = createTokenAuth(other.sql);
+      expect(await authenticateHost(revoked.token, other, auth)).toMatchObject({ id: revoked.hostId });
+      expect(await authenticateHost(rotated.token, other, auth)).toMatchObject({ id: rotated.hostId });
+      expect(auth.cache.size).toBe(2);
+      await revokeHostToken(revoked.hostId, t.db);
+      await enrollHost(key.key, { hostname: 'rotate-elsewhere', machineId: 'm-rotate' }, t.db);
+      const changedAtMs = Date.now();
+      const refused = (token: string) => authenticateHost(token, other, auth).then(() => false, (err) => toErrorEnvelope(err).status === 401);
+      let revokedRefused = false;
+      let rotatedRefused = false;
+      while (Date.now() - changedAtMs < 1_500 && !(revokedRefused && rotatedRefused)) {
+        [revokedRefused, rotatedRefused] = [await refused(revoked.token), await refused(rotated.token)];
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(Date.now() - changedAtMs).toBeLessThan(1_200);
+      expect([revokedRefused, rotatedRefused]).toEqual([true, true]);
+    } finally {
+      await other.close();
+    }
   });
 
   test('the local enrollment key file is created 0600 and reused while the key is valid', async () => {

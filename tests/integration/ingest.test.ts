@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { realisticReport } from '../../bench/_ingest-report';
 import { revokeHostToken } from '../../lib/auth/authenticate-host';
 import { poolSql } from '../../lib/db/sql';
+import { rollUp } from '../../lib/series/rollup';
 import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/ingest/ingest-request';
 import { createIngestDeps } from '../../lib/ingest/ingest-service';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
@@ -179,6 +180,21 @@ describe.each([
     await tight.writer.close();
   });
 
+  test('a report an hour old queues its (host, minute) for re-rolling, and rollUp then writes that minute; fresh ones queue nothing', async () => {
+    const host = await enrolledHost(test_db.db);
+    const nowMs = Date.now();
+    const oldTs = nowMs - 3_600_000;
+    const freshTs = nowMs - 5_000;
+    const out = await post(deps, host.token, { reports: [realisticReport(1, oldTs), realisticReport(2, freshTs)] });
+    expect(out).toMatchObject({ status: 200, body: { accepted: 2 } });
+    const minute = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000);
+    const dirty = await test_db.db.sql.query<{ minute: Date }>('SELECT minute FROM rollup_dirty_minutes WHERE host_id = $1', [host.hostId]);
+    expect(dirty.map((d) => new Date(d.minute).getTime())).toEqual([minute(oldTs).getTime()]);
+    await rollUp(test_db.db.sql, new Date());
+    const rolled = await test_db.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM host_samples_1m WHERE host_id = $1 AND ts = $2', [host.hostId, minute(oldTs)]);
+    expect(rolled[0]!.n).toBe(1);
+  });
+
   test('a host token writes only its own host, whatever the report says', async () => {
     const a = await enrolledHost(test_db.db);
     const b = await enrolledHost(test_db.db);
@@ -230,6 +246,28 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     expect(conflict.status).toBe(409);
     expect(errorOf(conflict.body).code).toBe('conflict');
     expect((await rowCounts(test_db.db)).report_ledger - before.report_ledger).toBe(1);
+  });
+
+  test('a flush blocked past the query timeout (a hung database) answers 503 within about that timeout and stores nothing', async () => {
+    const host = await enrolledHost(test_db.db);
+    const hung = createIngestDeps(test_db.db, { writer: new GroupCommitWriter(test_db.db.pool!, { queryTimeoutMs: 300 }) });
+    const locker = new pg.Client(test_db.url);
+    await locker.connect();
+    const before = await rowCounts(test_db.db);
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE report_ledger IN ACCESS EXCLUSIVE MODE');
+      const started = Date.now();
+      const out = await post(hung, host.token, report(1));
+      expect(out.status).toBe(503);
+      expect(errorOf(out.body).code).toBe('database_unavailable');
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    expect(await rowCounts(test_db.db)).toEqual(before);
+    await hung.writer.close();
   });
 
   test('answers 503 with Retry-After, quickly, while the database is unreachable, and stores nothing', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { HostTokenCache } from '../../../lib/auth/host-token-cache';
+import { RevocationWatch } from '../../../lib/auth/revocation-watch';
 import { bearerToken, constantTimeEqual, generateToken, hashToken, tokenDisplayPrefix } from '../../../lib/auth/tokens';
 import { parseDurationMs } from '../../../lib/auth/enrollment-key-input';
 
@@ -36,20 +37,83 @@ describe('tokens', () => {
 });
 
 describe('HostTokenCache', () => {
-  test('forgets an entry after its TTL and refuses a TTL above 5 s', () => {
+  test('keeps a lookup for its TTL (10 min by default), then forgets it', () => {
     const cache = new HostTokenCache(1000);
     cache.set('h', { id: 1, region: 'oslo' }, 0);
     expect(cache.get('h', 999)).toEqual({ id: 1, region: 'oslo' });
     expect(cache.get('h', 1000)).toBeUndefined();
-    expect(() => new HostTokenCache(5001)).toThrow(/at most 5000/);
+    expect(new HostTokenCache().ttlMs).toBe(600_000);
   });
 
-  test('forgetHost drops every token of that host at once', () => {
+  test('when full, drops the least recently used lookup', () => {
+    const cache = new HostTokenCache(60_000, 2);
+    cache.set('a', { id: 1, region: 'r' }, 0);
+    cache.set('b', { id: 2, region: 'r' }, 0);
+    cache.get('a', 1);
+    cache.set('c', { id: 3, region: 'r' }, 2);
+    expect(cache.get('b', 3)).toBeUndefined();
+    expect(cache.get('a', 3)).toBeDefined();
+    expect(cache.get('c', 3)).toBeDefined();
+    expect(cache.size).toBe(2);
+  });
+
+  test("forgetHost drops that host's token at once, and a new token replaces the old one", () => {
     const cache = new HostTokenCache();
     cache.set('a', { id: 1, region: 'r' }, 0);
     cache.set('b', { id: 2, region: 'r' }, 0);
     cache.forgetHost(1);
     expect(cache.get('a', 1)).toBeUndefined();
     expect(cache.get('b', 1)).toBeDefined();
+    cache.set('b2', { id: 2, region: 'r' }, 1);
+    expect(cache.get('b', 2)).toBeUndefined();
+  });
+
+  test('a lookup that started before a forget or clear is not cached', () => {
+    const cache = new HostTokenCache();
+    const before = cache.generation;
+    cache.forgetHost(1);
+    cache.set('a', { id: 1, region: 'r' }, 0, before);
+    expect(cache.get('a', 1)).toBeUndefined();
+    const beforeClear = cache.generation;
+    cache.clear();
+    cache.set('a', { id: 1, region: 'r' }, 0, beforeClear);
+    expect(cache.size).toBe(0);
+  });
+});
+
+describe('RevocationWatch', () => {
+  function watchWith(versions: number[]) {
+    let nowMs = 0;
+    const reads: number[] = [];
+    let changes = 0;
+    const watch = new RevocationWatch(async () => {
+      reads.push(nowMs);
+      return versions[Math.min(reads.length - 1, versions.length - 1)]!;
+    }, () => changes++, 1000, () => nowMs);
+    return { watch, reads, changes: () => changes, at: (ms: number) => (nowMs = ms) };
+  }
+
+  test('waits for the first read, answers at once while fresh, re-reads in the background from half the bound', async () => {
+    const w = watchWith([5, 5]);
+    const first = w.watch.whenFresh();
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    w.at(400);
+    expect(w.watch.whenFresh()).toBeUndefined();
+    expect(w.reads).toEqual([0]);
+    w.at(600);
+    expect(w.watch.whenFresh()).toBeUndefined();
+    expect(w.reads).toEqual([0, 600]);
+    expect(w.changes()).toBe(0);
+  });
+
+  test('after the bound without a read it waits, and a new version clears before it resolves', async () => {
+    const w = watchWith([5, 6]);
+    await w.watch.whenFresh();
+    w.at(1000);
+    const waiting = w.watch.whenFresh();
+    expect(waiting).toBeInstanceOf(Promise);
+    await waiting;
+    expect(w.changes()).toBe(1);
   });
 });
