@@ -44,7 +44,8 @@ const { openDatabase } = await import('../lib/db/open');
 const { createEnrollmentKey } = await import('../lib/auth/enrollment-keys');
 const { enrollHost } = await import('../lib/auth/enroll-host');
 const { realisticReport } = await import('./_ingest-report');
-const { reportToRows, totalRowCount } = await import('../lib/ingest/report-rows');
+const { appendReportRows, emptyRowBatch, reportToRows, totalRowCount } = await import('../lib/ingest/report-rows');
+const { toCopyBinary } = await import('../lib/ingest/copy-binary');
 const { toCopyText } = await import('../lib/ingest/copy-text');
 const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/table-specs');
 
@@ -135,23 +136,24 @@ async function stored(sql: { query<R>(t: string): Promise<R[]> }) {
 }
 
 /** Raw COPY of the same kind of rows into the same tables, one connection, data already encoded. */
-async function rawCopyRowsPerS(url: string, reports: number): Promise<number> {
+async function rawCopyRowsPerS(url: string, reports: number, format: 'text' | 'binary'): Promise<number> {
   const client = new pg.Client(url);
   await client.connect();
   const baseTs = Date.now() - 3_600_000;
-  const texts = new Map<string, string[]>();
-  let rows = 0;
+  const all = emptyRowBatch();
+  const firstHost = format === 'text' ? 1_000_000 : 2_000_000;
   for (let i = 0; i < reports; i++) {
-    const batch = reportToRows(1_000_000 + (i % 1000), realisticReport(i, baseTs + Math.floor(i / 1000) * 10_000, i + 7));
-    rows += totalRowCount(batch);
-    for (const kind of SERIES_KINDS) if (batch[kind].values.length) texts.set(kind, [...(texts.get(kind) ?? []), toCopyText(batch[kind])]);
+    appendReportRows(all, firstHost + (i % 1000), realisticReport(i, baseTs + Math.floor(i / 1000) * 10_000, i + 7));
   }
-  const encoded = new Map(SERIES_KINDS.map((kind) => [kind, Buffer.from((texts.get(kind) ?? []).join(''))]));
+  const rows = totalRowCount(all);
+  const encoded = new Map(SERIES_KINDS.map((kind) => [kind, format === 'text'
+    ? Buffer.from(toCopyText(all[kind]))
+    : toCopyBinary(all[kind], SERIES_SPECS[kind].types)]));
   const started = performance.now();
   await client.query('BEGIN');
   for (const kind of SERIES_KINDS) {
     const spec = SERIES_SPECS[kind];
-    const stream = client.query(copyFrom(`COPY ${spec.table} (${spec.columns.join(', ')}) FROM STDIN`));
+    const stream = client.query(copyFrom(`COPY ${spec.table} (${spec.columns.join(', ')}) FROM STDIN${format === 'binary' ? ' (FORMAT binary)' : ''}`));
     await new Promise<void>((resolve, reject) => {
       stream.on('finish', resolve);
       stream.on('error', reject);
@@ -235,7 +237,8 @@ try {
   const reportsPerS = (after.reports - before.reports) / elapsedS;
   const samplesPerS = (after.samples - before.samples) / elapsedS;
   log('raw COPY of the same rows');
-  const copyRowsPerS = await rawCopyRowsPerS(dbUrl, 10_000);
+  const copyRowsPerS = await rawCopyRowsPerS(dbUrl, 10_000, 'binary');
+  const copyTextRowsPerS = await rawCopyRowsPerS(dbUrl, 10_000, 'text');
 
   let nextReportsPerS: number | null = null;
   let nextP99: number | null = null;
@@ -263,6 +266,7 @@ try {
     stored_samples_per_s: Math.round(samplesPerS),
     copy_rows_per_s: Math.round(copyRowsPerS),
     copy_ratio: Number((samplesPerS / copyRowsPerS).toFixed(3)),
+    copy_text_rows_per_s: Math.round(copyTextRowsPerS),
     next_route_reports_per_s: nextReportsPerS === null ? null : Math.round(nextReportsPerS),
     next_route_p99_ms: nextP99,
     http_requests_per_s: Math.round(load.requestsPerS),
@@ -286,7 +290,8 @@ ${meanBodyBytes} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s war
 | sustained reports/s (node:http listener → lib/ingest, group commit) | ${figures.reports_per_s} |
 | request latency p50 / p99 | ${figures.p50_ms} ms / ${figures.p99_ms} ms |
 | stored series rows/s | ${figures.stored_samples_per_s} |
-| raw COPY of the same rows, one connection | ${figures.copy_rows_per_s} rows/s |
+| raw COPY of the same rows, one connection, binary (the format ingest uses) | ${figures.copy_rows_per_s} rows/s |
+| same, COPY text | ${figures.copy_text_rows_per_s} rows/s |
 | copy_ratio (stored ÷ raw COPY) | ${figures.copy_ratio} |
 | same load through the Next route handler (\`next start\`) | ${figures.next_route_reports_per_s ?? 'n/a'} reports/s, p99 ${figures.next_route_p99_ms ?? 'n/a'} ms |
 | non-2xx responses during the measurement | ${figures.non_2xx} |

@@ -3,8 +3,8 @@ import type pg from 'pg';
 export interface CopyInput {
   /** `COPY table (cols) FROM STDIN`, without the semicolon. */
   statement: string;
-  /** COPY text-format rows, each ending in a newline. */
-  data: string;
+  /** COPY text rows (each ending in a newline), or COPY BINARY data with its header and trailer. */
+  data: string | Buffer;
 }
 
 interface PgConnection {
@@ -25,7 +25,7 @@ export function buildPipelinedMessage(copies: readonly CopyInput[], trailingSql:
   const parts: Buffer[] = [message('Q', Buffer.from(`${statements}\0`, 'utf8'))];
   const copyDone = message('c', null);
   for (const copy of copies) {
-    if (copy.data.length > 0) parts.push(message('d', Buffer.from(copy.data, 'utf8')));
+    if (copy.data.length > 0) parts.push(message('d', typeof copy.data === 'string' ? Buffer.from(copy.data, 'utf8') : copy.data));
     parts.push(copyDone);
   }
   return Buffer.concat(parts);

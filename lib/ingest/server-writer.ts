@@ -2,7 +2,7 @@ import pg from 'pg';
 import { ensurePartitions } from '../db/partitions';
 import { poolSql } from '../db/sql';
 import { DatabaseUnavailableError } from '../errors';
-import { toCopyText } from './copy-text';
+import { toCopyBinary } from './copy-binary';
 import { lateMinuteStatements } from './late-minutes-sql';
 import { buildPipelinedMessage, runPipelinedCopy, type CopyInput } from './pipelined-copy';
 import { appendReportRows, emptyRowBatch } from './report-rows';
@@ -40,13 +40,13 @@ interface Pending {
   reject(err: unknown): void;
 }
 
-const copyStatement = (spec: TableSpec) => `COPY ${spec.table} (${spec.columns.join(', ')}) FROM STDIN`;
+const copyStatement = (spec: TableSpec) => `COPY ${spec.table} (${spec.columns.join(', ')}) FROM STDIN (FORMAT binary)`;
 const COPY_STATEMENTS = new Map(SERIES_KINDS.map((kind) => [kind, copyStatement(SERIES_SPECS[kind])]));
 
 function ledgerCopy(stored: readonly PlannedReport[]): CopyInput {
-  let data = '';
-  for (const { hostId, report } of stored) data += `${hostId}\t${report.seq}\t${new Date(report.ts).toISOString()}\n`;
-  return { statement: copyStatement(LEDGER), data };
+  const values: number[] = [];
+  for (const { hostId, report } of stored) values.push(hostId, report.seq, report.ts);
+  return { statement: copyStatement(LEDGER), data: toCopyBinary({ width: 3, values }, LEDGER.types) };
 }
 
 /** The series COPYs, host progress and inventory changes of the stored reports, as one pipelined message. */
@@ -55,7 +55,9 @@ function storeMessage(stored: readonly PlannedReport[], ledger: CopyInput | null
   for (const { hostId, report } of stored) appendReportRows(batch, hostId, report);
   const copies: CopyInput[] = ledger ? [ledger] : [];
   for (const kind of SERIES_KINDS) {
-    if (batch[kind].values.length > 0) copies.push({ statement: COPY_STATEMENTS.get(kind)!, data: toCopyText(batch[kind]) });
+    if (batch[kind].values.length > 0) {
+      copies.push({ statement: COPY_STATEMENTS.get(kind)!, data: toCopyBinary(batch[kind], SERIES_SPECS[kind].types) });
+    }
   }
   const sql = [inlineArrayParams(UPDATE_HOSTS_SQL, hostUpdateParams(hostProgress(stored)), pg.escapeLiteral)];
   const inventories = inventoryChanges(stored);

@@ -233,6 +233,32 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     expect(lastSeqs.every((h) => Number(h.last_seq) === 7)).toBe(true);
   });
 
+  test('every column type survives the binary COPY exactly (text, NULL, bool, int8, float8, float4, arrays, timestamptz)', async () => {
+    const host = await enrolledHost(test_db.db);
+    const r = report(3, (x) => {
+      if ('unavailable' in x.disks || 'unavailable' in x.cgroups) throw new Error('fixture');
+      x.disks[0]!.device = 'nvme0n1 «ünïcode»\ttab';
+      x.disks[0]!.readBytesPerS = 123_456_789_012.5;
+      x.cgroups[0]!.quotaCores = null;
+      x.latency[0]!.sketch = { count: 6, sum: 1.5, min: -2, max: 9, zeroCount: 1, keys: [-300, 0, 32_000], counts: [1, 1, 3] };
+      x.probes = [{ name: 'rtt', target: 'db:5432', ok: false, connectMs: null, responseMs: 12.25, error: 'refused\nagain' }];
+      x.processes[0]!.pid = 2_000_000_000;
+    });
+    expect((await post(deps, host.token, r)).status).toBe(200);
+    const q = async (sql: string) => (await test_db.db.sql.query<Record<string, unknown>>(sql, [host.hostId]))[0]!;
+    const disk = await q("SELECT device, read_bytes_per_s, util_pct, ts FROM disk_samples WHERE host_id = $1 AND device LIKE 'nvme0n1 %'");
+    expect(disk).toMatchObject({ device: 'nvme0n1 «ünïcode»\ttab', read_bytes_per_s: 123_456_789_012.5 });
+    expect(new Date(disk.ts as Date).getTime()).toBe(r.ts);
+    expect(disk.util_pct).toBeCloseTo('unavailable' in r.disks ? 0 : r.disks[0]!.utilPct, 4);
+    expect(await q('SELECT quota_cores FROM cgroup_samples WHERE host_id = $1')).toEqual({ quota_cores: null });
+    expect(await q("SELECT count, sum, min, max, zero_count, keys, counts::int4[] AS counts FROM latency_samples WHERE host_id = $1 AND name = 'inference.request'"))
+      .toEqual({ count: 6, sum: 1.5, min: -2, max: 9, zero_count: 1, keys: [-300, 0, 32_000], counts: [1, 1, 3] });
+    expect(await q('SELECT ok, connect_ms, response_ms, error FROM probe_samples WHERE host_id = $1'))
+      .toEqual({ ok: false, connect_ms: null, response_ms: 12.25, error: 'refused\nagain' });
+    expect(await q("SELECT pid FROM process_samples WHERE host_id = $1 AND name = 'triton'")).toEqual({ pid: 2_000_000_000 });
+    expect(await q('SELECT seq, ts FROM report_ledger WHERE host_id = $1')).toEqual({ seq: 3, ts: new Date(r.ts) });
+  });
+
   test('a bad value in one request of a flush fails only that request', async () => {
     const [good, bad] = [await enrolledHost(test_db.db), await enrolledHost(test_db.db)];
     expect((await post(deps, bad.token, report(1))).status).toBe(200);
