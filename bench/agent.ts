@@ -1,7 +1,8 @@
 // `npm run bench -- agent [--minutes N]`: the agent's CPU seconds per hour and peak RSS at the default interval with
 // two watched processes, beside prometheus-node-exporter scraped at the same interval in the same window (like for
-// like, no StatsD traffic); then the agent again with 100 StatsD timings/s. The agent runs as the single-file
-// bundle an operator installs. Prints a table, then one JSON line.
+// like, no StatsD traffic), and beside the floor: a bare Node process reading the same /proc files every interval;
+// then the agent again with 100 StatsD timings/s. The agent runs as the single-file bundle an operator installs,
+// with the node flags of the example systemd unit. Prints a table, then one JSON line.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
@@ -63,6 +64,27 @@ function startWatchedProcesses(): ChildProcess[] {
   );
 }
 
+/** The node flags between `node` and the bundle in the example unit's ExecStart, so the bench runs what operators run. */
+function unitNodeFlags(): string[] {
+  const unit = fs.readFileSync(path.join(root, 'agent', 'inferwatch-agent.service'), 'utf8');
+  const execStart = /^ExecStart=\S*node((?:\s+--\S+)*)\s+\S+\.mjs/m.exec(unit);
+  if (!execStart) throw new Error('no ExecStart=…node [flags] ….mjs line in agent/inferwatch-agent.service');
+  return execStart[1]!.trim().split(/\s+/).filter(Boolean);
+}
+const AGENT_NODE_FLAGS = unitNodeFlags();
+
+/** The floor the issue compares with: plain `node` reading the files the agent reads each interval, nothing else. */
+function startBareReader(watched: ChildProcess[]): ChildProcess {
+  const files = [
+    '/proc/stat', '/proc/loadavg', '/proc/diskstats', '/proc/meminfo', '/proc/self/mountinfo',
+    '/proc/pressure/cpu', '/proc/pressure/io', '/proc/pressure/memory', '/sys/devices/system/cpu/online',
+    ...watched.flatMap((child) => ['stat', 'status', 'cgroup', 'comm', 'environ'].map((f) => `/proc/${child.pid}/${f}`)),
+  ];
+  const script = `const fs = require('fs'); const files = ${JSON.stringify(files)};
+    setInterval(() => { for (const f of files) { try { fs.readFileSync(f, 'utf8'); } catch {} } fs.readdirSync('/sys/block'); }, ${INTERVAL_S * 1000});`;
+  return spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+}
+
 function startAgent(serverUrl: string, watched: ChildProcess[], statsdPort: number): ChildProcess {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-bench-agent-'));
   const keyFile = path.join(stateDir, 'key');
@@ -77,7 +99,7 @@ function startAgent(serverUrl: string, watched: ChildProcess[], statsdPort: numb
     '--http-intake-addr', 'off',
     ...watched.flatMap((child) => ['--watch-pid', String(child.pid)]),
   ];
-  return spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, [...AGENT_NODE_FLAGS, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 function startNodeExporter(port: number): ChildProcess {
@@ -134,14 +156,17 @@ const watched = startWatchedProcesses();
 const exporterPort = 9199;
 const children: ChildProcess[] = [...watched];
 try {
-  console.log(`window ${windowMs / 60_000} min per run, interval ${INTERVAL_S} s, ${os.cpus().length} CPUs`);
+  console.log(`window ${windowMs / 60_000} min per run, interval ${INTERVAL_S} s, ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`agent: node ${AGENT_NODE_FLAGS.join(' ')} dist/inferwatch-agent.mjs (flags from agent/inferwatch-agent.service)`);
   const agent = startAgent(sink.url, watched, 18125);
   const exporter = startNodeExporter(exporterPort);
-  children.push(agent, exporter);
+  const bareReader = startBareReader(watched);
+  children.push(agent, exporter, bareReader);
   const scrape = () => void fetch(`http://127.0.0.1:${exporterPort}/metrics`).then((r) => r.text()).catch(() => {});
-  const [agentIdle, exporterIdle] = await measure([agent.pid!, exporter.pid!], scrape);
+  const [agentIdle, exporterIdle, bare] = await measure([agent.pid!, exporter.pid!, bareReader.pid!], scrape);
   agent.kill('SIGTERM');
   exporter.kill('SIGTERM');
+  bareReader.kill('SIGTERM');
 
   const loadedAgent = startAgent(sink.url, watched, 18126);
   children.push(loadedAgent);
@@ -156,12 +181,16 @@ try {
     agent_statsd_cpu_s_per_h: round(agentLoaded!.cpuSPerH),
     agent_peak_rss_mb: round(Math.max(agentIdle!.peakRssMb, agentLoaded!.peakRssMb), 1),
     node_exporter_peak_rss_mb: round(exporterIdle!.peakRssMb, 1),
+    bare_node_reader_cpu_s_per_h: round(bare!.cpuSPerH),
+    bare_node_reader_peak_rss_mb: round(bare!.peakRssMb, 1),
+    agent_node_flags: AGENT_NODE_FLAGS.join(' '),
     reports_received: sink.reports(),
     window_min: windowMs / 60_000,
   };
   console.table({
     'agent (2 watched, no StatsD)': { 'CPU s/h': result.agent_cpu_s_per_h, 'peak RSS MB': round(agentIdle!.peakRssMb, 1) },
     'node_exporter (scraped every 10 s)': { 'CPU s/h': result.node_exporter_cpu_s_per_h, 'peak RSS MB': result.node_exporter_peak_rss_mb },
+    'bare node reading the same /proc files': { 'CPU s/h': result.bare_node_reader_cpu_s_per_h, 'peak RSS MB': result.bare_node_reader_peak_rss_mb },
     'agent + 100 StatsD timings/s': { 'CPU s/h': result.agent_statsd_cpu_s_per_h, 'peak RSS MB': round(agentLoaded!.peakRssMb, 1) },
   });
   console.log(JSON.stringify(result));
