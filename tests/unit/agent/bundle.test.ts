@@ -12,7 +12,7 @@ test('the esbuild bundle is one file that runs with only node and prints a valid
   const dir = mkdtempSync(path.join(os.tmpdir(), 'iw-bundle-'));
   const outfile = path.join(dir, 'inferwatch-agent.mjs');
   // Same options as `npm run agent:bundle`, into an empty folder with no node_modules next to it.
-  await build({ entryPoints: [path.join(repoRoot, 'agent/cli.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, logLevel: 'silent' });
+  await build({ entryPoints: [path.join(repoRoot, 'agent/cli.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, outfile, logLevel: 'silent' });
   const stdout = execFileSync(process.execPath, [outfile, '--once', '--print'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const report = reportSchema.parse(JSON.parse(stdout));
   expect(report.agent.version).toMatch(/^\d+\.\d+\.\d+/);
