@@ -6,7 +6,7 @@ export default function FleetPage() {
       <h1>Fleet</h1>
       <p className="muted">
         CPU steal is time a noisy neighbour took from your vCPUs; iowait is time the CPUs sat idle waiting for disk.
-        Both are averaged over each host&apos;s latest report.
+        Both are measured over each host&apos;s latest reporting interval.
       </p>
       <FleetTable />
     </section>
