@@ -112,18 +112,21 @@ function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[]
   }
 }
 
-/** The rows as `COPY … FROM STDIN (FORMAT binary)` data: no number formatting here, no number parsing in PostgreSQL. */
-export function toCopyBinary(rows: TableRows, types: readonly ColumnType[]): Buffer {
+/** The tuples of `rows` in COPY BINARY form, without the file header and trailer. */
+export function encodeBinaryTuples(rows: TableRows, types: readonly ColumnType[]): Buffer {
   const w = new BinaryWriter();
-  w.ensure(SIGNATURE.length + 8);
-  w.pos += SIGNATURE.copy(w.buf, 0);
-  w.int32(0);
-  w.int32(0);
   const { width, values } = rows;
   for (let i = 0; i < values.length; i += width) {
     w.int16(width);
     for (let c = 0; c < width; c++) writeCell(w, types[c]!, values[i + c]!);
   }
-  w.int16(-1);
   return w.buf.subarray(0, w.pos);
+}
+
+export const COPY_BINARY_HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
+export const COPY_BINARY_TRAILER = Buffer.from([0xff, 0xff]);
+
+/** The rows as `COPY … FROM STDIN (FORMAT binary)` data: no number formatting here, no number parsing in PostgreSQL. */
+export function toCopyBinary(rows: TableRows, types: readonly ColumnType[]): Buffer {
+  return Buffer.concat([COPY_BINARY_HEADER, encodeBinaryTuples(rows, types), COPY_BINARY_TRAILER]);
 }

@@ -59,6 +59,8 @@ export class EmbeddedWriter implements ReportWriter {
   async close(): Promise<void> {}
 
   private async store(tx: Sql, request: WriteRequest): Promise<WriteResult> {
+    if (request.encoded) throw new Error('the embedded writer stores decoded reports, not pre-encoded rows');
+    const reports = request.reports;
     const plan = planWrites([request]);
     const inserted = await tx.query<{ seq: number }>(
       `INSERT INTO report_ledger (host_id, seq, ts)
@@ -75,7 +77,7 @@ export class EmbeddedWriter implements ReportWriter {
     const stored = plan.unique.filter((_, i) => isNew[i]);
     if (stored.length > 0) {
       const batch = emptyRowBatch();
-      for (const { hostId, report } of stored) appendReportRows(batch, hostId, report);
+      for (const { hostId, index } of stored) appendReportRows(batch, hostId, reports[index]!);
       for (const kind of SERIES_KINDS) {
         if (batch[kind].values.length === 0) continue;
         await tx.query(INSERT_SQL.get(kind)!, toColumnArrays(batch[kind], SERIES_SPECS[kind]));

@@ -3,10 +3,11 @@ import { bearerToken } from '../auth/tokens';
 import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
 import type { IngestResponse } from '../protocol';
 import { checkContentType, decodeBody, parseJson } from './decode-body';
+import type { Decoder } from './decode-pool';
 import type { IngestLimits } from './limits';
 import type { HostRateLimiter } from './rate-limit';
 import { validateReports } from './validate-reports';
-import type { ReportWriter } from './write-plan';
+import type { ReportWriter, WriteRequest } from './write-plan';
 
 export interface IngestInput {
   authorization: string | null | undefined;
@@ -29,6 +30,8 @@ export interface IngestDeps {
   nowMs(): number;
   /** Trips on "database unavailable" so that the next requests get 503 at once instead of waiting on a dead server. */
   breaker: UnavailableBreaker;
+  /** Decodes, validates and encodes off this thread (a worker); without it, all of that runs here. */
+  decoder?: Decoder;
 }
 
 export class UnavailableBreaker {
@@ -42,27 +45,39 @@ export class UnavailableBreaker {
   }
 }
 
-async function accept(input: IngestInput, deps: IngestDeps): Promise<IngestResponse> {
+async function accept(input: IngestInput, deps: IngestDeps): Promise<IngestOutput> {
   const host = await deps.authenticate(bearerToken(input.authorization));
   deps.rateLimiter.takeRequest(host.id, deps.nowMs());
-  checkContentType(input.contentType);
-  const json = parseJson(decodeBody(input.body, input.contentEncoding, deps.limits));
-  const nowMs = deps.nowMs();
-  const reports = validateReports(json, { nowMs, maxFutureMs: deps.limits.maxFutureMs, maxAgeMs: deps.limits.maxAgeMs });
-  deps.rateLimiter.takeReports(host.id, reports.length, nowMs);
+  let nowMs = deps.nowMs();
+  let request: WriteRequest;
+  if (deps.decoder) {
+    const decoded = await deps.decoder.decode({ ...input, hostId: host.id, nowMs, limits: deps.limits });
+    if (!decoded.ok) return { status: decoded.status, body: decoded.body, headers: decoded.headers };
+    request = { hostId: host.id, reports: decoded.reports, encoded: decoded.encoded };
+    nowMs = deps.nowMs();
+  } else {
+    checkContentType(input.contentType);
+    const json = parseJson(decodeBody(input.body, input.contentEncoding, deps.limits));
+    const reports = validateReports(json, { nowMs, maxFutureMs: deps.limits.maxFutureMs, maxAgeMs: deps.limits.maxAgeMs });
+    request = { hostId: host.id, reports };
+  }
+  deps.rateLimiter.takeReports(host.id, request.reports.length, nowMs);
   deps.breaker.check(nowMs);
-  const result = await deps.writer.write({ hostId: host.id, reports });
-  return {
+  const result = await deps.writer.write(request);
+  const body: IngestResponse = {
     accepted: result.acceptedSeqs.length,
     duplicate: result.duplicateSeqs.length,
-    acknowledgedSeqs: reports.map((r) => r.seq),
+    acknowledgedSeqs: request.reports.map((r) => r.seq),
   };
+  return { status: 200, body, headers: {} };
 }
 
 /** POST /api/v1/ingest, independent of the transport: the Next route and the node:http listener both call this. */
 export async function ingestRequest(input: IngestInput, deps: IngestDeps): Promise<IngestOutput> {
   try {
-    return { status: 200, body: await accept(input, deps), headers: {} };
+    const output = await accept(input, deps);
+    if (output.status === 503) deps.breaker.trip(deps.nowMs());
+    return output;
   } catch (err) {
     const { status, body, headers } = toErrorEnvelope(err);
     if (status === 503) deps.breaker.trip(deps.nowMs());

@@ -2,12 +2,12 @@ import pg from 'pg';
 import { ensurePartitions } from '../db/partitions';
 import { poolSql } from '../db/sql';
 import { DatabaseUnavailableError } from '../errors';
-import { toCopyBinary } from './copy-binary';
+import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER, encodeBinaryTuples, toCopyBinary } from './copy-binary';
 import { lateMinuteStatements } from './late-minutes-sql';
 import { buildPipelinedMessage, runPipelinedCopy, type CopyInput } from './pipelined-copy';
 import { appendReportRows, emptyRowBatch } from './report-rows';
 import { isDataError, isLedgerConflict, isMissingPartition, isRetryableConflict, storageErrorFor } from './storage-errors';
-import { LEDGER, SERIES_KINDS, SERIES_SPECS, type TableSpec } from './table-specs';
+import { LEDGER, SERIES_KINDS, SERIES_SPECS, type SeriesKind, type TableSpec } from './table-specs';
 import {
   INSERT_INVENTORY_SQL,
   UPDATE_HOSTS_SQL,
@@ -49,16 +49,44 @@ function ledgerCopy(stored: readonly PlannedReport[]): CopyInput {
   return { statement: copyStatement(LEDGER), data: toCopyBinary({ width: 3, values }, LEDGER.types) };
 }
 
-/** The series COPYs, host progress and inventory changes of the stored reports, as one pipelined message. */
-function storeMessage(stored: readonly PlannedReport[], ledger: CopyInput | null, trailing: string[], leading: string[] = []): Buffer {
+/** Per table, the COPY BINARY data of the stored reports: pre-encoded tuples sliced out, the others encoded here. */
+function seriesCopies(stored: readonly PlannedReport[], requests: readonly WriteRequest[]): CopyInput[] {
   const batch = emptyRowBatch();
-  for (const { hostId, report } of stored) appendReportRows(batch, hostId, report);
-  const copies: CopyInput[] = ledger ? [ledger] : [];
-  for (const kind of SERIES_KINDS) {
-    if (batch[kind].values.length > 0) {
-      copies.push({ statement: COPY_STATEMENTS.get(kind)!, data: toCopyBinary(batch[kind], SERIES_SPECS[kind].types) });
+  const chunks = new Map<SeriesKind, Uint8Array[]>(SERIES_KINDS.map((kind) => [kind, []]));
+  for (const { hostId, request, index } of stored) {
+    const source = requests[request]!;
+    if (!source.encoded) {
+      appendReportRows(batch, hostId, source.reports[index]!);
+      continue;
+    }
+    const { data, tables } = source.encoded;
+    for (const kind of SERIES_KINDS) {
+      const table = tables[kind];
+      if (!table) continue;
+      const from = index === 0 ? table.start : table.ends[index - 1]!;
+      if (table.ends[index]! > from) chunks.get(kind)!.push(data.subarray(from, table.ends[index]));
     }
   }
+  const copies: CopyInput[] = [];
+  for (const kind of SERIES_KINDS) {
+    const parts = chunks.get(kind)!;
+    if (batch[kind].values.length > 0) parts.push(encodeBinaryTuples(batch[kind], SERIES_SPECS[kind].types));
+    if (parts.length > 0) {
+      copies.push({ statement: COPY_STATEMENTS.get(kind)!, data: Buffer.concat([COPY_BINARY_HEADER, ...parts, COPY_BINARY_TRAILER]) });
+    }
+  }
+  return copies;
+}
+
+/** The series COPYs, host progress and inventory changes of the stored reports, as one pipelined message. */
+function storeMessage(
+  stored: readonly PlannedReport[],
+  requests: readonly WriteRequest[],
+  ledger: CopyInput | null,
+  trailing: string[],
+  leading: string[] = [],
+): Buffer {
+  const copies: CopyInput[] = ledger ? [ledger, ...seriesCopies(stored, requests)] : seriesCopies(stored, requests);
   const sql = [inlineArrayParams(UPDATE_HOSTS_SQL, hostUpdateParams(hostProgress(stored)), pg.escapeLiteral)];
   const inventories = inventoryChanges(stored);
   if (inventories.length > 0) sql.push(inlineArrayParams(INSERT_INVENTORY_SQL, inventoryParams(inventories), pg.escapeLiteral));
@@ -171,12 +199,12 @@ export class GroupCommitWriter implements ReportWriter {
     let broken: Error | undefined;
     try {
       try {
-        await runPipelinedCopy(client, storeMessage(plan.unique, ledgerCopy(plan.unique), [], [this.setTimeoutSql]), this.queryTimeoutMs);
+        await runPipelinedCopy(client, storeMessage(plan.unique, requests, ledgerCopy(plan.unique), [], [this.setTimeoutSql]), this.queryTimeoutMs);
         return resultsByRequest(plan, plan.unique.map(() => true), requests.length);
       } catch (err) {
         if (!isLedgerConflict(err)) throw err;
       }
-      return await this.flushWithDuplicates(client, plan, requests.length);
+      return await this.flushWithDuplicates(client, plan, requests);
     } catch (err) {
       if (!(err as { severity?: string }).severity) broken = err as Error;
       throw err;
@@ -186,7 +214,7 @@ export class GroupCommitWriter implements ReportWriter {
   }
 
   // Some reports were stored before (an agent's retry): find the new ones with ON CONFLICT, then COPY only those.
-  private async flushWithDuplicates(client: pg.PoolClient, plan: ReturnType<typeof planWrites>, requestCount: number) {
+  private async flushWithDuplicates(client: pg.PoolClient, plan: ReturnType<typeof planWrites>, requests: readonly WriteRequest[]) {
     await client.query('BEGIN');
     try {
       await client.query(this.setTimeoutSql);
@@ -203,9 +231,9 @@ export class GroupCommitWriter implements ReportWriter {
       const inserted = new Set(rows.map((r) => `${r.host_id}:${r.seq}`));
       const isNew = plan.unique.map((e) => inserted.has(`${e.hostId}:${e.report.seq}`));
       const stored = plan.unique.filter((_, i) => isNew[i]);
-      if (stored.length > 0) await runPipelinedCopy(client, storeMessage(stored, null, ['COMMIT']), this.queryTimeoutMs);
+      if (stored.length > 0) await runPipelinedCopy(client, storeMessage(stored, requests, null, ['COMMIT']), this.queryTimeoutMs);
       else await client.query('COMMIT');
-      return resultsByRequest(plan, isNew, requestCount);
+      return resultsByRequest(plan, isNew, requests.length);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;

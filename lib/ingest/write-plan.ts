@@ -1,9 +1,22 @@
 import type { Inventory, Report } from '../protocol';
+import type { SeriesKind } from './table-specs';
 
-export interface WriteRequest {
-  hostId: number;
-  reports: readonly Report[];
+/** What the writers need of a report besides its rows. */
+export interface ReportMeta {
+  seq: number;
+  ts: number;
+  inventory?: Inventory;
 }
+
+/** A request's series rows already in COPY BINARY tuples (by a decode worker): per table, where each report's end. */
+export interface EncodedRows {
+  data: Uint8Array;
+  tables: Partial<Record<SeriesKind, { start: number; ends: number[] }>>;
+}
+
+export type WriteRequest =
+  | { hostId: number; reports: readonly Report[]; encoded?: undefined }
+  | { hostId: number; reports: readonly ReportMeta[]; encoded: EncodedRows };
 
 export interface WriteResult {
   acceptedSeqs: number[];
@@ -17,9 +30,10 @@ export interface ReportWriter {
 
 export interface PlannedReport {
   hostId: number;
-  report: Report;
-  /** Which request of the flush it came from. */
+  report: ReportMeta;
+  /** Which request of the flush it came from, and where in it. */
   request: number;
+  index: number;
 }
 
 /** Reports to store, each (host, seq) once; a second copy in the same flush is a duplicate before it reaches SQL. */
@@ -33,14 +47,14 @@ export function planWrites(requests: readonly WriteRequest[]): WritePlan {
   const unique: PlannedReport[] = [];
   const duplicatesByRequest: number[][] = requests.map(() => []);
   requests.forEach(({ hostId, reports }, request) => {
-    for (const report of reports) {
+    reports.forEach((report, index) => {
       const key = `${hostId}:${report.seq}`;
       if (seen.has(key)) duplicatesByRequest[request]!.push(report.seq);
       else {
         seen.add(key);
-        unique.push({ hostId, report, request });
+        unique.push({ hostId, report, request, index });
       }
-    }
+    });
   });
   return { unique, duplicatesByRequest };
 }

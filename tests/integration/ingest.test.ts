@@ -9,6 +9,7 @@ import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/inge
 import { createIngestDeps } from '../../lib/ingest/ingest-service';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
 import { GroupCommitWriter } from '../../lib/ingest/server-writer';
+import { DecodeWorker } from '../../lib/ingest/decode-pool';
 import type { Report } from '../../lib/protocol';
 import {
   createEmbeddedDatabase,
@@ -33,21 +34,25 @@ function post(deps: IngestDeps, token: string | null, value: unknown, extra: Par
 const errorOf = (body: unknown) => (body as { error: { code: string; message: string; details?: { path: string }[] } }).error;
 
 describe.each([
-  ['PostgreSQL server', createServerDatabase],
-  ['embedded PGlite', createEmbeddedDatabase],
-])('ingest on %s', (_, createDatabase) => {
+  ['PostgreSQL server', createServerDatabase, false],
+  ['PostgreSQL server, decoding on a worker thread (the node:http listener)', createServerDatabase, true],
+  ['embedded PGlite', createEmbeddedDatabase, false],
+] as const)('ingest on %s', (_, createDatabase, onWorker) => {
   let test_db: TestDatabase;
   let deps: IngestDeps;
   let token: string;
   let hostId: number;
+  let worker: DecodeWorker | undefined;
 
   beforeAll(async () => {
     test_db = await createDatabase();
-    deps = createIngestDeps(test_db.db);
+    worker = onWorker ? new DecodeWorker() : undefined;
+    deps = createIngestDeps(test_db.db, worker ? { decoder: worker } : {});
     ({ token, hostId } = await enrolledHost(test_db.db));
   });
   afterAll(async () => {
     await deps.writer.close();
+    await worker?.close();
     await test_db.drop();
   });
 
