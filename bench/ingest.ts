@@ -305,14 +305,23 @@ benchmark's own minimal node:http server, \`bench/_ingest-server.ts\`, runs) and
 ${figures.reports_per_s} reports/s against ${figures.next_route_reports_per_s ?? 'n/a'} through the Next route handler (same lib/ingest core).
 
 **Where the time goes** (2026-11-29, \`--cpu-prof\` of the listener, pidstat, pg_stat_activity sampling): the single Node
-thread is the limit — it runs at 86–94 % of a core while the 2–3 busy PostgreSQL backends use ≈ 50 % of one and
-≈ 20 % of the machine stays idle. Node spends ≈ 340 µs per report: HTTP alone ≈ 34 µs (a bare node:http server answers
-this wrk script at 29k req/s here), gunzip ≈ 30 µs, JSON.parse ≈ 38 µs (the report is 4.5 KB of JSON, 1.4× the
-calibration prototype's), zod ≈ 33 µs, rows + COPY text ≈ 38 µs, the rest pg client, promises and GC (≈ 7 %).
-Before this round every request also looked its token up in the database (5 s cache, agents every 10 s: always a
-miss): ≈ 20 % of the Node profile and all 16 pool connections busy; zod took 73 µs per report (a schema per bucket).
-Next steps, not done: decode/validate/encode in a worker thread (the main thread would keep HTTP and the flush), and
-binary COPY (no float formatting in Node nor parsing in PostgreSQL).
+thread is the limit — it runs at 86–94 % of a core (≈ 12 % of it waiting for a CPU) while the 2–3 busy PostgreSQL
+backends use ≈ 50 % of one and ≈ 20 % of the machine stays idle; PostgreSQL backends are idle in ClientRead > 95 % of
+the samples. Node spends ≈ 300 µs per report: HTTP alone ≈ 34 µs (a bare node:http server answers this wrk script at
+29k req/s here), gunzip ≈ 30 µs, JSON.parse ≈ 38 µs (the report is 4.5 KB of JSON, 1.4× the calibration prototype's),
+zod ≈ 33 µs, rows + binary COPY encoding ≈ 20 µs, the rest pg client, response writes, promises and GC (≈ 6 %).
+Fixed in this round, with the bench before → after (quiet machine, load 1–2.5): every request looked its token up in
+the database (5 s cache, agents every 10 s: always a miss) — ≈ 20 % of the Node profile and all 16 pool connections
+busy; zod took 73 µs per report (a schema per histogram bucket → one pass: 33 µs); COPY text cost 33 µs per report in
+Node and float parsing in PostgreSQL (→ binary COPY). 2,337 → 2,460–3,050 reports/s, p99 63 → 46–62 ms.
+Measured but not adopted here: \`--max-semi-space-size=32\` (3,201 reports/s, +5 %; a flag for whoever starts server.ts);
+the decode worker thread (\`INFERWATCH_INGEST_DECODE_WORKER=1\`: gunzip, JSON.parse, zod and row encoding beside the
+HTTP thread) measured +5 % in the one quiet A/B (2,707 vs 2,567) and was inconclusive under other sessions' load, so it
+stays off by default; 32 wrk connections instead of 64 give p99 28.5 ms at 2,790 reports/s — at saturation, latency
+is connections ÷ rate. Runs vary by ±20 % here with other sessions' bursts (another session profiles its agent).
+What limits it: two cores for wrk (≈ 0.1 core), PostgreSQL (≈ 0.5 core at 2,500 reports/s, ≈ 190 µs per report:
+19 rows in 7 tables + ledger + hosts update + commit) and Node (≈ 300 µs per report). 5,000 reports/s would need
+≈ 2.5 cores with today's per-report costs; the calibration prototype's reports were 3.2 KB against our 4.5 KB.
 `);
   console.log(JSON.stringify(figures));
 } finally {
