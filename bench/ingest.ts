@@ -1,4 +1,4 @@
-// `npm run bench -- ingest [--skip-build] [--hosts 10000] [--duration 20] [--warmup 5] [--connections 64]`
+// `npm run bench -- ingest [--skip-build] [--hosts 10000] [--duration 20] [--warmup 5] [--connections 64] [--cpu-prof DIR]`
 // Load: wrk with realistic gzip reports from N enrolled hosts against the node:http ingest listener, then the same
 // load against the Next route handler; the raw COPY rate of the same rows is measured in the same run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
