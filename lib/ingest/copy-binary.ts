@@ -4,11 +4,18 @@ import type { ColumnType } from './table-specs';
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const PG_EPOCH_MS = 946_684_800_000;
 const TWO_32 = 4_294_967_296;
+
 const ELEMENT_OID: Partial<Record<ColumnType, number>> = { 'int2[]': 21, 'int8[]': 20 };
 
-/** A growable big-endian buffer for COPY BINARY. */
+// DataView wraps silently where Buffer threw: a value out of its column's range must still fail the flush.
+function checkRange(v: number, min: number, max: number): void {
+  if (v > max || v < min) throw new RangeError(`COPY BINARY value ${v} is outside ${min}…${max}`);
+}
+
+/** A growable big-endian buffer for COPY BINARY. DataView setters: Buffer's writeInt32BE & co. range-check each call. */
 class BinaryWriter {
   buf = Buffer.allocUnsafe(16_384);
+  view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   pos = 0;
 
   ensure(bytes: number): void {
@@ -16,20 +23,27 @@ class BinaryWriter {
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + bytes));
     this.buf.copy(bigger, 0, 0, this.pos);
     this.buf = bigger;
+    this.view = new DataView(bigger.buffer, bigger.byteOffset, bigger.length);
   }
   int16(v: number): void {
+    checkRange(v, -32_768, 32_767);
     this.ensure(2);
-    this.pos = this.buf.writeInt16BE(v, this.pos);
+    this.view.setInt16(this.pos, v);
+    this.pos += 2;
   }
   int32(v: number): void {
+    checkRange(v, -2_147_483_648, 2_147_483_647);
     this.ensure(4);
-    this.pos = this.buf.writeInt32BE(v, this.pos);
+    this.view.setInt32(this.pos, v);
+    this.pos += 4;
   }
   int64(v: number): void {
     this.ensure(8);
     const high = Math.floor(v / TWO_32);
-    this.pos = this.buf.writeInt32BE(high, this.pos);
-    this.pos = this.buf.writeUInt32BE(v - high * TWO_32, this.pos);
+    checkRange(high, -2_147_483_648, 2_147_483_647);
+    this.view.setInt32(this.pos, high);
+    this.view.setUint32(this.pos + 4, v - high * TWO_32);
+    this.pos += 8;
   }
 }
 
@@ -60,18 +74,21 @@ function writeCell(w: BinaryWriter, type: ColumnType, value: CellValue): void {
       return w.int64(value as number);
     case 'float4':
       w.ensure(8);
-      w.pos = w.buf.writeInt32BE(4, w.pos);
-      w.pos = w.buf.writeFloatBE(value as number, w.pos);
+      w.view.setInt32(w.pos, 4);
+      w.view.setFloat32(w.pos + 4, value as number);
+      w.pos += 8;
       return;
     case 'float8':
       w.ensure(12);
-      w.pos = w.buf.writeInt32BE(8, w.pos);
-      w.pos = w.buf.writeDoubleBE(value as number, w.pos);
+      w.view.setInt32(w.pos, 8);
+      w.view.setFloat64(w.pos + 4, value as number);
+      w.pos += 12;
       return;
     case 'bool':
       w.ensure(5);
-      w.pos = w.buf.writeInt32BE(1, w.pos);
-      w.buf[w.pos++] = value ? 1 : 0;
+      w.view.setInt32(w.pos, 1);
+      w.buf[w.pos + 4] = value ? 1 : 0;
+      w.pos += 5;
       return;
     case 'timestamptz':
       w.int32(8);
@@ -81,7 +98,7 @@ function writeCell(w: BinaryWriter, type: ColumnType, value: CellValue): void {
       w.ensure(4 + text.length * 3);
       const lengthAt = w.pos;
       const written = w.buf.write(text, lengthAt + 4, 'utf8');
-      w.buf.writeInt32BE(written, lengthAt);
+      w.view.setInt32(lengthAt, written);
       w.pos = lengthAt + 4 + written;
       return;
     }
@@ -105,11 +122,23 @@ function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[]
   w.int32(oid);
   w.int32(values.length);
   w.int32(1);
+  w.ensure(values.length * (4 + elementBytes));
+  const view = w.view;
+  let pos = w.pos;
   for (const v of values) {
-    w.int32(elementBytes);
-    if (elementBytes === 2) w.int16(v);
-    else w.int64(v);
+    view.setInt32(pos, elementBytes);
+    if (elementBytes === 2) {
+      checkRange(v, -32_768, 32_767);
+      view.setInt16(pos + 4, v);
+    } else {
+      const high = Math.floor(v / TWO_32);
+      checkRange(high, -2_147_483_648, 2_147_483_647);
+      view.setInt32(pos + 4, high);
+      view.setUint32(pos + 8, v - high * TWO_32);
+    }
+    pos += 4 + elementBytes;
   }
+  w.pos = pos;
 }
 
 /** The tuples of `rows` in COPY BINARY form, without the file header and trailer. */

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { encodeBinaryTuples } from '../../../lib/ingest/copy-binary';
+
+describe('encodeBinaryTuples', () => {
+  it('writes each cell big-endian behind its byte length, arrays with their element oid, null as length -1', () => {
+    const bytes = encodeBinaryTuples({ width: 4, values: [-2, -5_000_000_000, [3], null] }, ['int2', 'int8', 'int2[]', 'float8']);
+    expect(bytes.toString('hex')).toBe([
+      '0004',
+      '00000002', 'fffe',
+      '00000008', 'fffffffed5fa0e00',
+      '0000001a', '00000001', '00000000', '00000015', '00000001', '00000001', '00000002', '0003',
+      'ffffffff',
+    ].join(''));
+  });
+
+  it('writes an int8 array element and a float8 exactly', () => {
+    const bytes = encodeBinaryTuples({ width: 2, values: [[2 ** 40 + 7], 1.5] }, ['int8[]', 'float8']);
+    expect(bytes.subarray(30, 38).toString('hex')).toBe('0000010000000007');
+    expect(bytes.readDoubleBE(42)).toBe(1.5);
+  });
+
+  it.each([
+    ['int2', 32_768],
+    ['int4', 2 ** 31],
+    ['int8', 2 ** 64],
+    ['int2[]', [1, -32_769]],
+    ['int8[]', [-(2 ** 64)]],
+  ] as const)('refuses a %s value outside the column range instead of wrapping it', (type, value) => {
+    expect(() => encodeBinaryTuples({ width: 1, values: [value as never] }, [type])).toThrow(RangeError);
+  });
+});
