@@ -12,23 +12,6 @@ export function staleAfterMsFromEnv(env: NodeJS.ProcessEnv = process.env): numbe
 const LATEST_COLUMNS = `s.ts, s.cpu_steal_pct, s.cpu_iowait_pct, s.cpu_user_pct, s.cpu_system_pct, s.cpu_idle_pct,
   s.load1, s.psi_cpu_some_avg10, s.psi_io_some_avg10`;
 
-// Measured (BENCHMARKS.md): a bounded backward index scan per host (170 ms for 10k hosts) beats the equality on
-// hosts.last_report_ts (320 ms), whose parameterized lookup is not pruned to one partition. Both stay selectable.
-const hasLastReportTs = new WeakMap<Sql, Promise<boolean>>();
-function lastReportTsAvailable(sql: Sql): Promise<boolean> {
-  let known = hasLastReportTs.get(sql);
-  if (!known) {
-    known = sql
-      .query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM information_schema.columns
-         WHERE table_schema = current_schema() AND table_name = 'hosts' AND column_name = 'last_report_ts'`,
-      )
-      .then(([row]) => (row?.n ?? 0) > 0);
-    hasLastReportTs.set(sql, known);
-  }
-  return known;
-}
-
 interface FleetRow {
   id: number;
   hostname: string;
@@ -52,15 +35,17 @@ export interface FleetQuery {
   hostId?: number;
   now?: Date;
   staleAfterMs?: number;
-  /** Only used without hosts.last_report_ts: how far back to look for a host's newest sample. */
+  /** For the bounded scan: how far back to look for a host's newest sample. */
   lookbackMs?: number;
   /** Finds the newest sample through hosts.last_report_ts instead of the bounded scan (benchmarks compare them). */
   useLastReportTs?: boolean;
 }
 
+// Measured (BENCHMARKS.md): a bounded backward index scan per host (170 ms for 10k hosts) beats the equality on
+// hosts.last_report_ts (320 ms), whose parameterized lookup is not pruned to one partition. Both stay selectable.
 export async function selectFleetRows(sql: Sql, query: FleetQuery): Promise<FleetRow[]> {
   const now = query.now ?? new Date();
-  const byLastReportTs = query.useLastReportTs === true && (await lastReportTsAvailable(sql));
+  const byLastReportTs = query.useLastReportTs === true;
   const latest = byLastReportTs
     ? `SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts = h.last_report_ts`
     : `SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts >= $3 AND s.ts <= $4
