@@ -28,12 +28,23 @@ export function lateMinutesOf(reports: readonly { hostId: number; ts: number }[]
   return late;
 }
 
-/** Queues late (host, minute) pairs for the next rollUp pass to re-roll; a pair already queued is kept once. */
+export interface SqlStatement {
+  text: string;
+  params: unknown[];
+}
+
+/** The one statement that queues late (host, minute) pairs; a pair already queued is kept once. */
+export function markLateMinutesStatement(minutes: readonly LateMinute[]): SqlStatement {
+  return {
+    text: `INSERT INTO rollup_dirty_minutes (host_id, minute)
+     SELECT * FROM unnest($1::int[], $2::timestamptz[]) ON CONFLICT DO NOTHING`,
+    params: [minutes.map((m) => m.hostId), minutes.map((m) => new Date(m.minuteMs))],
+  };
+}
+
+/** Queues late (host, minute) pairs for the next rollUp pass to re-roll. */
 export async function markLateMinutes(sql: Sql, minutes: readonly LateMinute[]): Promise<void> {
   if (minutes.length === 0) return;
-  await sql.query(
-    `INSERT INTO rollup_dirty_minutes (host_id, minute)
-     SELECT * FROM unnest($1::int[], $2::timestamptz[]) ON CONFLICT DO NOTHING`,
-    [minutes.map((m) => m.hostId), minutes.map((m) => new Date(m.minuteMs))],
-  );
+  const { text, params } = markLateMinutesStatement(minutes);
+  await sql.query(text, params);
 }
