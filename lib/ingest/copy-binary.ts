@@ -12,11 +12,29 @@ function checkRange(v: number, min: number, max: number): void {
   if (v > max || v < min) throw new RangeError(`COPY BINARY value ${v} is outside ${min}…${max}`);
 }
 
-/** A growable big-endian buffer for COPY BINARY. DataView setters: Buffer's writeInt32BE & co. range-check each call. */
-class BinaryWriter {
-  buf = Buffer.allocUnsafe(16_384);
-  view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+/**
+ * A growable big-endian buffer for COPY BINARY and the protocol messages around it, reusable from one flush to the
+ * next (fresh buffers per flush made V8 run a full GC every second or so, for their external memory alone).
+ * DataView setters: Buffer's writeInt32BE & co. range-check each call.
+ */
+export class BinaryWriter {
+  buf: Buffer;
+  view: DataView;
   pos = 0;
+
+  constructor(initialBytes = 16_384) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+
+  /** What was written since the last reset, without copying. */
+  written(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
 
   ensure(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
@@ -44,6 +62,19 @@ class BinaryWriter {
     this.view.setInt32(this.pos, high);
     this.view.setUint32(this.pos + 4, v - high * TWO_32);
     this.pos += 8;
+  }
+  byte(v: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = v;
+  }
+  bytes(data: Uint8Array): void {
+    this.ensure(data.length);
+    this.buf.set(data, this.pos);
+    this.pos += data.length;
+  }
+  utf8(text: string): void {
+    this.ensure(text.length * 3);
+    this.pos += this.buf.write(text, this.pos, 'utf8');
   }
 }
 
@@ -141,21 +172,33 @@ function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[]
   w.pos = pos;
 }
 
-/** The tuples of `rows` in COPY BINARY form, without the file header and trailer. */
-export function encodeBinaryTuples(rows: TableRows, types: readonly ColumnType[]): Buffer {
-  const w = new BinaryWriter();
+/** Appends the tuples of `rows` in COPY BINARY form, without the file header and trailer. */
+export function writeBinaryTuples(w: BinaryWriter, rows: TableRows, types: readonly ColumnType[]): void {
   const { width, values } = rows;
   for (let i = 0; i < values.length; i += width) {
     w.int16(width);
     for (let c = 0; c < width; c++) writeCell(w, types[c]!, values[i + c]!);
   }
-  return w.buf.subarray(0, w.pos);
 }
 
-export const COPY_BINARY_HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
-export const COPY_BINARY_TRAILER = Buffer.from([0xff, 0xff]);
+export function encodeBinaryTuples(rows: TableRows, types: readonly ColumnType[]): Buffer {
+  const w = new BinaryWriter();
+  writeBinaryTuples(w, rows, types);
+  return w.written();
+}
 
-/** The rows as `COPY … FROM STDIN (FORMAT binary)` data: no number formatting here, no number parsing in PostgreSQL. */
+const COPY_BINARY_HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
+
+/** Appends the rows as `COPY … FROM STDIN (FORMAT binary)` data: header, tuples, trailer. */
+export function writeCopyBinary(w: BinaryWriter, rows: TableRows, types: readonly ColumnType[]): void {
+  w.bytes(COPY_BINARY_HEADER);
+  writeBinaryTuples(w, rows, types);
+  w.int16(-1);
+}
+
+/** The rows as COPY BINARY data: no number formatting here, no number parsing in PostgreSQL. */
 export function toCopyBinary(rows: TableRows, types: readonly ColumnType[]): Buffer {
-  return Buffer.concat([COPY_BINARY_HEADER, encodeBinaryTuples(rows, types), COPY_BINARY_TRAILER]);
+  const w = new BinaryWriter();
+  writeCopyBinary(w, rows, types);
+  return w.written();
 }

@@ -59,7 +59,6 @@ export class EmbeddedWriter implements ReportWriter {
   async close(): Promise<void> {}
 
   private async store(tx: Sql, request: WriteRequest): Promise<WriteResult> {
-    if (request.encoded) throw new Error('the embedded writer stores decoded reports, not pre-encoded rows');
     const reports = request.reports;
     const plan = planWrites([request]);
     const inserted = await tx.query<{ seq: number }>(
@@ -82,7 +81,7 @@ export class EmbeddedWriter implements ReportWriter {
         if (batch[kind].values.length === 0) continue;
         await tx.query(INSERT_SQL.get(kind)!, toColumnArrays(batch[kind], SERIES_SPECS[kind]));
       }
-      await tx.query(UPDATE_HOSTS_SQL, hostUpdateParams(hostProgress(stored)));
+      await tx.query(UPDATE_HOSTS_SQL, hostUpdateParams(hostProgress(stored, Date.now())));
       const inventories = inventoryChanges(stored);
       if (inventories.length > 0) await tx.query(INSERT_INVENTORY_SQL, inventoryParams(inventories));
       await markLateMinutes(tx, lateMinutesOf(stored.map((e) => ({ hostId: e.hostId, ts: e.report.ts })), Date.now()));

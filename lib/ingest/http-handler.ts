@@ -44,7 +44,7 @@ function send(res: ServerResponse, output: IngestOutput): void {
 export type IngestFn = (input: IngestInput) => Promise<IngestOutput>;
 
 /** A node:http handler for POST /api/v1/ingest over any ingest function (tests and benchmarks pass their own). */
-export function createIngestHttpHandler(ingest: IngestFn = (input) => ingestWithProcessDatabase(input, true)) {
+export function createIngestHttpHandler(ingest: IngestFn = ingestWithProcessDatabase) {
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       if (req.method !== 'POST') {

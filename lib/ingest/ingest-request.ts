@@ -3,7 +3,6 @@ import { bearerToken } from '../auth/tokens';
 import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
 import type { IngestResponse } from '../protocol';
 import { checkContentType, decodeBody, parseJson } from './decode-body';
-import type { Decoder } from './decode-pool';
 import type { IngestLimits } from './limits';
 import type { HostRateLimiter } from './rate-limit';
 import { validateReports } from './validate-reports';
@@ -30,8 +29,6 @@ export interface IngestDeps {
   nowMs(): number;
   /** Trips on "database unavailable" so that the next requests get 503 at once instead of waiting on a dead server. */
   breaker: UnavailableBreaker;
-  /** Decodes, validates and encodes off this thread (a worker); without it, all of that runs here. */
-  decoder?: Decoder;
 }
 
 export class UnavailableBreaker {
@@ -48,19 +45,11 @@ export class UnavailableBreaker {
 async function accept(input: IngestInput, deps: IngestDeps): Promise<IngestOutput> {
   const host = await deps.authenticate(bearerToken(input.authorization));
   deps.rateLimiter.takeRequest(host.id, deps.nowMs());
-  let nowMs = deps.nowMs();
-  let request: WriteRequest;
-  if (deps.decoder) {
-    const decoded = await deps.decoder.decode({ ...input, hostId: host.id, nowMs, limits: deps.limits });
-    if (!decoded.ok) return { status: decoded.status, body: decoded.body, headers: decoded.headers };
-    request = { hostId: host.id, reports: decoded.reports, encoded: decoded.encoded };
-    nowMs = deps.nowMs();
-  } else {
-    checkContentType(input.contentType);
-    const json = parseJson(decodeBody(input.body, input.contentEncoding, deps.limits));
-    const reports = validateReports(json, { nowMs, maxFutureMs: deps.limits.maxFutureMs, maxAgeMs: deps.limits.maxAgeMs });
-    request = { hostId: host.id, reports };
-  }
+  const nowMs = deps.nowMs();
+  checkContentType(input.contentType);
+  const json = parseJson(decodeBody(input.body, input.contentEncoding, deps.limits));
+  const reports = validateReports(json, { nowMs, maxFutureMs: deps.limits.maxFutureMs, maxAgeMs: deps.limits.maxAgeMs });
+  const request: WriteRequest = { hostId: host.id, reports };
   deps.rateLimiter.takeReports(host.id, request.reports.length, nowMs);
   deps.breaker.check(nowMs);
   const result = await deps.writer.write(request);

@@ -2,7 +2,6 @@ import 'server-only';
 import { authenticateHost } from '../auth/authenticate-host';
 import { getDb, type Database } from '../db';
 import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
-import { DecodeWorker, type Decoder } from './decode-pool';
 import { EmbeddedWriter } from './embedded-writer';
 import { ingestRequest, UnavailableBreaker, type IngestDeps, type IngestInput, type IngestOutput } from './ingest-request';
 import { ingestLimitsFromEnv } from './limits';
@@ -29,17 +28,7 @@ export function createIngestDeps(db: Database, overrides: Partial<IngestDeps> = 
 }
 
 // One writer per process even when Next's bundle and the custom server each load this module.
-const holder = globalThis as typeof globalThis & { __inferwatchIngest?: Promise<IngestDeps>; __inferwatchDecodeWorker?: DecodeWorker };
-
-/**
- * The node:http listener's decode worker, with INFERWATCH_INGEST_DECODE_WORKER=1 and the group-commit writer (which
- * takes pre-encoded rows). Off by default: on this 2-core box, under other load, it measured no clear gain.
- */
-function listenerDecoder(deps: IngestDeps): Decoder | undefined {
-  if (!(deps.writer instanceof GroupCommitWriter) || process.env.INFERWATCH_INGEST_DECODE_WORKER !== '1') return undefined;
-  holder.__inferwatchDecodeWorker ??= new DecodeWorker();
-  return holder.__inferwatchDecodeWorker;
-}
+const holder = globalThis as typeof globalThis & { __inferwatchIngest?: Promise<IngestDeps> };
 
 function processDeps(): Promise<IngestDeps> {
   holder.__inferwatchIngest ??= getDb()
@@ -51,11 +40,8 @@ function processDeps(): Promise<IngestDeps> {
   return holder.__inferwatchIngest;
 }
 
-/**
- * ingestRequest against this process's database (getDb()); 503 while it cannot be opened. `offload` (the node:http
- * listener) decodes on a worker thread.
- */
-export async function ingestWithProcessDatabase(input: IngestInput, offload = false): Promise<IngestOutput> {
+/** ingestRequest against this process's database (getDb()); 503 while it cannot be opened. */
+export async function ingestWithProcessDatabase(input: IngestInput): Promise<IngestOutput> {
   let deps: IngestDeps;
   try {
     deps = await processDeps();
@@ -64,8 +50,7 @@ export async function ingestWithProcessDatabase(input: IngestInput, offload = fa
     const { status, body, headers } = toErrorEnvelope(new DatabaseUnavailableError());
     return { status, body, headers: headers ?? {} };
   }
-  const decoder = offload ? listenerDecoder(deps) : undefined;
-  return ingestRequest(input, decoder ? { ...deps, decoder } : deps);
+  return ingestRequest(input, deps);
 }
 
 /** Flushes what is queued and stops the writer; call before closeDb() on shutdown. */
@@ -73,7 +58,4 @@ export async function closeIngest(): Promise<void> {
   const pending = holder.__inferwatchIngest;
   holder.__inferwatchIngest = undefined;
   if (pending) await (await pending.catch(() => null))?.writer.close();
-  const worker = holder.__inferwatchDecodeWorker;
-  holder.__inferwatchDecodeWorker = undefined;
-  await worker?.close();
 }

@@ -1,34 +1,53 @@
 import type pg from 'pg';
+import { writeCopyBinary, type BinaryWriter } from './copy-binary';
+import type { TableRows } from './report-rows';
+import type { ColumnType } from './table-specs';
 
-export interface CopyInput {
-  /** `COPY table (cols) FROM STDIN`, without the semicolon. */
+export interface CopyRows {
+  /** `COPY table (cols) FROM STDIN (FORMAT binary)`, without the semicolon. */
   statement: string;
-  /** COPY text rows (each ending in a newline), or COPY BINARY data with its header and trailer. */
-  data: string | Buffer;
+  rows: TableRows;
+  types: readonly ColumnType[];
 }
 
 interface PgConnection {
   stream: { write(buffer: Buffer): boolean };
 }
 
-function message(type: string, body: Buffer | null): Buffer {
-  const length = 4 + (body?.length ?? 0);
-  const header = Buffer.allocUnsafe(5);
-  header.write(type, 0, 'latin1');
-  header.writeInt32BE(length, 1);
-  return body ? Buffer.concat([header, body]) : header;
+/** Starts a protocol message of `type`; returns where its length goes, for endMessage. */
+function beginMessage(w: BinaryWriter, type: string): number {
+  w.byte(type.charCodeAt(0));
+  const lengthAt = w.pos;
+  w.int32(0);
+  return lengthAt;
 }
 
-/** The Query message with every statement, then each COPY's data and CopyDone: the whole flush as one write. */
-export function buildPipelinedMessage(copies: readonly CopyInput[], trailingSql: readonly string[], leadingSql: readonly string[] = []): Buffer {
-  const statements = [...leadingSql, ...copies.map((c) => c.statement), ...trailingSql].join(';\n');
-  const parts: Buffer[] = [message('Q', Buffer.from(`${statements}\0`, 'utf8'))];
-  const copyDone = message('c', null);
+function endMessage(w: BinaryWriter, lengthAt: number): void {
+  w.view.setInt32(lengthAt, w.pos - lengthAt);
+}
+
+/**
+ * The Query message with every statement, then each COPY's data and CopyDone: the whole flush as one buffer, encoded
+ * in place into `w` (returned without copying, so it is only valid until `w` is written again).
+ */
+export function encodePipelinedMessage(
+  w: BinaryWriter,
+  copies: readonly CopyRows[],
+  trailingSql: readonly string[],
+  leadingSql: readonly string[] = [],
+): Buffer {
+  w.reset();
+  const query = beginMessage(w, 'Q');
+  w.utf8([...leadingSql, ...copies.map((c) => c.statement), ...trailingSql].join(';\n'));
+  w.byte(0);
+  endMessage(w, query);
   for (const copy of copies) {
-    if (copy.data.length > 0) parts.push(message('d', typeof copy.data === 'string' ? Buffer.from(copy.data, 'utf8') : copy.data));
-    parts.push(copyDone);
+    const data = beginMessage(w, 'd');
+    writeCopyBinary(w, copy.rows, copy.types);
+    endMessage(w, data);
+    endMessage(w, beginMessage(w, 'c'));
   }
-  return Buffer.concat(parts);
+  return w.written();
 }
 
 /**

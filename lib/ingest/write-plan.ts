@@ -1,22 +1,9 @@
 import type { Inventory, Report } from '../protocol';
-import type { SeriesKind } from './table-specs';
 
-/** What the writers need of a report besides its rows. */
-export interface ReportMeta {
-  seq: number;
-  ts: number;
-  inventory?: Inventory;
+export interface WriteRequest {
+  hostId: number;
+  reports: readonly Report[];
 }
-
-/** A request's series rows already in COPY BINARY tuples (by a decode worker): per table, where each report's end. */
-export interface EncodedRows {
-  data: Uint8Array;
-  tables: Partial<Record<SeriesKind, { start: number; ends: number[] }>>;
-}
-
-export type WriteRequest =
-  | { hostId: number; reports: readonly Report[]; encoded?: undefined }
-  | { hostId: number; reports: readonly ReportMeta[]; encoded: EncodedRows };
 
 export interface WriteResult {
   acceptedSeqs: number[];
@@ -30,7 +17,7 @@ export interface ReportWriter {
 
 export interface PlannedReport {
   hostId: number;
-  report: ReportMeta;
+  report: Report;
   /** Which request of the flush it came from, and where in it. */
   request: number;
   index: number;
@@ -74,19 +61,44 @@ export interface HostProgress {
   hostId: number;
   maxSeq: number;
   maxTsMs: number;
+  /** When the server last stored a report of the host. */
+  seenAtMs: number;
 }
 
-export function hostProgress(stored: readonly PlannedReport[]): HostProgress[] {
-  const byHost = new Map<number, HostProgress>();
-  for (const { hostId, report } of stored) {
-    const current = byHost.get(hostId);
-    if (!current) byHost.set(hostId, { hostId, maxSeq: report.seq, maxTsMs: report.ts });
+/** Per host, the newest of everything seen; merging the same progress twice changes nothing. */
+export class HostProgressMap {
+  private readonly byHost = new Map<number, HostProgress>();
+
+  get size(): number {
+    return this.byHost.size;
+  }
+
+  add(progress: HostProgress): void {
+    const current = this.byHost.get(progress.hostId);
+    if (!current) this.byHost.set(progress.hostId, { ...progress });
     else {
-      if (report.seq > current.maxSeq) current.maxSeq = report.seq;
-      if (report.ts > current.maxTsMs) current.maxTsMs = report.ts;
+      current.maxSeq = Math.max(current.maxSeq, progress.maxSeq);
+      current.maxTsMs = Math.max(current.maxTsMs, progress.maxTsMs);
+      current.seenAtMs = Math.max(current.seenAtMs, progress.seenAtMs);
     }
   }
-  return [...byHost.values()].sort((a, b) => a.hostId - b.hostId);
+
+  addStored(stored: readonly PlannedReport[], seenAtMs: number): void {
+    for (const { hostId, report } of stored) this.add({ hostId, maxSeq: report.seq, maxTsMs: report.ts, seenAtMs });
+  }
+
+  /** Everything gathered, in host-id order (the order UPDATE_HOSTS_SQL locks rows in), and forgets it. */
+  take(): HostProgress[] {
+    const all = [...this.byHost.values()].sort((a, b) => a.hostId - b.hostId);
+    this.byHost.clear();
+    return all;
+  }
+}
+
+export function hostProgress(stored: readonly PlannedReport[], seenAtMs: number): HostProgress[] {
+  const progress = new HostProgressMap();
+  progress.addStored(stored, seenAtMs);
+  return progress.take();
 }
 
 export interface InventoryChange {
@@ -114,11 +126,11 @@ export function inventoryChanges(stored: readonly PlannedReport[]): InventoryCha
 // Row locks in host-id order, so two concurrent flushes touching the same hosts cannot deadlock.
 export const UPDATE_HOSTS_SQL = `
 UPDATE hosts h
-   SET last_seen_at = now(),
+   SET last_seen_at = GREATEST(h.last_seen_at, v.seen),
        last_seq = GREATEST(h.last_seq, v.seq),
        last_report_ts = GREATEST(h.last_report_ts, v.ts)
   FROM (SELECT id FROM hosts WHERE id = ANY($1::int4[]) ORDER BY id FOR UPDATE) l,
-       unnest($1::int4[], $2::int8[], $3::timestamptz[]) AS v(id, seq, ts)
+       unnest($1::int4[], $2::int8[], $3::timestamptz[], $4::timestamptz[]) AS v(id, seq, ts, seen)
  WHERE h.id = l.id AND h.id = v.id`;
 
 export const INSERT_INVENTORY_SQL = `
@@ -130,7 +142,8 @@ SELECT v.host_id, v.hash, v.taken_at, v.data::jsonb
  ORDER BY v.n`;
 
 export function hostUpdateParams(progress: readonly HostProgress[]): unknown[] {
-  return [progress.map((p) => p.hostId), progress.map((p) => p.maxSeq), progress.map((p) => new Date(p.maxTsMs).toISOString())];
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return [progress.map((p) => p.hostId), progress.map((p) => p.maxSeq), progress.map((p) => iso(p.maxTsMs)), progress.map((p) => iso(p.seenAtMs))];
 }
 
 export function inventoryParams(changes: readonly InventoryChange[]): unknown[] {
