@@ -32,6 +32,9 @@ async function findValidKey(db: Database, key: string | null, now: Date): Promis
   return row;
 }
 
+// hosts.last_seq is written a few seconds behind ingest (see GroupCommitWriter): the ledger has every stored seq.
+const LAST_SEQ = 'GREATEST(last_seq, (SELECT max(l.seq) FROM report_ledger l WHERE l.host_id = hosts.id)) AS last_seq';
+
 /**
  * The same machine (machine-id, or hostname when the agent has no machine-id) in the key's region is the same host:
  * it gets a new token, the old one stops working, and it continues after its last stored seq. A known hostname with
@@ -55,7 +58,7 @@ export async function enrollHost(key: string | null, request: EnrollRequest, db?
     if (existing) {
       const [updated] = await tx.query<HostRow>(
         `UPDATE hosts SET token_hash = $2, token_revoked_at = NULL, hostname = $3, machine_id = COALESCE($4, machine_id)
-          WHERE id = $1 RETURNING id, last_seq`,
+          WHERE id = $1 RETURNING id, ${LAST_SEQ}`,
         [existing.id, tokenHash, request.hostname, request.machineId],
       );
       await tx.query(BUMP_REVOCATION_VERSION_SQL);

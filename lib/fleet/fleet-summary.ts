@@ -71,7 +71,8 @@ export function hostStatus(lastHeardMs: number | null, nowMs: number, staleAfter
 export function toFleetHost(row: FleetRow, nowMs: number, staleAfterMs: number): FleetHost {
   const lastSeenAt = row.last_seen_at ? new Date(row.last_seen_at) : null;
   const latestTs = row.ts ? new Date(row.ts) : null;
-  const lastHeard = lastSeenAt ?? latestTs;
+  // last_seen_at is written a few seconds behind ingest; the newest sample may be fresher.
+  const lastHeard = lastSeenAt && latestTs ? (lastSeenAt > latestTs ? lastSeenAt : latestTs) : (lastSeenAt ?? latestTs);
   return {
     id: row.id,
     hostname: row.hostname,
