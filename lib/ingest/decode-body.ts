@@ -44,7 +44,7 @@ export function decodeBody(body: Buffer, contentEncoding: string | null | undefi
   try {
     return gunzipSync(body, { maxOutputLength: limits.maxDecompressedBytes, chunkSize: outputChunkBytes(body) });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new PayloadTooLargeError(`decompressed body exceeds ${limits.maxDecompressedBytes} bytes`);
     }
     throw new AppError(400, 'invalid_body', 'body is not valid gzip');

@@ -18,7 +18,7 @@ export function createIngestDeps(db: Database, overrides: Partial<IngestDeps> = 
   const limits = overrides.limits ?? ingestLimitsFromEnv();
   return {
     authenticate: (token) => authenticateHost(token, db),
-    writer: createWriter(db),
+    writer: overrides.writer ?? createWriter(db),
     rateLimiter: new HostRateLimiter(limits.rate),
     limits,
     nowMs: Date.now,

@@ -13,6 +13,7 @@ import { hashToken } from '../../lib/auth/tokens';
 import { toErrorEnvelope } from '../../lib/errors';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
 import { createIngestDeps } from '../../lib/ingest/ingest-service';
+import { GroupCommitWriter } from '../../lib/ingest/server-writer';
 import { createServerDatabase, jsonBody, type TestDatabase } from './ingest-helpers';
 
 async function rejection(promise: Promise<unknown>) {
@@ -66,6 +67,25 @@ describe('enrollment and host tokens', () => {
     const old = await ingest(first.token, 3);
     expect(old.status).toBe(401);
     expect((await ingest(again.token, 3)).status).toBe(200);
+  });
+
+  test('re-enrolling continues after the newer of the ledger and hosts.last_seq, whichever of them lags', async () => {
+    const key = await createEnrollmentKey({ name: 'k', region: 'lisbon', labels: {} }, t.db);
+    const setLastSeq = (hostId: number, lastSeq: number | null) => t.db.sql.query('UPDATE hosts SET last_seq = $2 WHERE id = $1', [hostId, lastSeq]);
+
+    // Stored in the ledger, but hosts.last_seq not written yet (the writer writes host progress a few seconds behind).
+    const ingested = await enrollHost(key.key, { hostname: 'behind-1', machineId: 'm-behind-1' }, t.db);
+    for (const seq of [0, 1, 2, 3, 4]) expect((await ingest(ingested.token, seq)).status).toBe(200);
+    await (deps.writer as GroupCommitWriter).writeHostProgress();
+    await setLastSeq(ingested.hostId, null);
+    expect((await enrollHost(key.key, { hostname: 'behind-1', machineId: 'm-behind-1' }, t.db)).nextSeq).toBe(5);
+
+    // The reverse: hosts.last_seq says 41, the ledger has nothing of the host.
+    const noLedger = await enrollHost(key.key, { hostname: 'behind-2', machineId: 'm-behind-2' }, t.db);
+    await setLastSeq(noLedger.hostId, 41);
+    const [ledger] = await t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM report_ledger WHERE host_id = $1', [noLedger.hostId]);
+    expect(ledger!.n).toBe(0);
+    expect((await enrollHost(key.key, { hostname: 'behind-2', machineId: 'm-behind-2' }, t.db)).nextSeq).toBe(42);
   });
 
   test('without a machine-id the hostname in the region identifies the host', async () => {

@@ -237,8 +237,56 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     expect(counts.host_samples).toBe(320);
     expect(counts.cpu_samples).toBe(320 * 8);
     await writeHostProgress(deps);
-    const lastSeqs = await test_db.db.sql.query<{ last_seq: number }>('SELECT last_seq FROM hosts');
+    const lastSeqs = await test_db.db.sql.query<{ last_seq: number }>('SELECT last_seq FROM hosts WHERE id = ANY($1::int4[])', [hosts.map((h) => h.hostId)]);
     expect(lastSeqs.every((h) => Number(h.last_seq) === 7)).toBe(true);
+  });
+
+  interface HostRow {
+    last_seq: string | null;
+    last_report_ts: Date | null;
+    last_seen_at: Date | null;
+  }
+  const hostRow = async (hostId: number) =>
+    (await test_db.db.sql.query<HostRow>('SELECT last_seq, last_report_ts, last_seen_at FROM hosts WHERE id = $1', [hostId]))[0]!;
+  // A writer whose timer will not write host progress during the test: only writeHostProgress() and close() do.
+  const writerWithoutTimer = () => new GroupCommitWriter(test_db.db.pool!, { hostProgressIntervalMs: 3_600_000 });
+
+  test('host progress stays in memory after a stored report until writeHostProgress writes max seq, newest ts and last seen', async () => {
+    const host = await enrolledHost(test_db.db);
+    const writer = writerWithoutTimer();
+    const slow = createIngestDeps(test_db.db, { writer });
+    try {
+      const startedMs = Date.now();
+      const newest = report(5, (r) => { r.ts = NOW - 1_000; });
+      // The newest ts first, the highest seq in the middle of a later request: the newest of each must win.
+      expect((await post(slow, host.token, newest)).status).toBe(200);
+      expect((await post(slow, host.token, { reports: [report(4), report(9), report(3)] })).status).toBe(200);
+      expect(await hostRow(host.hostId)).toEqual({ last_seq: null, last_report_ts: null, last_seen_at: null });
+
+      await writer.writeHostProgress();
+      const row = await hostRow(host.hostId);
+      expect(Number(row.last_seq)).toBe(9);
+      expect(row.last_report_ts!.getTime()).toBe(newest.ts);
+      expect(row.last_seen_at!.getTime()).toBeGreaterThanOrEqual(startedMs);
+      expect(row.last_seen_at!.getTime()).toBeLessThanOrEqual(Date.now());
+      expect(Date.now() - row.last_seen_at!.getTime()).toBeLessThan(60_000);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test('close() writes the host progress still in memory', async () => {
+    const host = await enrolledHost(test_db.db);
+    const writer = writerWithoutTimer();
+    const closing = createIngestDeps(test_db.db, { writer });
+    expect((await post(closing, host.token, { reports: [report(1), report(2)] })).status).toBe(200);
+    expect((await hostRow(host.hostId)).last_seq).toBeNull();
+
+    await writer.close();
+    const row = await hostRow(host.hostId);
+    expect(Number(row.last_seq)).toBe(2);
+    expect(row.last_report_ts!.getTime()).toBe(report(2).ts);
+    expect(Date.now() - row.last_seen_at!.getTime()).toBeLessThan(60_000);
   });
 
   test('every column type survives the binary COPY exactly (text, NULL, bool, int8, float8, float4, arrays, timestamptz)', async () => {

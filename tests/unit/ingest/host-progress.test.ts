@@ -1,0 +1,80 @@
+import { describe, expect, test } from 'vitest';
+import { realisticReport } from '../../../bench/_ingest-report';
+import { HostProgressMap, hostProgress, type HostProgress, type PlannedReport } from '../../../lib/ingest/write-plan';
+
+const T0 = Date.UTC(2026, 10, 29, 12);
+
+const progress = (hostId: number, maxSeq: number, maxTsMs: number, seenAtMs: number): HostProgress => ({ hostId, maxSeq, maxTsMs, seenAtMs });
+
+const stored = (hostId: number, seq: number, tsMs: number): PlannedReport => ({ hostId, report: realisticReport(seq, tsMs), request: 0, index: 0 });
+
+describe('HostProgressMap', () => {
+  test('keeps per host the largest seq, report ts and seen time, even when each comes from a different entry', () => {
+    const map = new HostProgressMap();
+    map.add(progress(1, 9, T0 + 100, T0 + 5_000));
+    map.add(progress(1, 4, T0 + 900, T0 + 1_000));
+    map.add(progress(1, 2, T0 + 50, T0 + 9_000));
+    expect(map.take()).toEqual([progress(1, 9, T0 + 900, T0 + 9_000)]);
+  });
+
+  test('merging the same progress twice changes nothing', () => {
+    const once = new HostProgressMap();
+    const twice = new HostProgressMap();
+    const p = progress(3, 7, T0, T0 + 10);
+    once.add(p);
+    twice.add(p);
+    twice.add(p);
+    expect(twice.size).toBe(1);
+    expect(twice.take()).toEqual(once.take());
+  });
+
+  test('take returns the hosts in host-id order whatever order they came in, and forgets them', () => {
+    const map = new HostProgressMap();
+    for (const hostId of [42, 7, 1_000, 3]) map.add(progress(hostId, hostId, T0, T0));
+    expect(map.size).toBe(4);
+    expect(map.take().map((p) => p.hostId)).toEqual([3, 7, 42, 1_000]);
+    expect(map.size).toBe(0);
+    expect(map.take()).toEqual([]);
+  });
+
+  test('merging never changes the object given to add, nor progress already taken for a write', () => {
+    const map = new HostProgressMap();
+    const added = progress(5, 1, T0, T0);
+    map.add(added);
+    map.add(progress(5, 2, T0 + 10, T0 + 10));
+    expect(added).toEqual(progress(5, 1, T0, T0));
+    const [taken] = map.take();
+    map.add(taken!);
+    map.add(progress(5, 3, T0 + 20, T0 + 20));
+    expect(taken).toEqual(progress(5, 2, T0 + 10, T0 + 10));
+    expect(map.take()).toEqual([progress(5, 3, T0 + 20, T0 + 20)]);
+  });
+
+  test('a batch put back after a failed write merges with the newer progress gathered meanwhile', () => {
+    const map = new HostProgressMap();
+    map.add(progress(1, 10, T0 + 100, T0 + 100));
+    map.add(progress(2, 20, T0 + 200, T0 + 200));
+    const failed = map.take();
+    map.add(progress(1, 11, T0 + 110, T0 + 300));
+    for (const p of failed) map.add(p);
+    expect(map.take()).toEqual([progress(1, 11, T0 + 110, T0 + 300), progress(2, 20, T0 + 200, T0 + 200)]);
+  });
+
+  test('addStored takes seq and ts from each stored report and the seen time from the flush', () => {
+    const map = new HostProgressMap();
+    map.addStored([stored(3, 5, T0 + 50), stored(1, 2, T0 + 20), stored(3, 7, T0 + 30), stored(3, 6, T0 + 60)], T0 + 1_000);
+    map.addStored([stored(1, 1, T0 + 10)], T0 + 2_000);
+    expect(map.take()).toEqual([progress(1, 2, T0 + 20, T0 + 2_000), progress(3, 7, T0 + 60, T0 + 1_000)]);
+  });
+});
+
+describe('hostProgress', () => {
+  test('gives one entry per host of the stored reports, in host-id order', () => {
+    const reports = [stored(9, 100, T0 + 5), stored(4, 1, T0 + 1), stored(9, 99, T0 + 7), stored(4, 3, T0 + 2)];
+    expect(hostProgress(reports, T0 + 500)).toEqual([progress(4, 3, T0 + 2, T0 + 500), progress(9, 100, T0 + 7, T0 + 500)]);
+  });
+
+  test('gives nothing when nothing was stored', () => {
+    expect(hostProgress([], T0)).toEqual([]);
+  });
+});
