@@ -121,6 +121,7 @@ function runWrk(port: number, dataDir: string, seqs: readonly [number, number], 
     '-s', path.join(root, 'bench', '_ingest-wrk.lua'), `http://127.0.0.1:${port}/api/v1/ingest`,
     '--', dataDir, String(seqs[0]), String(seqs[1]), String(WRK_THREADS),
   ], { encoding: 'utf8' });
+  if (result.error) throw new Error(`cannot run wrk (${result.error.message}): install it first, e.g. apt-get install wrk`);
   if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr}`);
   const out = result.stdout;
   return {
