@@ -136,9 +136,10 @@ function runWrk(port: number, dataDir: string, seqs: readonly [number, number], 
 
 async function stored(sql: { query<R>(t: string): Promise<R[]> }) {
   const tables = ['report_ledger', ...SERIES_KINDS.map((k) => SERIES_SPECS[k].table)];
-  const [row] = await sql.query<Record<string, number>>(`SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})::int8 AS ${t}`).join(', ')}`);
+  const [row] = await sql.query<Record<string, number>>(
+    `SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})::int8 AS ${t}`).join(', ')}, pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes`);
   const samples = SERIES_KINDS.reduce((n, k) => n + Number(row![SERIES_SPECS[k].table]), 0);
-  return { reports: Number(row!.report_ledger), samples };
+  return { reports: Number(row!.report_ledger), samples, walBytes: Number(row!.wal_bytes) };
 }
 
 /**
@@ -297,6 +298,7 @@ try {
     next_route_reports_per_s: nextReportsPerS === null ? null : Math.round(nextReportsPerS),
     next_route_p99_ms: nextP99,
     http_requests_per_s: Math.round(load.requestsPerS),
+    wal_bytes_per_report: Math.round((after.walBytes - before.walBytes) / (after.reports - before.reports)),
     non_2xx: load.non2xx,
     hosts: HOSTS,
     connections: CONNECTIONS,
@@ -323,6 +325,7 @@ ${meanBodyBytes} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s war
 | reference before 2026-11-29: raw COPY for 1,000 new host ids (index inserts only append) | ${figures.copy_append_rows_per_s} rows/s → ratio ${figures.copy_ratio_append} |
 | same load through the Next route handler (\`next start\`) | ${figures.next_route_reports_per_s ?? 'n/a'} reports/s, p99 ${figures.next_route_p99_ms ?? 'n/a'} ms |
 | non-2xx responses during the measurement | ${figures.non_2xx} |
+| WAL written per stored report (the whole cluster's, during the measurement) | ${figures.wal_bytes_per_report} B |
 
 \`\`\`json
 ${JSON.stringify(figures)}
