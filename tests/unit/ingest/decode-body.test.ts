@@ -2,21 +2,13 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { AppError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../../lib/errors';
 import { decodeBody } from '../../../lib/ingest/decode-body';
+import { thrownBy } from '../../support/thrown';
 
 // The basics (a small gzip body, identity via null, a 32 MB bomb with a truthful trailer, br and deflate refused)
 // are in validate-and-limits.test.ts; these cover the output chunk sized from the gzip trailer (ISIZE) and the edges.
 
 const LIMITS = { maxCompressedBytes: 1024 * 1024, maxDecompressedBytes: 16 * 1024 * 1024 };
 const KB = 1024;
-
-function failure(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    return err as AppError;
-  }
-  throw new Error('expected an error');
-}
 
 /** Bytes that do not repeat (so gzip cannot shrink them much) with some non-ASCII text, the same on every run. */
 function bytes(length: number): Buffer {
@@ -66,7 +58,7 @@ describe('decodeBody with gzip', () => {
   ])('refuses with 400 invalid_body a $length-byte body whose trailer was overwritten to claim $claim bytes (zlib checks the size)', ({ isize, length }) => {
     const original = bytes(length);
     const forged = withClaimedSize(gzipSync(original), isize);
-    const err = failure(() => decodeBody(forged, 'gzip', LIMITS));
+    const err = thrownBy(() => decodeBody(forged, 'gzip', LIMITS));
     expect(err).toBeInstanceOf(AppError);
     expect(err).not.toBeInstanceOf(PayloadTooLargeError);
     expect(err).toMatchObject({ status: 400, code: 'invalid_body', message: 'body is not valid gzip' });
@@ -83,14 +75,14 @@ describe('decodeBody with gzip', () => {
       return body;
     }],
   ])('refuses a body %s with 400 invalid_body', (_, body) => {
-    expect(failure(() => decodeBody(body(), 'gzip', LIMITS))).toMatchObject({ status: 400, code: 'invalid_body', message: 'body is not valid gzip' });
+    expect(thrownBy(() => decodeBody(body(), 'gzip', LIMITS))).toMatchObject({ status: 400, code: 'invalid_body', message: 'body is not valid gzip' });
   });
 
   test('decodes a body of exactly maxDecompressedBytes and refuses one a byte longer with 413', () => {
     const original = bytes(300 * KB);
     const body = gzipSync(original);
     expect(decodeBody(body, 'gzip', { ...LIMITS, maxDecompressedBytes: 300 * KB }).equals(original)).toBe(true);
-    const err = failure(() => decodeBody(body, 'gzip', { ...LIMITS, maxDecompressedBytes: 300 * KB - 1 }));
+    const err = thrownBy(() => decodeBody(body, 'gzip', { ...LIMITS, maxDecompressedBytes: 300 * KB - 1 }));
     expect(err).toBeInstanceOf(PayloadTooLargeError);
     expect(err).toMatchObject({ status: 413, code: 'payload_too_large', message: `decompressed body exceeds ${300 * KB - 1} bytes` });
   });
@@ -103,7 +95,7 @@ describe('decodeBody with gzip', () => {
     ['0xFFFFFFFF bytes', 0xffffffff],
   ])('stops a 50 MB gzip bomb whose trailer claims %s at a 1 MB limit with 413', (_, isize) => {
     expect(BOMB.length).toBeLessThan(64 * KB);
-    const err = failure(() => decodeBody(withClaimedSize(BOMB, isize), 'gzip', { ...LIMITS, maxDecompressedBytes: 1024 * 1024 }));
+    const err = thrownBy(() => decodeBody(withClaimedSize(BOMB, isize), 'gzip', { ...LIMITS, maxDecompressedBytes: 1024 * 1024 }));
     expect(err).toBeInstanceOf(PayloadTooLargeError);
     expect(err).toMatchObject({ status: 413, code: 'payload_too_large', message: 'decompressed body exceeds 1048576 bytes' });
   });
@@ -122,7 +114,7 @@ describe('decodeBody without gzip', () => {
   test('refuses a body over maxCompressedBytes with 413 whatever its encoding', () => {
     const body = Buffer.alloc(LIMITS.maxCompressedBytes + 1);
     for (const encoding of [null, 'gzip', 'zstd']) {
-      const err = failure(() => decodeBody(body, encoding, LIMITS));
+      const err = thrownBy(() => decodeBody(body, encoding, LIMITS));
       expect(err).toBeInstanceOf(PayloadTooLargeError);
       expect(err).toMatchObject({ status: 413, message: `request body exceeds ${LIMITS.maxCompressedBytes} bytes` });
     }
@@ -130,7 +122,7 @@ describe('decodeBody without gzip', () => {
   });
 
   test.each(['zstd', 'compress', 'gzip, br'])('refuses the unknown content-encoding %j with 415 naming it', (encoding) => {
-    const err = failure(() => decodeBody(gzipSync('{}'), encoding, LIMITS));
+    const err = thrownBy(() => decodeBody(gzipSync('{}'), encoding, LIMITS));
     expect(err).toBeInstanceOf(UnsupportedMediaTypeError);
     expect(err).toMatchObject({ status: 415, code: 'unsupported_media_type', message: `content-encoding ${encoding} is not supported; use gzip or identity` });
   });

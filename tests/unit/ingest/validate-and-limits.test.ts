@@ -5,19 +5,11 @@ import { AppError, RateLimitedError } from '../../../lib/errors';
 import { decodeBody } from '../../../lib/ingest/decode-body';
 import { HostRateLimiter } from '../../../lib/ingest/rate-limit';
 import { validateReports } from '../../../lib/ingest/validate-reports';
+import { thrownBy } from '../../support/thrown';
 
 const NOW = Date.UTC(2026, 10, 29, 12);
 const WINDOW = { nowMs: NOW, maxFutureMs: 300_000, maxAgeMs: 7 * 86_400_000 };
 const LIMITS = { maxCompressedBytes: 1024 * 1024, maxDecompressedBytes: 16 * 1024 * 1024 };
-
-function failure(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    return err as AppError;
-  }
-  throw new Error('expected an error');
-}
 
 describe('validateReports', () => {
   test('accepts a realistic batch', () => {
@@ -29,20 +21,20 @@ describe('validateReports', () => {
     ['ts 5 min + 1 ms ahead', NOW + 300_001, /in the future/],
     ['ts older than 7 days', NOW - 7 * 86_400_000 - 1, /older than raw retention \(7 days\)/],
   ])('refuses %s naming the ts field', (_, ts, message) => {
-    const err = failure(() => validateReports({ reports: [realisticReport(1, NOW), realisticReport(2, ts)] }, WINDOW));
+    const err = thrownBy(() => validateReports({ reports: [realisticReport(1, NOW), realisticReport(2, ts)] }, WINDOW));
     expect(err.code).toBe('invalid_payload');
     expect(err.details?.[0]).toMatchObject({ path: 'reports.1.ts', message: expect.stringMatching(message) });
   });
 
   test('refuses a repeated seq and a repeated ts within one request', () => {
-    const err = failure(() => validateReports({ reports: [realisticReport(1, NOW), realisticReport(1, NOW - 1), realisticReport(2, NOW)] }, WINDOW));
+    const err = thrownBy(() => validateReports({ reports: [realisticReport(1, NOW), realisticReport(1, NOW - 1), realisticReport(2, NOW)] }, WINDOW));
     expect(err.details?.map((d) => d.path)).toEqual(['reports.1.seq', 'reports.2.ts']);
   });
 
   test('refuses values that do not fit their column, such as a CPU index above 32767', () => {
     const report = realisticReport(1, NOW);
     (report.cpu as { perCpu: { cpu: number }[] }).perCpu[2]!.cpu = 40_000;
-    expect(failure(() => validateReports(report, WINDOW)).details?.[0]?.path).toBe('cpu.perCpu.2.cpu');
+    expect(thrownBy(() => validateReports(report, WINDOW)).details?.[0]?.path).toBe('cpu.perCpu.2.cpu');
   });
 });
 
@@ -55,12 +47,12 @@ describe('decodeBody', () => {
   test('stops a gzip bomb at the decompressed limit with 413', () => {
     const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024));
     expect(bomb.length).toBeLessThan(64 * 1024);
-    expect(failure(() => decodeBody(bomb, 'gzip', LIMITS))).toMatchObject({ status: 413, code: 'payload_too_large' });
+    expect(thrownBy(() => decodeBody(bomb, 'gzip', LIMITS))).toMatchObject({ status: 413, code: 'payload_too_large' });
   });
 
   test('refuses deflate and brotli with 415', () => {
-    expect(failure(() => decodeBody(Buffer.from('x'), 'br', LIMITS))).toMatchObject({ status: 415 });
-    expect(failure(() => decodeBody(Buffer.from('x'), 'deflate', LIMITS))).toMatchObject({ status: 415 });
+    expect(thrownBy(() => decodeBody(Buffer.from('x'), 'br', LIMITS))).toMatchObject({ status: 415 });
+    expect(thrownBy(() => decodeBody(Buffer.from('x'), 'deflate', LIMITS))).toMatchObject({ status: 415 });
   });
 });
 
@@ -70,7 +62,7 @@ describe('HostRateLimiter', () => {
   test('allows the burst, then one request per second, per host', () => {
     const limiter = new HostRateLimiter(limits);
     for (let i = 0; i < 3; i++) limiter.takeRequest(1, 0);
-    const err = failure(() => limiter.takeRequest(1, 0));
+    const err = thrownBy(() => limiter.takeRequest(1, 0));
     expect(err).toBeInstanceOf(RateLimitedError);
     expect(err.headers?.['Retry-After']).toBe('1');
     limiter.takeRequest(2, 0);
@@ -80,7 +72,7 @@ describe('HostRateLimiter', () => {
   test('counts reports too, with a Retry-After long enough to refill what the request needs', () => {
     const limiter = new HostRateLimiter(limits);
     limiter.takeReports(1, 10, 0);
-    const err = failure(() => limiter.takeReports(1, 5, 0));
+    const err = thrownBy(() => limiter.takeReports(1, 5, 0));
     expect(err.headers?.['Retry-After']).toBe('5');
     limiter.takeReports(1, 5, 5_000);
   });
