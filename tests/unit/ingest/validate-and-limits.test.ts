@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { realisticReport } from '../../../bench/_ingest-report';
-import { AppError, RateLimitedError } from '../../../lib/errors';
+import { RateLimitedError } from '../../../lib/errors';
 import { decodeBody } from '../../../lib/ingest/decode-body';
 import { HostRateLimiter } from '../../../lib/ingest/rate-limit';
 import { validateReports } from '../../../lib/ingest/validate-reports';
