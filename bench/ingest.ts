@@ -55,7 +55,7 @@ const { toCopyText } = await import('../lib/ingest/copy-text');
 const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/table-specs');
 
 function log(message: string) {
-  console.error(`[bench ingest] ${message}`);
+  console.error(`[bench ingest ${new Date().toISOString().slice(11, 19)}] ${message}`);
 }
 
 function newestMtimeMs(dir: string): number {
@@ -137,9 +137,10 @@ function runWrk(port: number, dataDir: string, seqs: readonly [number, number], 
 async function stored(sql: { query<R>(t: string): Promise<R[]> }) {
   const tables = ['report_ledger', ...SERIES_KINDS.map((k) => SERIES_SPECS[k].table)];
   const [row] = await sql.query<Record<string, number>>(
-    `SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})::int8 AS ${t}`).join(', ')}, pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes`);
+    `SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})::int8 AS ${t}`).join(', ')}, pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes,
+            (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter) AS checkpoints`);
   const samples = SERIES_KINDS.reduce((n, k) => n + Number(row![SERIES_SPECS[k].table]), 0);
-  return { reports: Number(row!.report_ledger), samples, walBytes: Number(row!.wal_bytes) };
+  return { reports: Number(row!.report_ledger), samples, walBytes: Number(row!.wal_bytes), checkpoints: Number(row!.checkpoints) };
 }
 
 /**
@@ -299,6 +300,7 @@ try {
     next_route_p99_ms: nextP99,
     http_requests_per_s: Math.round(load.requestsPerS),
     wal_bytes_per_report: Math.round((after.walBytes - before.walBytes) / (after.reports - before.reports)),
+    checkpoints_during_measurement: after.checkpoints - before.checkpoints,
     non_2xx: load.non2xx,
     hosts: HOSTS,
     connections: CONNECTIONS,
@@ -326,6 +328,7 @@ ${meanBodyBytes} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s war
 | same load through the Next route handler (\`next start\`) | ${figures.next_route_reports_per_s ?? 'n/a'} reports/s, p99 ${figures.next_route_p99_ms ?? 'n/a'} ms |
 | non-2xx responses during the measurement | ${figures.non_2xx} |
 | WAL written per stored report (the whole cluster's, during the measurement) | ${figures.wal_bytes_per_report} B |
+| checkpoints counted by pg_stat_bgwriter during the measurement | ${figures.checkpoints_during_measurement} |
 
 \`\`\`json
 ${JSON.stringify(figures)}
