@@ -123,7 +123,8 @@ export function inventoryChanges(stored: readonly PlannedReport[]): InventoryCha
   return changes;
 }
 
-// Row locks in host-id order, so two concurrent flushes touching the same hosts cannot deadlock.
+// Row locks in host-id order, so two writers touching the same hosts at once (server processes, embedded
+// transactions) cannot deadlock.
 export const UPDATE_HOSTS_SQL = `
 UPDATE hosts h
    SET last_seen_at = GREATEST(h.last_seen_at, v.seen),
