@@ -112,14 +112,12 @@ try {
     getLatencyQuantiles(db.sql, { scope: { kind: 'fleet' }, name: LATENCY_NAME, from: new Date(endMs - 86_400_000), to: now }),
   );
   const fleet = await medianMs(() => getFleetSummary(db.sql, { now }));
-  const fleetByLastReportTs = await medianMs(() => getFleetSummary(db.sql, { now, useLastReportTs: true }));
   const summary = await getFleetSummary(db.sql, { now });
 
   const rows = [
     ['host_30d_ms', host30d.medianMs, 100, `${series.resolution}, ${series.series[0]?.points.length} points`],
     ['region_p99_ms', regionP99.medianMs, 300, `${REGION_HOSTS} hosts × 24 h, count ${latency.total.count}, p99 ${latency.total.p99?.toFixed(2)} ms`],
     ['fleet_summary_ms', fleet.medianMs, 300, `${summary.hosts.length} hosts, newest sample by bounded backward index scan`],
-    ['fleet_summary_last_report_ts_ms', fleetByLastReportTs.medianMs, 300, 'same, via ts = hosts.last_report_ts'],
     ['fleet_p99_ms', fleetP99.medianMs, 300, `fleet scope, same 24 h (region rollups of every region merged)`],
     ['rollup_minute_ms', oneMinute.medianMs, 60_000, `rollUp of one closed minute of ${REGION_HOSTS} hosts (gauges, latency, region)`],
   ] as const;
@@ -130,7 +128,6 @@ try {
     host_30d_ms: Number(host30d.medianMs.toFixed(1)),
     region_p99_ms: Number(regionP99.medianMs.toFixed(1)),
     fleet_summary_ms: Number(fleet.medianMs.toFixed(1)),
-    fleet_summary_last_report_ts_ms: Number(fleetByLastReportTs.medianMs.toFixed(1)),
     fleet_p99_ms: Number(fleetP99.medianMs.toFixed(1)),
     rollup_minute_ms: Number(oneMinute.medianMs.toFixed(1)),
     rollup_last_hour_s: Number((rollupSliceMs / 1000).toFixed(1)),

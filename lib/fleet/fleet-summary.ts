@@ -35,31 +35,24 @@ export interface FleetQuery {
   hostId?: number;
   now?: Date;
   staleAfterMs?: number;
-  /** For the bounded scan: how far back to look for a host's newest sample. */
+  /** How far back to look for a host's newest sample. */
   lookbackMs?: number;
-  /** Finds the newest sample through hosts.last_report_ts instead of the bounded scan (benchmarks compare them). */
-  useLastReportTs?: boolean;
 }
 
-// Measured (BENCHMARKS.md): a bounded backward index scan per host (170 ms for 10k hosts) beats the equality on
-// hosts.last_report_ts (320 ms), whose parameterized lookup is not pruned to one partition. Both stay selectable.
+// Measured (BENCHMARKS.md): a bounded backward index scan per host (170 ms for 10k hosts) beat the equality on
+// hosts.last_report_ts (320 ms), whose parameterized lookup is not pruned to one partition — and last_report_ts is
+// now written a few seconds behind ingest.
 export async function selectFleetRows(sql: Sql, query: FleetQuery): Promise<FleetRow[]> {
   const now = query.now ?? new Date();
-  const byLastReportTs = query.useLastReportTs === true;
-  const latest = byLastReportTs
-    ? `SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts = h.last_report_ts`
-    : `SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts >= $3 AND s.ts <= $4
-       ORDER BY s.ts DESC LIMIT 1`;
-  const params: unknown[] = [query.region ?? null, query.hostId ?? null];
-  if (!byLastReportTs) {
-    params.push(new Date(now.getTime() - (query.lookbackMs ?? 7 * 86_400_000)), new Date(now.getTime() + 5 * 60_000));
-  }
   return sql.query<FleetRow>(
     `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, l.*
-     FROM hosts h LEFT JOIN LATERAL (${latest}) l ON TRUE
+     FROM hosts h LEFT JOIN LATERAL (
+       SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts >= $3 AND s.ts <= $4
+        ORDER BY s.ts DESC LIMIT 1
+     ) l ON TRUE
      WHERE ($1::text IS NULL OR h.region = $1) AND ($2::int IS NULL OR h.id = $2)
      ORDER BY h.region, h.hostname, h.id`,
-    params,
+    [query.region ?? null, query.hostId ?? null, new Date(now.getTime() - (query.lookbackMs ?? 7 * 86_400_000)), new Date(now.getTime() + 5 * 60_000)],
   );
 }
 
