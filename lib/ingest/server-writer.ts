@@ -35,7 +35,12 @@ export interface GroupCommitOptions {
   maxQueuedReports?: number;
   /** A flush taking longer (statement_timeout on the server, read timeout in pg) fails with 503. */
   queryTimeoutMs?: number;
-  /** How often the hosts' last seen time and seq are written (one UPDATE for every host stored since). */
+  /**
+   * How often the hosts' last seen time and seq are written (one UPDATE for every host stored since). Every host
+   * that reported is updated once per interval, so at 50,000 hosts 30 s means ≈ 1,700 row updates/s instead of one
+   * per report. Nothing waits for it: the fleet's last-heard time also reads the newest sample, and enrollment the
+   * ledger.
+   */
   hostProgressIntervalMs?: number;
 }
 
@@ -105,7 +110,7 @@ export class GroupCommitWriter implements ReportWriter {
     this.maxReportsPerFlush = options.maxReportsPerFlush ?? 2_000;
     this.maxQueuedReports = options.maxQueuedReports ?? 50_000;
     this.queryTimeoutMs = options.queryTimeoutMs ?? 5_000;
-    this.progressTimer = setInterval(() => void this.writeHostProgress(), options.hostProgressIntervalMs ?? 5_000);
+    this.progressTimer = setInterval(() => void this.writeHostProgress(), options.hostProgressIntervalMs ?? 30_000);
     this.progressTimer.unref();
   }
 
