@@ -34,6 +34,8 @@ const NEXT_DIR = process.argv.includes('--next-dir') ? path.resolve(process.argv
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const HTTP_PORT = 3901;
 const NEXT_PORT = 3902;
+// /proc's clock ticks (USER_HZ), 100 on every Linux this runs on.
+const TICKS_PER_S = 100;
 const SEQS = { warmup: [0, 6], measure: [6, 30], next: [36, 10] } as const;
 // 5 s apart (not the agent's 10 s), so every phase's reports stay within 5 min ahead and under a minute old.
 const REPORT_SPACING_MS = 5_000;
@@ -179,6 +181,35 @@ async function rawCopyRowsPerS(url: string, hostIds: readonly number[], reports:
   return rows / seconds;
 }
 
+/** utime + stime of one process, in clock ticks (/proc/<pid>/stat fields 14 and 15). */
+function processCpuTicks(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ticks of every process whose name is `comm` (all PostgreSQL backends and helpers, say). */
+function commandCpuTicks(comm: string): number {
+  let ticks = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm) ticks += processCpuTicks(Number(pid));
+    } catch {}
+  }
+  return ticks;
+}
+
+/** The machine's CPU time so far, from the first line of /proc/stat (ticks). */
+function machineCpu(): { idle: number; steal: number; total: number } {
+  const [, ...values] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = values.slice(0, 8).map(Number) as number[];
+  return { idle: idle! + iowait!, steal: steal!, total: user! + nice! + system! + idle! + iowait! + irq! + softirq! + steal! };
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -244,15 +275,23 @@ try {
   writeBodies(SEQS.measure);
   const meanBodyBytes = Math.round(bodyBytes / SEQS.measure[1]);
   const before = await stored(db.sql);
+  const cpuBefore = { machine: machineCpu(), listener: processCpuTicks(server.pid!), postgres: commandCpuTicks('postgres') };
   const t0 = performance.now();
   log(`measuring ${DURATION_S} s against the node:http listener`);
   const load = runWrk(HTTP_PORT, dataDir, SEQS.measure, DURATION_S);
   const elapsedS = (performance.now() - t0) / 1000;
+  const machineAfter = machineCpu();
+  const listenerTicks = processCpuTicks(server.pid!) - cpuBefore.listener;
+  const postgresTicks = commandCpuTicks('postgres') - cpuBefore.postgres;
   const after = await stored(db.sql);
   stop(server);
   server = undefined;
   const reportsPerS = (after.reports - before.reports) / elapsedS;
   const samplesPerS = (after.samples - before.samples) / elapsedS;
+  // Per stored report, in µs of CPU: steadier from run to run than the rates, which move with the neighbours' load.
+  const ticksToUsPerReport = (ticks: number) => Math.round((ticks / TICKS_PER_S) * 1e6 / (after.reports - before.reports));
+  const machineTicks = machineAfter.total - cpuBefore.machine.total;
+  const machineShare = (ticks: number) => Number((100 * ticks / machineTicks).toFixed(1));
   log(`raw COPY of the same rows, ${COPY_RUNS} runs per format`);
   const copyRuns = { binary: [] as number[], text: [] as number[] };
   for (let run = 0; run < COPY_RUNS; run++) {
@@ -301,6 +340,10 @@ try {
     http_requests_per_s: Math.round(load.requestsPerS),
     wal_bytes_per_report: Math.round((after.walBytes - before.walBytes) / (after.reports - before.reports)),
     checkpoints_during_measurement: after.checkpoints - before.checkpoints,
+    listener_cpu_us_per_report: ticksToUsPerReport(listenerTicks),
+    postgres_cpu_us_per_report: ticksToUsPerReport(postgresTicks),
+    machine_idle_pct: machineShare(machineAfter.idle - cpuBefore.machine.idle),
+    machine_steal_pct: machineShare(machineAfter.steal - cpuBefore.machine.steal),
     non_2xx: load.non2xx,
     hosts: HOSTS,
     connections: CONNECTIONS,
@@ -326,6 +369,8 @@ ${meanBodyBytes} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s war
 | copy_ratio (stored ÷ raw binary COPY) | ${figures.copy_ratio} |
 | reference before 2026-11-29: raw COPY for 1,000 new host ids (index inserts only append) | ${figures.copy_append_rows_per_s} rows/s → ratio ${figures.copy_ratio_append} |
 | same load through the Next route handler (\`next start\`) | ${figures.next_route_reports_per_s ?? 'n/a'} reports/s, p99 ${figures.next_route_p99_ms ?? 'n/a'} ms |
+| CPU per stored report: the listener process / all PostgreSQL processes | ${figures.listener_cpu_us_per_report} µs / ${figures.postgres_cpu_us_per_report} µs |
+| machine idle / stolen by the hypervisor during the measurement | ${figures.machine_idle_pct} % / ${figures.machine_steal_pct} % |
 | non-2xx responses during the measurement | ${figures.non_2xx} |
 | WAL written per stored report (the whole cluster's, during the measurement) | ${figures.wal_bytes_per_report} B |
 | checkpoints counted by pg_stat_bgwriter during the measurement | ${figures.checkpoints_during_measurement} |
