@@ -313,13 +313,14 @@ export function ingestSchemaFor(body: unknown) {
 // z.compile generates a parser for each schema: ≈ 3 µs instead of ≈ 35 µs per report here, and the ingest path runs
 // it for every report. Input it rejects is parsed again by the runtime parser, so errors read the same. (A schema it
 // cannot model would stay on the runtime parser; a unit test compiles these with { strict: true } to catch that.)
-const compiledReportSchema = z.compile(reportSchema);
-const compiledBatchSchema = z.compile(ingestBatchSchema);
+// Compiled on first use: the agent imports this module too and never parses an ingest body.
+let compiled: { report: typeof reportSchema; batch: typeof ingestBatchSchema } | undefined;
 
 export function parseIngestBody(body: unknown): Report[] {
+  compiled ??= { report: z.compile(reportSchema), batch: z.compile(ingestBatchSchema) };
   const schema = ingestSchemaFor(body);
-  if (schema === ingestBatchSchema) return compiledBatchSchema.parse(body).reports;
-  return [compiledReportSchema.parse(body)];
+  if (schema === ingestBatchSchema) return compiled.batch.parse(body).reports;
+  return [compiled.report.parse(body)];
 }
 
 export const ingestResponseSchema = z.object({
