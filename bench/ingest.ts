@@ -1,4 +1,4 @@
-// `npm run bench -- ingest [--skip-build] [--hosts 10000] [--duration 20] [--warmup 5] [--connections 64] [--cpu-prof DIR [--cpu-prof-interval µs]]`
+// `npm run bench -- ingest [--skip-build] [--hosts 10000] [--duration 20] [--windows 3] [--warmup 5] [--connections 64] [--cpu-prof DIR [--cpu-prof-interval µs]]`
 // Load: wrk with realistic gzip reports from N enrolled hosts against the node:http ingest listener, then the same
 // load against the Next route handler; the raw COPY rate of the same rows is measured in the same run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -36,7 +36,10 @@ const HTTP_PORT = 3901;
 const NEXT_PORT = 3902;
 // /proc's clock ticks (USER_HZ), 100 on every Linux this runs on.
 const TICKS_PER_S = 100;
-const SEQS = { warmup: [0, 6], measure: [6, 30], next: [36, 10] } as const;
+// Measured windows, back to back on the same listener: the figures are their medians (one window moves ±10–20 %).
+const WINDOWS = arg('windows', 3);
+// Seqs per phase: the warm-up, each measured window (24 reports per host, 5 s apart), then the Next comparison.
+const SEQS = { warmup: [0, 6], measure: [6, 24], next: [6 + 24 * WINDOWS, 10] } as const;
 // 5 s apart (not the agent's 10 s), so every phase's reports stay within 5 min ahead and under a minute old.
 const REPORT_SPACING_MS = 5_000;
 // `--cpu-prof DIR` writes a V8 CPU profile of the ingest listener there.
@@ -210,6 +213,47 @@ function machineCpu(): { idle: number; steal: number; total: number } {
   return { idle: idle! + iowait!, steal: steal!, total: user! + nice! + system! + idle! + iowait! + irq! + softirq! + steal! };
 }
 
+interface MeasuredWindow {
+  reportsPerS: number;
+  samplesPerS: number;
+  load: WrkResult;
+  listenerCpuUsPerReport: number;
+  postgresCpuUsPerReport: number;
+  machineIdlePct: number;
+  machineStealPct: number;
+  walBytesPerReport: number;
+  checkpoints: number;
+}
+
+/** One measured window of wrk against the listener: rates from the rows stored, CPU from /proc. */
+async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listenerPid: number, seqs: readonly [number, number]): Promise<MeasuredWindow> {
+  const before = await stored(sql);
+  const cpuBefore = { machine: machineCpu(), listener: processCpuTicks(listenerPid), postgres: commandCpuTicks('postgres') };
+  const t0 = performance.now();
+  const load = runWrk(HTTP_PORT, dataDir, seqs, DURATION_S);
+  const elapsedS = (performance.now() - t0) / 1000;
+  const machineAfter = machineCpu();
+  const listenerTicks = processCpuTicks(listenerPid) - cpuBefore.listener;
+  const postgresTicks = commandCpuTicks('postgres') - cpuBefore.postgres;
+  const after = await stored(sql);
+  const reports = after.reports - before.reports;
+  // Per stored report, in µs of CPU: steadier from run to run than the rates, which move with the neighbours' load.
+  const usPerReport = (ticks: number) => Math.round((ticks / TICKS_PER_S) * 1e6 / reports);
+  const machineTicks = machineAfter.total - cpuBefore.machine.total;
+  const machineShare = (ticks: number) => Number((100 * ticks / machineTicks).toFixed(1));
+  return {
+    reportsPerS: reports / elapsedS,
+    samplesPerS: (after.samples - before.samples) / elapsedS,
+    load,
+    listenerCpuUsPerReport: usPerReport(listenerTicks),
+    postgresCpuUsPerReport: usPerReport(postgresTicks),
+    machineIdlePct: machineShare(machineAfter.idle - cpuBefore.machine.idle),
+    machineStealPct: machineShare(machineAfter.steal - cpuBefore.machine.steal),
+    walBytesPerReport: Math.round((after.walBytes - before.walBytes) / reports),
+    checkpoints: after.checkpoints - before.checkpoints,
+  };
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -271,27 +315,21 @@ try {
     { DATABASE_URL: dbUrl, PORT: String(HTTP_PORT) }, `http://127.0.0.1:${HTTP_PORT}/api/v1/ingest`);
   log(`warm-up ${WARMUP_S} s`);
   runWrk(HTTP_PORT, dataDir, SEQS.warmup, WARMUP_S);
-  bodyBytes = 0;
-  writeBodies(SEQS.measure);
-  const meanBodyBytes = Math.round(bodyBytes / SEQS.measure[1]);
-  const before = await stored(db.sql);
-  const cpuBefore = { machine: machineCpu(), listener: processCpuTicks(server.pid!), postgres: commandCpuTicks('postgres') };
-  const t0 = performance.now();
-  log(`measuring ${DURATION_S} s against the node:http listener`);
-  const load = runWrk(HTTP_PORT, dataDir, SEQS.measure, DURATION_S);
-  const elapsedS = (performance.now() - t0) / 1000;
-  const machineAfter = machineCpu();
-  const listenerTicks = processCpuTicks(server.pid!) - cpuBefore.listener;
-  const postgresTicks = commandCpuTicks('postgres') - cpuBefore.postgres;
-  const after = await stored(db.sql);
+  const windows: MeasuredWindow[] = [];
+  let meanBodyBytes = 0;
+  for (let k = 0; k < WINDOWS; k++) {
+    const seqs = [SEQS.measure[0] + k * SEQS.measure[1], SEQS.measure[1]] as const;
+    bodyBytes = 0;
+    writeBodies(seqs);
+    meanBodyBytes = Math.round(bodyBytes / seqs[1]);
+    log(`measuring ${DURATION_S} s against the node:http listener (window ${k + 1} of ${WINDOWS})`);
+    windows.push(await measureWindow(db.sql, server.pid!, seqs));
+  }
   stop(server);
   server = undefined;
-  const reportsPerS = (after.reports - before.reports) / elapsedS;
-  const samplesPerS = (after.samples - before.samples) / elapsedS;
-  // Per stored report, in µs of CPU: steadier from run to run than the rates, which move with the neighbours' load.
-  const ticksToUsPerReport = (ticks: number) => Math.round((ticks / TICKS_PER_S) * 1e6 / (after.reports - before.reports));
-  const machineTicks = machineAfter.total - cpuBefore.machine.total;
-  const machineShare = (ticks: number) => Number((100 * ticks / machineTicks).toFixed(1));
+  const middle = (pick: (w: MeasuredWindow) => number) => median(windows.map(pick));
+  const reportsPerS = middle((w) => w.reportsPerS);
+  const samplesPerS = middle((w) => w.samplesPerS);
   log(`raw COPY of the same rows, ${COPY_RUNS} runs per format`);
   const copyRuns = { binary: [] as number[], text: [] as number[] };
   for (let run = 0; run < COPY_RUNS; run++) {
@@ -326,8 +364,8 @@ try {
 
   const figures = {
     reports_per_s: Math.round(reportsPerS),
-    p50_ms: load.p50Ms,
-    p99_ms: load.p99Ms,
+    p50_ms: middle((w) => w.load.p50Ms),
+    p99_ms: middle((w) => w.load.p99Ms),
     stored_samples_per_s: Math.round(samplesPerS),
     copy_rows_per_s: Math.round(copyRowsPerS),
     copy_rows_per_s_runs: copyRuns.binary.map(Math.round),
@@ -337,14 +375,15 @@ try {
     copy_ratio_append: Number((samplesPerS / copyAppendRowsPerS).toFixed(3)),
     next_route_reports_per_s: nextReportsPerS === null ? null : Math.round(nextReportsPerS),
     next_route_p99_ms: nextP99,
-    http_requests_per_s: Math.round(load.requestsPerS),
-    wal_bytes_per_report: Math.round((after.walBytes - before.walBytes) / (after.reports - before.reports)),
-    checkpoints_during_measurement: after.checkpoints - before.checkpoints,
-    listener_cpu_us_per_report: ticksToUsPerReport(listenerTicks),
-    postgres_cpu_us_per_report: ticksToUsPerReport(postgresTicks),
-    machine_idle_pct: machineShare(machineAfter.idle - cpuBefore.machine.idle),
-    machine_steal_pct: machineShare(machineAfter.steal - cpuBefore.machine.steal),
-    non_2xx: load.non2xx,
+    http_requests_per_s: Math.round(middle((w) => w.load.requestsPerS)),
+    wal_bytes_per_report: middle((w) => w.walBytesPerReport),
+    checkpoints_during_measurement: windows.reduce((n, w) => n + w.checkpoints, 0),
+    listener_cpu_us_per_report: middle((w) => w.listenerCpuUsPerReport),
+    postgres_cpu_us_per_report: middle((w) => w.postgresCpuUsPerReport),
+    machine_idle_pct: middle((w) => w.machineIdlePct),
+    machine_steal_pct: middle((w) => w.machineStealPct),
+    non_2xx: windows.reduce((n, w) => n + w.load.non2xx, 0),
+    windows: windows.map((w) => ({ reports_per_s: Math.round(w.reportsPerS), p99_ms: w.load.p99Ms, copy_ratio: Number((w.samplesPerS / copyRowsPerS).toFixed(3)) })),
     hosts: HOSTS,
     connections: CONNECTIONS,
     duration_s: DURATION_S,
@@ -357,11 +396,13 @@ try {
 Command: \`npm run bench -- ingest ${process.argv.slice(2).join(' ')}\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores,
 1-min load average before the run ${loadBefore} — other sessions' builds and tests share these cores; PostgreSQL on 127.0.0.1,
 wrk ${WRK_THREADS} threads × ${CONNECTIONS} connections on the same machine, ${HOSTS} enrolled hosts, one gzip report of
-${meanBodyBytes} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s warm-up then ${DURATION_S} s measured).
+${meanBodyBytes} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s warm-up then ${WINDOWS} windows of ${DURATION_S} s measured back to back;
+the figures are the windows' medians).
 
 | figure | value |
 |---|---|
 | sustained reports/s (node:http listener → lib/ingest, group commit) | ${figures.reports_per_s} |
+| each window: reports/s, p99 ms, copy_ratio | ${figures.windows.map((w) => `${w.reports_per_s}, ${w.p99_ms}, ${w.copy_ratio}`).join(' · ')} |
 | request latency p50 / p99 | ${figures.p50_ms} ms / ${figures.p99_ms} ms |
 | stored series rows/s | ${figures.stored_samples_per_s} |
 | raw COPY of the same rows, one connection, binary (the format ingest uses), median of ${COPY_RUNS} | ${figures.copy_rows_per_s} rows/s (runs: ${figures.copy_rows_per_s_runs.join(', ')}) |
@@ -373,7 +414,7 @@ ${meanBodyBytes} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s war
 | machine idle / stolen by the hypervisor during the measurement | ${figures.machine_idle_pct} % / ${figures.machine_steal_pct} % |
 | non-2xx responses during the measurement | ${figures.non_2xx} |
 | WAL written per stored report (the whole cluster's, during the measurement) | ${figures.wal_bytes_per_report} B |
-| checkpoints counted by pg_stat_bgwriter during the measurement | ${figures.checkpoints_during_measurement} |
+| checkpoints counted by pg_stat_bgwriter during the measured windows | ${figures.checkpoints_during_measurement} |
 
 \`\`\`json
 ${JSON.stringify(figures)}
