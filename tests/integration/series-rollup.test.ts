@@ -102,7 +102,19 @@ describe('rollUp', () => {
       wires.push(wire);
       await insertLatency(db.sql, hostId, at(i * 10_000), 'request', wire);
     }
+    // Alone in its minute: the 1-minute row is that histogram unchanged (the rollup's one-row shortcut).
+    const lone = new LatencySketch();
+    for (let j = 0; j < 40; j++) lone.add(5 + random() * 900);
+    await insertLatency(db.sql, hostId, at(5 * MINUTE_MS + 10_000), 'lone', lone.toWire());
     await rollUp(db.sql, new Date(base + 2 * HOUR_MS + 40_000), { latenessMs: 3 * HOUR_MS });
+    const minuteRows = await db.sql.query<HistogramRow & { name: string }>(
+      'SELECT name, count, sum, min, max, keys, counts FROM latency_1m WHERE host_id = $1 AND ts = ANY($2) ORDER BY ts, name',
+      [hostId, [at(0), at(5 * MINUTE_MS)]],
+    );
+    expect(minuteRows.map((row) => [row.name, comparable(row)])).toEqual([
+      ['request', comparable(mergeWires(wires.slice(0, 6)))],
+      ['lone', comparable(lone.toWire())],
+    ]);
     const expected = mergeWires(wires);
     const [row] = await db.sql.query<{ count: number; sum: number; min: number; max: number; keys: number[]; counts: number[] }>(
       'SELECT count, sum, min, max, keys, counts FROM latency_1h WHERE host_id = $1 AND name = $2',
