@@ -58,6 +58,7 @@ const { appendReportRows, emptyRowBatch, reportToRows, totalRowCount } = await i
 const { toCopyBinary } = await import('../lib/ingest/copy-binary');
 const { toCopyText } = await import('../lib/ingest/copy-text');
 const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/table-specs');
+const { rollUp } = await import('../lib/series/rollup');
 
 function log(message: string) {
   console.error(`[bench ingest ${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -112,6 +113,8 @@ function stop(child: ChildProcess | undefined) {
 interface WrkResult {
   requestsPerS: number;
   p50Ms: number;
+  p90Ms: number;
+  /** wrk corrects for coordinated omission: a stall of S ms on every connection counts ≈ S ÷ (mean latency) times. */
   p99Ms: number;
   non2xx: number;
 }
@@ -134,6 +137,7 @@ function runWrk(port: number, dataDir: string, seqs: readonly [number, number], 
   return {
     requestsPerS: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
     p50Ms: toMs(/\s50%\s+(\S+)/.exec(out)![1]!),
+    p90Ms: toMs(/\s90%\s+(\S+)/.exec(out)![1]!),
     p99Ms: toMs(/\s99%\s+(\S+)/.exec(out)![1]!),
     non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
   };
@@ -143,9 +147,16 @@ async function stored(sql: { query<R>(t: string): Promise<R[]> }) {
   const tables = ['report_ledger', ...SERIES_KINDS.map((k) => SERIES_SPECS[k].table)];
   const [row] = await sql.query<Record<string, number>>(
     `SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})::int8 AS ${t}`).join(', ')}, pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes,
-            (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter) AS checkpoints`);
+            (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter) AS checkpoints,
+            (SELECT checkpoint_sync_time FROM pg_stat_bgwriter) AS checkpoint_sync_ms`);
   const samples = SERIES_KINDS.reduce((n, k) => n + Number(row![SERIES_SPECS[k].table]), 0);
-  return { reports: Number(row!.report_ledger), samples, walBytes: Number(row!.wal_bytes), checkpoints: Number(row!.checkpoints) };
+  return {
+    reports: Number(row!.report_ledger),
+    samples,
+    walBytes: Number(row!.wal_bytes),
+    checkpoints: Number(row!.checkpoints),
+    checkpointSyncMs: Number(row!.checkpoint_sync_ms),
+  };
 }
 
 /**
@@ -223,6 +234,8 @@ interface MeasuredWindow {
   machineStealPct: number;
   walBytesPerReport: number;
   checkpoints: number;
+  /** Time checkpoints spent in fsync: while it runs, commits wait for the disk too. */
+  checkpointSyncMs: number;
 }
 
 /** One measured window of wrk against the listener: rates from the rows stored, CPU from /proc. */
@@ -251,6 +264,39 @@ async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listene
     machineStealPct: machineShare(machineAfter.steal - cpuBefore.machine.steal),
     walBytesPerReport: Math.round((after.walBytes - before.walBytes) / reports),
     checkpoints: after.checkpoints - before.checkpoints,
+    checkpointSyncMs: Math.round(after.checkpointSyncMs - before.checkpointSyncMs),
+  };
+}
+
+interface RollupCost {
+  hostMinutes: number;
+  reports: number;
+  seconds: number;
+  postgresCpuS: number;
+}
+
+/**
+ * `rollUp` (what the app's maintenance runs every minute) over every closed minute the load wrote: the database
+ * work that must keep up with ingest. wrk cycles through the hosts, so each host-minute holds about as many reports
+ * as an agent at 10 s sends (the run prints how many).
+ */
+async function measureRollup(sql: Parameters<typeof rollUp>[0], fromMs: number, toMs: number): Promise<RollupCost> {
+  const minute = 60_000;
+  const start = new Date(Math.floor(fromMs / minute) * minute);
+  const end = new Date(Math.floor(toMs / minute) * minute);
+  const [counted] = await sql.query<{ reports: string; host_minutes: string }>(
+    `SELECT count(*) AS reports, count(DISTINCT (host_id, date_trunc('minute', ts))) AS host_minutes
+       FROM report_ledger WHERE ts >= $1 AND ts < $2`, [start, end]);
+  const cpuBefore = commandCpuTicks('postgres');
+  const t0 = performance.now();
+  const result = await rollUp(sql, end, { startAt: start, maxChunks: 1_000 });
+  const seconds = (performance.now() - t0) / 1000;
+  if (!result.caughtUp) throw new Error('rollUp did not catch up with the measured minutes');
+  return {
+    hostMinutes: Number(counted!.host_minutes),
+    reports: Number(counted!.reports),
+    seconds,
+    postgresCpuS: (commandCpuTicks('postgres') - cpuBefore) / TICKS_PER_S,
   };
 }
 
@@ -298,6 +344,7 @@ try {
   // Fresh timestamps, written just before each phase: reports older than a minute would take the late-data path.
   let bodyBytes = 0;
   let nextTsMs = Date.now() - 20_000;
+  const firstTsMs = nextTsMs;
   const writeBodies = ([from, count]: readonly [number, number]) => {
     nextTsMs = Math.max(nextTsMs, Date.now() - 20_000);
     for (let seq = from; seq < from + count; seq++, nextTsMs += REPORT_SPACING_MS) {
@@ -327,6 +374,8 @@ try {
   }
   stop(server);
   server = undefined;
+  log('rolling up the closed minutes of the load (1-minute rows; hours as they close)');
+  const rollup = await measureRollup(db.sql, firstTsMs, nextTsMs);
   const middle = (pick: (w: MeasuredWindow) => number) => median(windows.map(pick));
   const reportsPerS = middle((w) => w.reportsPerS);
   const samplesPerS = middle((w) => w.samplesPerS);
@@ -365,6 +414,7 @@ try {
   const figures = {
     reports_per_s: Math.round(reportsPerS),
     p50_ms: middle((w) => w.load.p50Ms),
+    p90_ms: middle((w) => w.load.p90Ms),
     p99_ms: middle((w) => w.load.p99Ms),
     stored_samples_per_s: Math.round(samplesPerS),
     copy_rows_per_s: Math.round(copyRowsPerS),
@@ -378,12 +428,25 @@ try {
     http_requests_per_s: Math.round(middle((w) => w.load.requestsPerS)),
     wal_bytes_per_report: middle((w) => w.walBytesPerReport),
     checkpoints_during_measurement: windows.reduce((n, w) => n + w.checkpoints, 0),
+    checkpoint_sync_ms: windows.reduce((n, w) => n + w.checkpointSyncMs, 0),
     listener_cpu_us_per_report: middle((w) => w.listenerCpuUsPerReport),
     postgres_cpu_us_per_report: middle((w) => w.postgresCpuUsPerReport),
     machine_idle_pct: middle((w) => w.machineIdlePct),
     machine_steal_pct: middle((w) => w.machineStealPct),
     non_2xx: windows.reduce((n, w) => n + w.load.non2xx, 0),
-    windows: windows.map((w) => ({ reports_per_s: Math.round(w.reportsPerS), p99_ms: w.load.p99Ms, copy_ratio: Number((w.samplesPerS / copyRowsPerS).toFixed(3)) })),
+    rollup_host_minutes: rollup.hostMinutes,
+    rollup_reports: rollup.reports,
+    rollup_s: Number(rollup.seconds.toFixed(2)),
+    rollup_postgres_cpu_s: Number(rollup.postgresCpuS.toFixed(2)),
+    // The issue's fleet: 50,000 hosts, so 50,000 host-minutes to roll up every minute.
+    rollup_reports_per_host_minute: Number((rollup.reports / rollup.hostMinutes).toFixed(1)),
+    rollup_s_per_minute_of_50k_hosts: Number((rollup.seconds / rollup.hostMinutes * 50_000).toFixed(1)),
+    windows: windows.map((w) => ({
+      reports_per_s: Math.round(w.reportsPerS),
+      p99_ms: w.load.p99Ms,
+      copy_ratio: Number((w.samplesPerS / copyRowsPerS).toFixed(3)),
+      checkpoint_sync_ms: w.checkpointSyncMs,
+    })),
     hosts: HOSTS,
     connections: CONNECTIONS,
     duration_s: DURATION_S,
@@ -402,8 +465,8 @@ the figures are the windows' medians).
 | figure | value |
 |---|---|
 | sustained reports/s (node:http listener → lib/ingest, group commit) | ${figures.reports_per_s} |
-| each window: reports/s, p99 ms, copy_ratio | ${figures.windows.map((w) => `${w.reports_per_s}, ${w.p99_ms}, ${w.copy_ratio}`).join(' · ')} |
-| request latency p50 / p99 | ${figures.p50_ms} ms / ${figures.p99_ms} ms |
+| each window: reports/s, p99 ms, copy_ratio, checkpoint fsync ms | ${figures.windows.map((w) => `${w.reports_per_s}, ${w.p99_ms}, ${w.copy_ratio}, ${w.checkpoint_sync_ms}`).join(' · ')} |
+| request latency p50 / p90 / p99 (wrk, corrected for coordinated omission) | ${figures.p50_ms} ms / ${figures.p90_ms} ms / ${figures.p99_ms} ms |
 | stored series rows/s | ${figures.stored_samples_per_s} |
 | raw COPY of the same rows, one connection, binary (the format ingest uses), median of ${COPY_RUNS} | ${figures.copy_rows_per_s} rows/s (runs: ${figures.copy_rows_per_s_runs.join(', ')}) |
 | same, COPY text | ${figures.copy_text_rows_per_s} rows/s |
@@ -414,7 +477,9 @@ the figures are the windows' medians).
 | machine idle / stolen by the hypervisor during the measurement | ${figures.machine_idle_pct} % / ${figures.machine_steal_pct} % |
 | non-2xx responses during the measurement | ${figures.non_2xx} |
 | WAL written per stored report (the whole cluster's, during the measurement) | ${figures.wal_bytes_per_report} B |
-| checkpoints counted by pg_stat_bgwriter during the measured windows | ${figures.checkpoints_during_measurement} |
+| checkpoints counted by pg_stat_bgwriter during the measured windows, and their time in fsync | ${figures.checkpoints_during_measurement}, ${figures.checkpoint_sync_ms} ms |
+| \`rollUp\` of the load's closed minutes afterwards: host-minutes (reports), seconds (PostgreSQL CPU s) | ${figures.rollup_host_minutes} (${figures.rollup_reports}), ${figures.rollup_s} s (${figures.rollup_postgres_cpu_s} s) |
+| same, scaled to one minute of a 50,000-host fleet (${figures.rollup_reports_per_host_minute} reports per host-minute here; 6 at 10 s) | ${figures.rollup_s_per_minute_of_50k_hosts} s |
 
 \`\`\`json
 ${JSON.stringify(figures)}
