@@ -3,8 +3,9 @@ import type { Sql } from '../db/sql';
 const MINUTE_MS = 60_000;
 
 /**
- * Reports at least this old may land in a minute the rollup has already passed. Less than rollUp's 2-minute
- * lateness window, so the minute of any younger report is re-rolled by a pass starting within 60 s of its insert.
+ * Reports at least this old may land in a minute the rollup has already passed, so ingest queues their minutes.
+ * rollUp waits this long and 30 s more after a minute closes before rolling it, so every younger report is
+ * stored before its minute is rolled.
  */
 export const LATE_REPORT_AGE_MS = 60_000;
 

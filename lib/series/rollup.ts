@@ -1,5 +1,6 @@
 import type { Sql } from '../db/sql';
 import { utcDay } from '../db/partitions';
+import { LATE_REPORT_AGE_MS } from './late-minutes';
 import { GAUGE_ROLLUPS } from './rollup-specs';
 import {
   LATE_LATENCY_1M_SQL,
@@ -17,7 +18,14 @@ const DAY_MS = 86_400_000;
 const ROLLUP_LOCK_ID = 72707370;
 
 export interface RollUpOptions {
-  /** Buckets this far behind the watermark are rolled up again, for reports that arrived late. */
+  /**
+   * A minute is rolled once it closed this long ago, and then not again unless ingest queues it as late. Ingest
+   * queues the minute of every report LATE_REPORT_AGE_MS or more old; every younger report's transaction commits
+   * before its minute settles. The 30 s beyond that cover a flush in flight (≤ 5 s) and the clocks of several
+   * app processes.
+   */
+  settleMs?: number;
+  /** Buckets this far behind the watermark are rolled up again (a repair; maintenance relies on the late queue). */
   latenessMs?: number;
   /** Where rolling starts on a database that has never been rolled up. */
   startAt?: Date;
@@ -118,13 +126,15 @@ async function rollLateChunk(sql: Sql, limit: number): Promise<number> {
 }
 
 /**
- * Rolls up every closed minute (from raw) and then every closed hour (from minutes) since the persisted
- * watermarks, re-rolling the last `latenessMs` before them, after re-rolling the (host, minute) pairs ingest
- * queued for reports older than that (see markLateMinutes). Idempotent: buckets are upserted, so running it
- * again, or from two processes, gives the same rows.
+ * Rolls up every settled minute (from raw) and then every closed hour (from minutes) since the persisted
+ * watermarks, after re-rolling the (host, minute) pairs ingest queued for late reports (see markLateMinutes).
+ * Each minute is rolled once: re-rolling a window behind the watermark on every pass, as before, rolled each
+ * minute about nine times at a 15 s maintenance interval. Idempotent: buckets are upserted, so running it again,
+ * or from two processes, gives the same rows.
  */
 export async function rollUp(sql: Sql, now: Date, options: RollUpOptions = {}): Promise<RollUpResult> {
-  const latenessMs = options.latenessMs ?? 2 * MINUTE_MS;
+  const settleMs = options.settleMs ?? LATE_REPORT_AGE_MS + 30_000;
+  const latenessMs = options.latenessMs ?? 0;
   const maxChunks = options.maxChunks ?? 48;
   const chunkMs: Record<RollupLevel, number> = { '1m': HOUR_MS, '1h': DAY_MS, ...options.chunkMs };
   const start = options.startAt?.getTime() ?? now.getTime() - 7 * DAY_MS;
@@ -139,7 +149,7 @@ export async function rollUp(sql: Sql, now: Date, options: RollUpOptions = {}): 
     if (taken < latePairs) break;
   }
   if (chunks >= maxChunks) caughtUp = false;
-  let closedEnd = floorTo(now.getTime(), MINUTE_MS);
+  let closedEnd = floorTo(now.getTime() - settleMs, MINUTE_MS);
   // Late raw rows are re-rolled into minutes; the hours holding those minutes must follow.
   let changedFrom = Infinity;
   for (const level of ['1m', '1h'] as const) {

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDatabase, type Database } from '../../lib/db/open';
-import { applyRetention, getLatencyQuantiles, lateMinutesOf, markLateMinutes, partitionEnd, readWatermarks, rollUp } from '../../lib/series';
+import {
+  LATE_REPORT_AGE_MS,
+  applyRetention,
+  getLatencyQuantiles,
+  lateMinutesOf,
+  markLateMinutes,
+  partitionEnd,
+  readWatermarks,
+  rollUp,
+} from '../../lib/series';
 import type { SketchWire } from '../../lib/protocol';
 import { LatencySketch, mergeWires, quantileOfWire } from '../../lib/sketch';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -73,23 +82,36 @@ describe('rollUp', () => {
     expect(await db.sql.query('SELECT * FROM host_samples_1h ORDER BY host_id, ts')).toEqual(hoursBefore);
   });
 
-  test('a report arriving within the lateness window is rolled into its minute and hour', async () => {
-    const nowMs = base + 2 * HOUR_MS + 30_000;
-    await rollUp(db.sql, new Date(nowMs));
-    expect((await readWatermarks(db.sql))['1m']!.getTime()).toBe(base + 2 * HOUR_MS);
-    // A late report for the last closed minute of the second hour, after that minute and hour were rolled.
-    await insertHostSample(db.sql, hostId, new Date(base + 2 * HOUR_MS - 20_000), { steal: 95 });
-    await rollUp(db.sql, new Date(nowMs + 10_000));
-    const [minute] = await db.sql.query<{ samples: number; cpu_steal_pct_max: number }>(
-      'SELECT samples, cpu_steal_pct_max FROM host_samples_1m WHERE host_id = $1 AND ts = $2',
-      [hostId, new Date(base + 2 * HOUR_MS - MINUTE_MS)],
-    );
-    expect(minute).toEqual({ samples: 1, cpu_steal_pct_max: 95 });
+  test('a minute is rolled once, after it settles; only a queued late report rolls it again', async () => {
+    const minuteMs = base + 2 * HOUR_MS - MINUTE_MS;
+    const minuteRow = () =>
+      db.sql.query<{ samples: number; cpu_steal_pct_max: number }>(
+        'SELECT samples, cpu_steal_pct_max FROM host_samples_1m WHERE host_id = $1 AND ts = $2',
+        [hostId, new Date(minuteMs)],
+      );
+    // 30 s after the last minute of the second hour closed it has not settled: the watermark stops before it.
+    await rollUp(db.sql, new Date(minuteMs + MINUTE_MS + 30_000));
+    expect((await readWatermarks(db.sql))['1m']!.getTime()).toBe(minuteMs);
+    // A report of that minute arriving 50 s after its ts is not late: ingest queues nothing, the minute takes it.
+    const ts = minuteMs + 40_000;
+    expect(lateMinutesOf([{ hostId, ts }], ts + 50_000)).toEqual([]);
+    await insertHostSample(db.sql, hostId, new Date(ts), { steal: 95 });
+    await rollUp(db.sql, new Date(minuteMs + MINUTE_MS + LATE_REPORT_AGE_MS + 30_000));
+    expect((await readWatermarks(db.sql))['1m']!.getTime()).toBe(minuteMs + MINUTE_MS);
+    expect(await minuteRow()).toEqual([{ samples: 1, cpu_steal_pct_max: 95 }]);
     const [hour] = await db.sql.query<{ cpu_steal_pct_max: number }>(
       'SELECT cpu_steal_pct_max FROM host_samples_1h WHERE host_id = $1 AND ts = $2',
       [hostId, new Date(base + HOUR_MS)],
     );
     expect(hour!.cpu_steal_pct_max).toBe(95);
+    // Later passes leave a rolled minute alone; a report ingest queued as late brings it back once.
+    const lateTs = minuteMs + 50_000;
+    await insertHostSample(db.sql, hostId, new Date(lateTs), { steal: 97 });
+    await rollUp(db.sql, new Date(minuteMs + 3 * MINUTE_MS));
+    expect(await minuteRow()).toEqual([{ samples: 1, cpu_steal_pct_max: 95 }]);
+    await markLateMinutes(db.sql, lateMinutesOf([{ hostId, ts: lateTs }], lateTs + 2 * MINUTE_MS));
+    await rollUp(db.sql, new Date(minuteMs + 3 * MINUTE_MS + 15_000));
+    expect(await minuteRow()).toEqual([{ samples: 2, cpu_steal_pct_max: 97 }]);
   });
 
   test('latency rollups merge histograms by summing counts per key', async () => {
