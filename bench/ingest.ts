@@ -276,8 +276,8 @@ interface RollupCost {
 }
 
 /**
- * `rollUp` (what the app's maintenance runs every minute) over every closed minute the load wrote: the database
- * work that must keep up with ingest. wrk cycles through the hosts, so each host-minute holds about as many reports
+ * `rollUp` (what the app's maintenance runs) over every closed minute the load wrote, once: the database work
+ * that must keep up with ingest. wrk cycles through the hosts, so each host-minute holds about as many reports
  * as an agent at 10 s sends (the run prints how many).
  */
 async function measureRollup(sql: Parameters<typeof rollUp>[0], fromMs: number, toMs: number): Promise<RollupCost> {
@@ -439,8 +439,8 @@ try {
     rollup_reports: rollup.reports,
     rollup_s: Number(rollup.seconds.toFixed(2)),
     rollup_postgres_cpu_s: Number(rollup.postgresCpuS.toFixed(2)),
-    // The issue's fleet: 50,000 hosts, so 50,000 host-minutes to roll up every minute.
     rollup_reports_per_host_minute: Number((rollup.reports / rollup.hostMinutes).toFixed(1)),
+    // The issue's fleet: 50,000 hosts, so 50,000 host-minutes to roll up every minute.
     rollup_s_per_minute_of_50k_hosts: Number((rollup.seconds / rollup.hostMinutes * 50_000).toFixed(1)),
     windows: windows.map((w) => ({
       reports_per_s: Math.round(w.reportsPerS),
