@@ -1,7 +1,8 @@
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFleetMetrics } from '@/lib/fleet';
+import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFleetMetrics, renderRollupMetrics } from '@/lib/fleet';
 import { requireReader } from '@/lib/read-api/require-reader';
+import { readRollupBacklog } from '@/lib/series';
 
 export const dynamic = 'force-dynamic';
 
@@ -9,7 +10,8 @@ export async function GET(request: Request) {
   try {
     await requireReader(request);
     const db = await getDb();
-    const text = renderFleetMetrics(await getFleetSummary(db.sql));
+    const summary = await getFleetSummary(db.sql);
+    const text = renderFleetMetrics(summary) + renderRollupMetrics(await readRollupBacklog(db.sql), new Date(summary.generatedAt));
     return new Response(text, { headers: { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);

@@ -1,4 +1,5 @@
 import type { FleetSummary } from '../read-api/fleet-types';
+import type { RollupBacklog } from '../series';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -15,12 +16,11 @@ interface Family {
 /** The fleet summary as Prometheus text exposition (format 0.0.4): per-host gauges and fleet counts. */
 export function renderFleetMetrics(summary: FleetSummary): string {
   const nowMs = Date.parse(summary.generatedAt);
-  const family = (name: string, help: string): Family => ({ name, help, lines: [] });
-  const up = family('inferwatch_host_up', 'Whether the host reported within the stale window (1) or not (0).');
-  const steal = family('inferwatch_host_cpu_steal_ratio', 'CPU time stolen by the hypervisor in the newest report (0-1).');
-  const iowait = family('inferwatch_host_cpu_iowait_ratio', 'CPU time idle waiting for I/O in the newest report (0-1).');
-  const age = family('inferwatch_host_last_seen_age_seconds', 'Seconds since the host last reported.');
-  const hosts = family('inferwatch_hosts', 'Hosts known to inferwatch, by status.');
+  const up = gauge('inferwatch_host_up', 'Whether the host reported within the stale window (1) or not (0).');
+  const steal = gauge('inferwatch_host_cpu_steal_ratio', 'CPU time stolen by the hypervisor in the newest report (0-1).');
+  const iowait = gauge('inferwatch_host_cpu_iowait_ratio', 'CPU time idle waiting for I/O in the newest report (0-1).');
+  const age = gauge('inferwatch_host_last_seen_age_seconds', 'Seconds since the host last reported.');
+  const hosts = gauge('inferwatch_hosts', 'Hosts known to inferwatch, by status.');
   const counts = { ok: 0, stale: 0, never_reported: 0 };
   for (const host of summary.hosts) {
     counts[host.status]++;
@@ -31,7 +31,36 @@ export function renderFleetMetrics(summary: FleetSummary): string {
     if (host.lastSeenAt) age.lines.push(`${age.name}${labels} ${Math.max(0, (nowMs - Date.parse(host.lastSeenAt)) / 1000)}`);
   }
   for (const [status, n] of Object.entries(counts)) hosts.lines.push(`${hosts.name}{status="${status}"} ${n}`);
-  return [up, steal, iowait, age, hosts]
+  return renderGauges([up, steal, iowait, age, hosts]);
+}
+
+/**
+ * How far the rollups are behind now. In steady state the 1 m watermark is 90–165 s old (a minute is rolled once it
+ * has settled, by a pass every 15 s) and the 1 h one up to an hour more; ages or a late queue that keep growing mean
+ * the rollups are falling behind.
+ */
+export function renderRollupMetrics(backlog: RollupBacklog, now: Date): string {
+  const age = gauge(
+    'inferwatch_rollup_watermark_age_seconds',
+    'Seconds since the end of the newest rolled-up bucket, per resolution.',
+  );
+  for (const [resolution, mark] of Object.entries(backlog.watermarks)) {
+    age.lines.push(`${age.name}{resolution="${resolution}"} ${(now.getTime() - mark.getTime()) / 1000}`);
+  }
+  const queued = gauge(
+    'inferwatch_rollup_late_buckets_queued',
+    '(host, minute) buckets holding late reports, waiting to be rolled up again.',
+  );
+  queued.lines.push(`${queued.name} ${backlog.lateBucketsQueued}`);
+  return renderGauges([age, queued]);
+}
+
+function gauge(name: string, help: string): Family {
+  return { name, help, lines: [] };
+}
+
+function renderGauges(families: Family[]): string {
+  return families
     .map((f) => [`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} gauge`, ...f.lines].join('\n'))
     .join('\n')
     .concat('\n');

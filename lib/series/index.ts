@@ -1,5 +1,5 @@
 export { startSeriesMaintenance, runHousekeeping, type SeriesMaintenance, type SeriesMaintenanceOptions } from './maintenance';
-export { rollUp, readWatermarks, type RollUpOptions, type RollUpResult } from './rollup';
+export { rollUp, readWatermarks, readRollupBacklog, type RollupBacklog, type RollUpOptions, type RollUpResult } from './rollup';
 export { applyRetention, partitionEnd } from './retention';
 export { retentionFromEnv, DEFAULT_RETENTION_DAYS, type RetentionDays } from './retention-config';
 export { getHostSeries } from './host-series';

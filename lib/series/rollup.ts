@@ -72,6 +72,20 @@ export async function readWatermarks(sql: Sql): Promise<Partial<Record<RollupLev
   return Object.fromEntries(rows.map((r) => [r.resolution, new Date(r.rolled_until)]));
 }
 
+export interface RollupBacklog {
+  /** Every bucket ending at or before these is rolled up; absent before the first pass. */
+  watermarks: Partial<Record<RollupLevel, Date>>;
+  /** (host, minute) pairs of late reports waiting to be rolled again. */
+  lateBucketsQueued: number;
+}
+
+/** How far the rollups are behind: what /metrics shows so operators can see whether they keep up. */
+export async function readRollupBacklog(sql: Sql): Promise<RollupBacklog> {
+  const watermarks = await readWatermarks(sql);
+  const [queued] = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM rollup_dirty_minutes');
+  return { watermarks, lateBucketsQueued: queued!.n };
+}
+
 async function rollChunk(sql: Sql, level: RollupLevel, fromMs: number, toMs: number, advanceTo: number): Promise<void> {
   await sql.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [ROLLUP_LOCK_ID]);

@@ -4,6 +4,7 @@ import { closeDb } from '../../lib/db';
 import { openDatabase, type Database } from '../../lib/db/open';
 import { GET } from '../../app/metrics/route';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { markLateMinutes, rollUp } from '../../lib/series';
 import { insertHost, insertHostSample, syncLastReportTs } from './series-support';
 
 let testDb: TestDatabase;
@@ -38,6 +39,24 @@ describe('GET /metrics', () => {
     expect(text).toContain('inferwatch_hosts{status="ok"} 1');
     expect(text).toContain('inferwatch_hosts{status="stale"} 1');
     expect(text).toContain('inferwatch_hosts{status="never_reported"} 1');
+  });
+
+  test('shows how far the rollups are behind, and the late queue', async () => {
+    const before = await (await GET(new Request('http://localhost/metrics'))).text();
+    expect(before).not.toContain('inferwatch_rollup_watermark_age_seconds{');
+    expect(before).toContain('inferwatch_rollup_late_buckets_queued 0');
+
+    await rollUp(db.sql, new Date(), { startAt: new Date(now.getTime() - 3_600_000) });
+    await markLateMinutes(db.sql, [{ hostId: 1, minuteMs: now.getTime() - 3_600_000 }]);
+    const text = await (await GET(new Request('http://localhost/metrics'))).text();
+    const age = (resolution: string) =>
+      Number(new RegExp(`^inferwatch_rollup_watermark_age_seconds\\{resolution="${resolution}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+    // A minute is rolled once it has settled (90 s), so right after a pass the newest rolled minute ended 90–150 s ago.
+    expect(age('1m')).toBeGreaterThanOrEqual(90);
+    expect(age('1m')).toBeLessThan(150);
+    expect(age('1h')).toBeGreaterThanOrEqual(age('1m'));
+    expect(age('1h')).toBeLessThan(3_600 + 150);
+    expect(text).toContain('inferwatch_rollup_late_buckets_queued 1');
   });
 
   test('passes promtool check metrics (Debian package prometheus)', async () => {
