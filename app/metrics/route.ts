@@ -11,7 +11,8 @@ export async function GET(request: Request) {
     await requireReader(request);
     const db = await getDb();
     const summary = await getFleetSummary(db.sql);
-    const text = renderFleetMetrics(summary) + renderRollupMetrics(await readRollupBacklog(db.sql), new Date(summary.generatedAt));
+    const backlog = await readRollupBacklog(db.sql);
+    const text = renderFleetMetrics(summary) + renderRollupMetrics(backlog, new Date(summary.generatedAt));
     return new Response(text, { headers: { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
