@@ -44,6 +44,8 @@ export interface FleetQuery {
 // now written a few seconds behind ingest.
 export async function selectFleetRows(sql: Sql, query: FleetQuery): Promise<FleetRow[]> {
   const now = query.now ?? new Date();
+  const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? 7 * 86_400_000));
+  const aheadTo = new Date(now.getTime() + 5 * 60_000);
   return sql.query<FleetRow>(
     `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, l.*
      FROM hosts h LEFT JOIN LATERAL (
@@ -52,7 +54,7 @@ export async function selectFleetRows(sql: Sql, query: FleetQuery): Promise<Flee
      ) l ON TRUE
      WHERE ($1::text IS NULL OR h.region = $1) AND ($2::int IS NULL OR h.id = $2)
      ORDER BY h.region, h.hostname, h.id`,
-    [query.region ?? null, query.hostId ?? null, new Date(now.getTime() - (query.lookbackMs ?? 7 * 86_400_000)), new Date(now.getTime() + 5 * 60_000)],
+    [query.region ?? null, query.hostId ?? null, lookbackFrom, aheadTo],
   );
 }
 
