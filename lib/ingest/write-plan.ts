@@ -127,11 +127,11 @@ export function inventoryChanges(stored: readonly PlannedReport[]): InventoryCha
 // transactions) cannot deadlock.
 export const UPDATE_HOSTS_SQL = `
 UPDATE hosts h
-   SET last_seen_at = GREATEST(h.last_seen_at, v.seen),
+   SET last_seen_at = GREATEST(h.last_seen_at, to_timestamp(v.seen_ms / 1000)),
        last_seq = GREATEST(h.last_seq, v.seq),
-       last_report_ts = GREATEST(h.last_report_ts, v.ts)
+       last_report_ts = GREATEST(h.last_report_ts, to_timestamp(v.ts_ms / 1000))
   FROM (SELECT id FROM hosts WHERE id = ANY($1::int4[]) ORDER BY id FOR UPDATE) l,
-       unnest($1::int4[], $2::int8[], $3::timestamptz[], $4::timestamptz[]) AS v(id, seq, ts, seen)
+       unnest($1::int4[], $2::int8[], $3::float8[], $4::float8[]) AS v(id, seq, ts_ms, seen_ms)
  WHERE h.id = l.id AND h.id = v.id`;
 
 export const INSERT_INVENTORY_SQL = `
@@ -142,9 +142,13 @@ SELECT v.host_id, v.hash, v.taken_at, v.data::jsonb
                                  ORDER BY s.taken_at DESC, s.id DESC LIMIT 1)
  ORDER BY v.n`;
 
-export function hostUpdateParams(progress: readonly HostProgress[]): unknown[] {
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return [progress.map((p) => p.hostId), progress.map((p) => p.maxSeq), progress.map((p) => iso(p.maxTsMs)), progress.map((p) => iso(p.seenAtMs))];
+/**
+ * The progress as four PostgreSQL array literals (ids, seqs, ts and seen time in epoch ms), one join each: it runs
+ * on the ingest event loop, where pg's own encoding of 10,000 hosts' ISO timestamps held it for 35–65 ms.
+ */
+export function hostUpdateParams(progress: readonly HostProgress[]): string[] {
+  const literal = (pick: (p: HostProgress) => number) => `{${progress.map(pick).join(',')}}`;
+  return [literal((p) => p.hostId), literal((p) => p.maxSeq), literal((p) => p.maxTsMs), literal((p) => p.seenAtMs)];
 }
 
 export function inventoryParams(changes: readonly InventoryChange[]): unknown[] {

@@ -9,6 +9,7 @@ import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/inge
 import { createIngestDeps } from '../../lib/ingest/ingest-service';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
 import { GroupCommitWriter } from '../../lib/ingest/server-writer';
+import { UPDATE_HOSTS_SQL } from '../../lib/ingest/write-plan';
 import type { Report } from '../../lib/protocol';
 import {
   createEmbeddedDatabase,
@@ -33,6 +34,18 @@ function post(deps: IngestDeps, token: string | null, value: unknown, extra: Par
 // The group-commit writer writes host progress every few seconds; the tests ask for it at once.
 async function writeHostProgress(deps: IngestDeps): Promise<void> {
   if (deps.writer instanceof GroupCommitWriter) await deps.writer.writeHostProgress();
+}
+
+/** Counts the host-progress UPDATEs sent through the pool (the queries still run). */
+function countHostUpdates(pool: pg.Pool) {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  const counter = { count: 0, restore: () => { pool.query = query as pg.Pool['query']; } };
+  pool.query = ((...args: unknown[]) => {
+    const config = args[0] as { text?: string } | string;
+    if ((typeof config === 'string' ? config : config.text) === UPDATE_HOSTS_SQL) counter.count++;
+    return query(...args);
+  }) as pg.Pool['query'];
+  return counter;
 }
 
 const errorOf = (body: unknown) => (body as { error: { code: string; message: string; details?: { path: string }[] } }).error;
@@ -317,6 +330,51 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     expect(Number(row.last_seq)).toBe(2);
     expect(row.last_report_ts!.getTime()).toBe(report(2).ts);
     expect(Date.now() - row.last_seen_at!.getTime()).toBeLessThan(60_000);
+  });
+
+  test('host progress is written a chunk of hosts per UPDATE, and every host gets its row', async () => {
+    const hosts = await Promise.all(Array.from({ length: 5 }, () => enrolledHost(test_db.db)));
+    const writer = new GroupCommitWriter(test_db.db.pool!, { hostProgressIntervalMs: 3_600_000, hostProgressChunk: 2 });
+    const deps = createIngestDeps(test_db.db, { writer });
+    const updates = countHostUpdates(test_db.db.pool!);
+    try {
+      for (const [i, host] of hosts.entries()) expect((await post(deps, host.token, report(10 + i))).status).toBe(200);
+      await writer.writeHostProgress();
+      expect(updates.count).toBe(3);
+      for (const [i, host] of hosts.entries()) {
+        const row = await hostRow(host.hostId);
+        expect(Number(row.last_seq)).toBe(10 + i);
+        expect(row.last_report_ts!.getTime()).toBe(report(10 + i).ts);
+      }
+    } finally {
+      updates.restore();
+      await writer.close();
+    }
+  });
+
+  test('a host progress chunk that fails keeps its hosts and the ones after it for the next write', async () => {
+    const hosts = await Promise.all(Array.from({ length: 6 }, () => enrolledHost(test_db.db)));
+    hosts.sort((a, b) => a.hostId - b.hostId);
+    const writer = new GroupCommitWriter(test_db.db.pool!, { hostProgressIntervalMs: 3_600_000, hostProgressChunk: 2, queryTimeoutMs: 300 });
+    const deps = createIngestDeps(test_db.db, { writer });
+    const locker = new pg.Client(test_db.url);
+    await locker.connect();
+    try {
+      for (const host of hosts) expect((await post(deps, host.token, report(7))).status).toBe(200);
+      // The second chunk (hosts 3 and 4 in id order) waits for a row lock past the query timeout.
+      await locker.query('BEGIN');
+      await locker.query('SELECT id FROM hosts WHERE id = $1 FOR UPDATE', [hosts[2]!.hostId]);
+      await writer.writeHostProgress();
+      expect(Number((await hostRow(hosts[0]!.hostId)).last_seq)).toBe(7);
+      expect((await hostRow(hosts[4]!.hostId)).last_seq).toBeNull();
+      await locker.query('ROLLBACK');
+
+      await writer.writeHostProgress();
+      for (const host of hosts) expect(Number((await hostRow(host.hostId)).last_seq)).toBe(7);
+    } finally {
+      await locker.end();
+      await writer.close();
+    }
   });
 
   test('every column type survives the binary COPY exactly (text, NULL, bool, int8, float8, float4, arrays, timestamptz)', async () => {

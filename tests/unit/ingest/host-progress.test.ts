@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { realisticReport } from '../../../bench/_ingest-report';
-import { HostProgressMap, hostProgress, type HostProgress, type PlannedReport } from '../../../lib/ingest/write-plan';
+import { HostProgressMap, hostProgress, hostUpdateParams, type HostProgress, type PlannedReport } from '../../../lib/ingest/write-plan';
 
 const T0 = Date.UTC(2026, 10, 29, 12);
 
@@ -76,5 +76,20 @@ describe('hostProgress', () => {
 
   test('gives nothing when nothing was stored', () => {
     expect(hostProgress([], T0)).toEqual([]);
+  });
+});
+
+describe('hostUpdateParams', () => {
+  test('gives ids, seqs, report ts and seen time (epoch ms) as PostgreSQL array literals, in the given order', () => {
+    expect(hostUpdateParams([progress(3, 9, T0 + 100, T0 + 5_000), progress(7, 12_345_678_901, T0, T0 + 1)])).toEqual([
+      '{3,7}',
+      '{9,12345678901}',
+      `{${T0 + 100},${T0}}`,
+      `{${T0 + 5_000},${T0 + 1}}`,
+    ]);
+  });
+
+  test('gives empty arrays for no hosts', () => {
+    expect(hostUpdateParams([])).toEqual(['{}', '{}', '{}', '{}']);
   });
 });
