@@ -2,7 +2,7 @@
 export const RAW_SERIES_TABLES = [
   'report_ledger',
   'host_samples',
-  'cpu_samples',
+  'cpu_sample_arrays',
   'disk_samples',
   'cgroup_samples',
   'process_samples',
@@ -23,4 +23,6 @@ export const SERIES_TABLES = [
   ...ROLLUP_1H_TABLES,
   'series_rollup_watermarks',
   'rollup_dirty_minutes',
+  // A view: one row per CPU over cpu_sample_arrays.
+  'cpu_samples',
 ] as const;

@@ -5,7 +5,8 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const PG_EPOCH_MS = 946_684_800_000;
 const TWO_32 = 4_294_967_296;
 
-const ELEMENT_OID: Partial<Record<ColumnType, number>> = { 'int2[]': 21, 'int8[]': 20 };
+const ELEMENT_OID: Partial<Record<ColumnType, number>> = { 'int2[]': 21, 'int8[]': 20, 'float4[]': 700 };
+const ELEMENT_BYTES: Partial<Record<ColumnType, number>> = { 'int2[]': 2, 'int8[]': 8, 'float4[]': 4 };
 
 // DataView wraps silently where Buffer threw: a value out of its column's range must still fail the flush.
 function checkRange(v: number, min: number, max: number): void {
@@ -139,7 +140,7 @@ function writeCell(w: BinaryWriter, type: ColumnType, value: CellValue): void {
 }
 
 function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[]): void {
-  const elementBytes = type === 'int2[]' ? 2 : 8;
+  const elementBytes = ELEMENT_BYTES[type]!;
   const oid = ELEMENT_OID[type]!;
   if (values.length === 0) {
     w.int32(12);
@@ -158,7 +159,9 @@ function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[]
   let pos = w.pos;
   for (const v of values) {
     view.setInt32(pos, elementBytes);
-    if (elementBytes === 2) {
+    if (type === 'float4[]') {
+      view.setFloat32(pos + 4, v);
+    } else if (elementBytes === 2) {
       checkRange(v, -32_768, 32_767);
       view.setInt16(pos + 4, v);
     } else {

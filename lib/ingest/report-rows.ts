@@ -1,4 +1,4 @@
-import type { CpuBreakdown, LatencySeries, Report } from '../protocol';
+import type { CpuBreakdown, LatencySeries, PerCpu, Report } from '../protocol';
 import { isUnavailable } from '../protocol';
 import { SERIES_KINDS, SERIES_SPECS, type SeriesKind } from './table-specs';
 
@@ -52,6 +52,16 @@ function pushPressure(out: CellValue[], report: Report): void {
   out.push(memory?.some.avg10 ?? null, memory?.some.stallPct ?? null, memory?.full?.avg10 ?? null, memory?.full?.stallPct ?? null);
 }
 
+// The columns of cpu_sample_arrays after host_id and ts, in order.
+const PER_CPU_FIELDS = [
+  'cpu', 'userPct', 'nicePct', 'systemPct', 'iowaitPct', 'irqPct', 'softirqPct', 'stealPct', 'idlePct',
+] as const satisfies readonly (keyof PerCpu)[];
+
+/** The per-CPU rows as one array per column, in the report's CPU order. */
+function perCpuColumns(perCpu: readonly PerCpu[]): number[][] {
+  return PER_CPU_FIELDS.map((field) => perCpu.map((row) => row[field]));
+}
+
 /** Appends the series rows of one validated report; the host comes from the token, never from the report. */
 export function appendReportRows(batch: RowBatch, hostId: number, report: Report): void {
   const ts = new Date(report.ts).toISOString();
@@ -66,13 +76,7 @@ export function appendReportRows(batch: RowBatch, hostId: number, report: Report
   pushPressure(host, report);
   host.push(report.agent.droppedReports, report.agent.malformedStatsdPackets);
 
-  if (cpu) {
-    const out = batch.cpu.values;
-    for (const row of cpu.perCpu) {
-      out.push(hostId, ts, row.cpu);
-      pushBreakdown(out, row);
-    }
-  }
+  if (cpu && cpu.perCpu.length > 0) batch.cpu.values.push(hostId, ts, ...perCpuColumns(cpu.perCpu));
   if (!isUnavailable(report.disks)) {
     const out = batch.disk.values;
     for (const d of report.disks) {

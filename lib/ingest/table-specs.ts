@@ -1,5 +1,6 @@
 /** How a value is written: COPY text needs no type, `unnest` needs the array type of each column. */
-export type ColumnType = 'int2' | 'int4' | 'int8' | 'float4' | 'float8' | 'text' | 'bool' | 'timestamptz' | 'int2[]' | 'int8[]';
+export type ColumnType =
+  | 'int2' | 'int4' | 'int8' | 'float4' | 'float8' | 'text' | 'bool' | 'timestamptz' | 'int2[]' | 'int8[]' | 'float4[]';
 
 export interface TableSpec {
   table: string;
@@ -12,6 +13,7 @@ function spec(table: string, columns: [string, ColumnType][]): TableSpec {
 }
 
 const f4 = 'float4' as const;
+const f4a = 'float4[]' as const;
 
 export const LEDGER = spec('report_ledger', [
   ['host_id', 'int4'],
@@ -31,10 +33,11 @@ export const SERIES_SPECS = {
     ['psi_mem_some_avg10', f4], ['psi_mem_some_pct', f4], ['psi_mem_full_avg10', f4], ['psi_mem_full_pct', f4],
     ['dropped_reports', 'int4'], ['malformed_statsd', 'int4'],
   ]),
-  cpu: spec('cpu_samples', [
-    ['host_id', 'int4'], ['ts', 'timestamptz'], ['cpu', 'int2'],
-    ['user_pct', f4], ['nice_pct', f4], ['system_pct', f4], ['iowait_pct', f4],
-    ['irq_pct', f4], ['softirq_pct', f4], ['steal_pct', f4], ['idle_pct', f4],
+  // One row per report: each column holds the report's CPUs in order (read one row per CPU from the view cpu_samples).
+  cpu: spec('cpu_sample_arrays', [
+    ['host_id', 'int4'], ['ts', 'timestamptz'], ['cpu', 'int2[]'],
+    ['user_pct', f4a], ['nice_pct', f4a], ['system_pct', f4a], ['iowait_pct', f4a],
+    ['irq_pct', f4a], ['softirq_pct', f4a], ['steal_pct', f4a], ['idle_pct', f4a],
   ]),
   disk: spec('disk_samples', [
     ['host_id', 'int4'], ['ts', 'timestamptz'], ['device', 'text'],

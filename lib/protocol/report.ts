@@ -25,6 +25,7 @@ export const cpuBreakdownSchema = z.object({
 export type CpuBreakdown = z.infer<typeof cpuBreakdownSchema>;
 
 export const perCpuSchema = cpuBreakdownSchema.extend({ cpu: countSchema });
+export type PerCpu = z.infer<typeof perCpuSchema>;
 
 export const cpuSampleSchema = z.object({
   total: cpuBreakdownSchema,

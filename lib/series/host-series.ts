@@ -25,8 +25,8 @@ function segmentSql(metric: SeriesMetric, chosen: SeriesResolution, segment: Ser
   let key = cols.key;
   if (source.key === 'cpu' && chosen !== 'raw' && segment === 'raw') {
     // Matches the rollups: the most-stolen CPU of each report.
-    table = `(SELECT host_id, ts, max(steal_pct) AS steal_pct FROM cpu_samples
-              WHERE host_id = $1 AND ts >= $${p} AND ts < $${p + 1} GROUP BY host_id, ts)`;
+    table = `(SELECT host_id, ts, (SELECT max(s) FROM unnest(steal_pct) s) AS steal_pct FROM cpu_sample_arrays
+              WHERE host_id = $1 AND ts >= $${p} AND ts < $${p + 1})`;
     key = `'worst'::text`;
   }
   return `SELECT ${key} AS key, date_bin(make_interval(secs => $2), ts, ${ORIGIN}) AS t,

@@ -37,8 +37,8 @@ export const GAUGE_ROLLUPS: readonly GaugeRollupSpec[] = [
     // Per-CPU rows would multiply rollup size by the CPU count; the question at 1m/1h is "was any CPU stolen
     // from", which the most-stolen CPU of each report answers.
     rawSource: (filter) => `(SELECT h.*, c.cpu_steal_worst_cpu_pct FROM host_samples h
-      LEFT JOIN (SELECT host_id, ts, max(steal_pct) AS cpu_steal_worst_cpu_pct FROM cpu_samples c0
-                 WHERE ${filter('c0')} GROUP BY host_id, ts) c USING (host_id, ts)
+      LEFT JOIN (SELECT host_id, ts, (SELECT max(s) FROM unnest(c0.steal_pct) s) AS cpu_steal_worst_cpu_pct
+                   FROM cpu_sample_arrays c0 WHERE ${filter('c0')}) c USING (host_id, ts)
       WHERE ${filter('h')})`,
   },
   {

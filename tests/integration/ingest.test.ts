@@ -95,6 +95,24 @@ describe.each([
     expect(steal!.keys).toEqual(r.latency[0]!.sketch.keys);
   });
 
+  test('per-CPU values are stored as one row of arrays and read back one row per CPU, in the report\'s order', async () => {
+    const host = await enrolledHost(test_db.db);
+    const breakdown = (steal: number) => ({ userPct: 40.5, nicePct: 0, systemPct: 9.25, iowaitPct: 0.125, irqPct: 0, softirqPct: 0.75, stealPct: steal, idlePct: 49.375 - steal });
+    const r = report(2, (x) => {
+      if ('unavailable' in x.cpu) throw new Error('fixture');
+      x.cpu.perCpu = [{ cpu: 5, ...breakdown(12.25) }, { cpu: 2, ...breakdown(0.5) }];
+    });
+    expect((await post(deps, host.token, r)).status).toBe(200);
+    const arrays = await test_db.db.sql.query('SELECT cpu, steal_pct, idle_pct FROM cpu_sample_arrays WHERE host_id = $1', [host.hostId]);
+    expect(arrays).toEqual([{ cpu: [5, 2], steal_pct: [12.25, 0.5], idle_pct: [37.125, 48.875] }]);
+    const perCpu = await test_db.db.sql.query<{ ts: Date }>(
+      'SELECT cpu, user_pct, system_pct, iowait_pct, softirq_pct, steal_pct, ts FROM cpu_samples WHERE host_id = $1', [host.hostId]);
+    expect(perCpu.map(({ ts, ...row }) => ({ ...row, ts: new Date(ts).getTime() }))).toEqual([
+      { cpu: 5, user_pct: 40.5, system_pct: 9.25, iowait_pct: 0.125, softirq_pct: 0.75, steal_pct: 12.25, ts: r.ts },
+      { cpu: 2, user_pct: 40.5, system_pct: 9.25, iowait_pct: 0.125, softirq_pct: 0.75, steal_pct: 0.5, ts: r.ts },
+    ]);
+  });
+
   test('a replayed report is acknowledged as duplicate and stored once', async () => {
     const r = report(2);
     expect((await post(deps, token, r)).body).toMatchObject({ accepted: 1, duplicate: 0 });

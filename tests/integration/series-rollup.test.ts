@@ -34,12 +34,12 @@ beforeAll(async () => {
     steal.push(value);
     await insertHostSample(db.sql, hostId, at(i * 10_000), { steal: value });
   }
-  for (let cpu = 0; cpu < 4; cpu++) {
-    await db.sql.query(
-      `INSERT INTO cpu_samples SELECT $1, $2, $3, 0, 0, 0, 0, 0, 0, $4, 90`,
-      [hostId, at(0), cpu, cpu * 10],
-    );
-  }
+  // Four CPUs in one report, stolen from 0, 10, 20 and 30 %.
+  const zeros = '{0,0,0,0}';
+  await db.sql.query(
+    `INSERT INTO cpu_sample_arrays VALUES ($1, $2, '{0,1,2,3}', $3, $3, $3, $3, $3, $3, '{0,10,20,30}', '{90,90,90,90}')`,
+    [hostId, at(0), zeros],
+  );
 });
 afterAll(async () => {
   await db?.close();

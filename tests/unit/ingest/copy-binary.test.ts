@@ -19,6 +19,15 @@ describe('encodeBinaryTuples', () => {
     expect(bytes.readDoubleBE(42)).toBe(1.5);
   });
 
+  it('writes a float4 array with element oid 700, each element 4 bytes', () => {
+    const bytes = encodeBinaryTuples({ width: 1, values: [[0.5, 97.25]] }, ['float4[]']);
+    expect(bytes.toString('hex')).toBe([
+      '0001',
+      '00000024', '00000001', '00000000', '000002bc', '00000002', '00000001',
+      '00000004', '3f000000', '00000004', '42c28000',
+    ].join(''));
+  });
+
   it.each([
     ['int2', 32_768],
     ['int4', 2 ** 31],

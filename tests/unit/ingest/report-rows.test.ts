@@ -10,10 +10,10 @@ import type { Report } from '../../../lib/protocol';
 const TS = Date.UTC(2026, 10, 29, 12, 0, 0);
 
 describe('reportToRows', () => {
-  test('one report becomes 1 host, 8 per-CPU, 4 disk, 1 cgroup, 2 process and 3 latency rows for the token host', () => {
+  test('one report becomes 1 host, 1 per-CPU (of arrays), 4 disk, 1 cgroup, 2 process and 3 latency rows for the token host', () => {
     const rows = reportToRows(42, realisticReport(1, TS));
     expect(Object.fromEntries(Object.entries(rows).map(([k, t]) => [k, rowCount(t)]))).toEqual({
-      host: 1, cpu: 8, disk: 4, cgroup: 1, process: 2, latency: 3, probe: 0,
+      host: 1, cpu: 1, disk: 4, cgroup: 1, process: 2, latency: 3, probe: 0,
     });
     for (const table of Object.values(rows)) {
       for (let i = 0; i < table.values.length; i += table.width) {
@@ -29,6 +29,25 @@ describe('reportToRows', () => {
       expect(table.width).toBe(SERIES_SPECS[kind as keyof typeof SERIES_SPECS].columns.length);
       expect(table.values.length % table.width).toBe(0);
     }
+  });
+
+  test('per-CPU values become one array per column, in the report\'s CPU order', () => {
+    const report = realisticReport(1, TS);
+    const cpu = report.cpu as Exclude<Report['cpu'], { unavailable: string }>;
+    cpu.perCpu = [cpu.perCpu[3]!, cpu.perCpu[0]!];
+    const [row] = [reportToRows(1, report).cpu.values];
+    const [a, b] = cpu.perCpu;
+    expect(row).toEqual([
+      1, '2026-11-29T12:00:00.000Z', [3, 0],
+      [a!.userPct, b!.userPct], [a!.nicePct, b!.nicePct], [a!.systemPct, b!.systemPct], [a!.iowaitPct, b!.iowaitPct],
+      [a!.irqPct, b!.irqPct], [a!.softirqPct, b!.softirqPct], [a!.stealPct, b!.stealPct], [a!.idlePct, b!.idlePct],
+    ]);
+  });
+
+  test('a report without per-CPU values has no per-CPU row', () => {
+    const report = realisticReport(1, TS);
+    (report.cpu as Exclude<Report['cpu'], { unavailable: string }>).perCpu = [];
+    expect(rowCount(reportToRows(1, report).cpu)).toBe(0);
   });
 
   test('host samples carry steal and iowait where the columns say, and PSI full may be null', () => {
