@@ -520,7 +520,7 @@ try {
     `Next route handler ${figures.next_route_reports_per_s ?? 'n/a'} reports/s`);
   writeBenchmarksMd(`## ingest
 
-Command: \`npm run bench -- ingest ${process.argv.slice(2).join(' ')}\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores,
+Command: \`${['npm run bench -- ingest', ...process.argv.slice(2)].join(' ')}\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores,
 1-min load average before the run ${loadBefore} — other sessions' builds and tests share these cores; PostgreSQL on 127.0.0.1,
 wrk ${WRK_THREADS} threads × ${CONNECTIONS} connections on the same machine, ${HOSTS} enrolled hosts, one gzip report of
 ${meanBodyBytes} B (${rowsPerReport} series rows) per request, ${WARMUP_S} s warm-up rounds until every host was seen, then ${WINDOWS} windows of ${DURATION_S} s measured back to back;
