@@ -164,20 +164,26 @@ async function stored(sql: { query<R>(t: string): Promise<R[]> }) {
   };
 }
 
+interface StoredBytes {
+  total: number;
+  /** Largest first. */
+  byTable: Record<string, number>;
+}
+
 /**
  * Table and index bytes per stored report, per raw table: measured before the rollups and the raw COPY reference add
  * rows, so every row here belongs to a report in the ledger.
  */
-async function storedBytesPerReport(sql: { query<R>(t: string, p?: unknown[]): Promise<R[]> }): Promise<Record<string, number>> {
+async function storedBytesPerReport(sql: { query<R>(t: string, p?: unknown[]): Promise<R[]> }): Promise<StoredBytes> {
   const tables = ['report_ledger', ...SERIES_KINDS.map((k) => SERIES_SPECS[k].table)];
   const [ledger] = await sql.query<{ reports: string }>('SELECT count(*) AS reports FROM report_ledger');
   const reports = Number(ledger!.reports);
   const rows = await sql.query<{ parent: string; bytes: string }>(
     `SELECT p.relname AS parent, sum(pg_total_relation_size(c.oid)) AS bytes
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-      WHERE p.relname = ANY($1) GROUP BY p.relname`, [tables]);
-  const perTable = Object.fromEntries(rows.map((r) => [r.parent, Math.round(Number(r.bytes) / reports)]));
-  return { total: Object.values(perTable).reduce((a, b) => a + b, 0), ...perTable };
+      WHERE p.relname = ANY($1) GROUP BY p.relname ORDER BY bytes DESC`, [tables]);
+  const byTable = Object.fromEntries(rows.map((r) => [r.parent, Math.round(Number(r.bytes) / reports)]));
+  return { total: Object.values(byTable).reduce((a, b) => a + b, 0), byTable };
 }
 
 /**
@@ -488,7 +494,7 @@ try {
     http_requests_per_s: Math.round(middle((w) => w.load.requestsPerS)),
     wal_bytes_per_report: middle((w) => w.walBytesPerReport),
     stored_bytes_per_report: storage.total,
-    stored_bytes_per_report_by_table: storage,
+    stored_bytes_per_report_by_table: storage.byTable,
     checkpoints_during_measurement: windows.reduce((n, w) => n + w.checkpoints, 0),
     checkpoint_sync_ms: windows.reduce((n, w) => n + w.checkpointSyncMs, 0),
     listener_cpu_us_per_report: middle((w) => w.listenerCpuUsPerReport),
@@ -542,7 +548,7 @@ the figures are the windows' medians).
 | machine idle / stolen by the hypervisor during the measurement | ${figures.machine_idle_pct} % / ${figures.machine_steal_pct} % |
 | non-2xx responses during the measurement | ${figures.non_2xx} |
 | WAL written per stored report (the whole cluster's, during the measurement) | ${figures.wal_bytes_per_report} B |
-| table and index bytes per stored report, and the largest tables' share | ${storage.total} B (${Object.entries(storage).filter(([t]) => t !== 'total').sort((a, b) => b[1] - a[1]).slice(0, 3).map(([t, b]) => `${t} ${b} B`).join(', ')}) |
+| table and index bytes per stored report, and the largest tables' share | ${storage.total} B (${Object.entries(storage.byTable).slice(0, 3).map(([table, bytes]) => `${table} ${bytes} B`).join(', ')}) |
 | checkpoints counted by pg_stat_bgwriter during the measured windows, and their time in fsync | ${figures.checkpoints_during_measurement}, ${figures.checkpoint_sync_ms} ms |
 | \`rollUp\` of the load's closed minutes afterwards: host-minutes (reports), seconds (PostgreSQL CPU s) | ${figures.rollup_host_minutes} (${figures.rollup_reports}), ${figures.rollup_s} s (${figures.rollup_postgres_cpu_s} s) |
 | same, scaled to one minute of a 50,000-host fleet (${figures.rollup_reports_per_host_minute} reports per host-minute here; 6 at 10 s) | ${figures.rollup_s_per_minute_of_50k_hosts} s |
