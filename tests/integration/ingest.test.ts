@@ -97,7 +97,9 @@ describe.each([
 
   test('per-CPU values are stored as one row of arrays and read back one row per CPU, in the report\'s order', async () => {
     const host = await enrolledHost(test_db.db);
-    const breakdown = (steal: number) => ({ userPct: 40.5, nicePct: 0, systemPct: 9.25, iowaitPct: 0.125, irqPct: 0, softirqPct: 0.75, stealPct: steal, idlePct: 49.375 - steal });
+    const breakdown = (steal: number) => ({
+      userPct: 40.5, nicePct: 0, systemPct: 9.25, iowaitPct: 0.125, irqPct: 0, softirqPct: 0.75, stealPct: steal, idlePct: 49.375 - steal,
+    });
     const r = report(2, (x) => {
       if ('unavailable' in x.cpu) throw new Error('fixture');
       x.cpu.perCpu = [{ cpu: 5, ...breakdown(12.25) }, { cpu: 2, ...breakdown(0.5) }];
