@@ -97,8 +97,9 @@ describe.each([
 
   test('per-CPU values are stored as one row of arrays and read back one row per CPU, in the report\'s order', async () => {
     const host = await enrolledHost(test_db.db);
+    // Values a float4 holds exactly, every field different.
     const breakdown = (steal: number) => ({
-      userPct: 40.5, nicePct: 0, systemPct: 9.25, iowaitPct: 0.125, irqPct: 0, softirqPct: 0.75, stealPct: steal, idlePct: 49.375 - steal,
+      userPct: 40.5, nicePct: 1.5, systemPct: 9.25, iowaitPct: 0.125, irqPct: 0.25, softirqPct: 0.75, stealPct: steal, idlePct: 47.625 - steal,
     });
     const r = report(2, (x) => {
       if ('unavailable' in x.cpu) throw new Error('fixture');
@@ -106,12 +107,14 @@ describe.each([
     });
     expect((await post(deps, host.token, r)).status).toBe(200);
     const arrays = await test_db.db.sql.query('SELECT cpu, steal_pct, idle_pct FROM cpu_sample_arrays WHERE host_id = $1', [host.hostId]);
-    expect(arrays).toEqual([{ cpu: [5, 2], steal_pct: [12.25, 0.5], idle_pct: [37.125, 48.875] }]);
-    const perCpu = await test_db.db.sql.query<{ ts: Date }>(
-      'SELECT cpu, user_pct, system_pct, iowait_pct, softirq_pct, steal_pct, ts FROM cpu_samples WHERE host_id = $1', [host.hostId]);
-    expect(perCpu.map(({ ts, ...row }) => ({ ...row, ts: new Date(ts).getTime() }))).toEqual([
-      { cpu: 5, user_pct: 40.5, system_pct: 9.25, iowait_pct: 0.125, softirq_pct: 0.75, steal_pct: 12.25, ts: r.ts },
-      { cpu: 2, user_pct: 40.5, system_pct: 9.25, iowait_pct: 0.125, softirq_pct: 0.75, steal_pct: 0.5, ts: r.ts },
+    expect(arrays).toEqual([{ cpu: [5, 2], steal_pct: [12.25, 0.5], idle_pct: [35.375, 47.125] }]);
+    const perCpu = await test_db.db.sql.query<{ host_id: number; ts: Date }>('SELECT * FROM cpu_samples WHERE host_id = $1', [host.hostId]);
+    const row = (cpu: number, steal: number) => ({
+      cpu, user_pct: 40.5, nice_pct: 1.5, system_pct: 9.25, iowait_pct: 0.125, irq_pct: 0.25, softirq_pct: 0.75, steal_pct: steal, idle_pct: 47.625 - steal,
+    });
+    expect(perCpu.map(({ host_id, ts, ...rest }) => ({ host_id, ts: new Date(ts).getTime(), ...rest }))).toEqual([
+      { host_id: host.hostId, ts: r.ts, ...row(5, 12.25) },
+      { host_id: host.hostId, ts: r.ts, ...row(2, 0.5) },
     ]);
   });
 
