@@ -1,5 +1,5 @@
-// The ingest listener the benchmark measures until server.ts exists: node:http → handleIngestHttp, the same code
-// path the custom server routes POST /api/v1/ingest to.
+// The ingest listener the benchmark measures: node:http → handleIngestHttp, the handler server.ts routes
+// POST /api/v1/ingest to, without loading Next in the same process.
 import http from 'node:http';
 import { closeDb, getDb } from '../lib/db';
 import { handleIngestHttp } from '../lib/ingest/http-handler';

@@ -36,6 +36,10 @@ const NEXT_DIR = process.argv.includes('--next-dir') ? path.resolve(process.argv
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const HTTP_PORT = 3901;
 const NEXT_PORT = 3902;
+const REFERENCE_PORT = 3903;
+// The issue's calibration: on its machine a plain node:http server answered ≈ 75,000 requests/s under the same wrk.
+const ISSUE_NODE_HTTP_REQUESTS_PER_S = 75_000;
+const REFERENCE_DURATION_S = 5;
 // /proc's clock ticks (USER_HZ), 100 on every Linux this runs on.
 const TICKS_PER_S = 100;
 // Measured windows, back to back on the same listener: the figures are their medians (one window moves ±10–20 %).
@@ -129,15 +133,7 @@ function toMs(text: string): number {
   return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
 }
 
-function runWrk(port: number, dataDir: string, seqs: readonly [number, number], durationS: number): WrkResult {
-  const result = spawnSync('wrk', [
-    `-t${WRK_THREADS}`, `-c${CONNECTIONS}`, `-d${durationS}s`, '--latency', '--timeout', '10s',
-    '-s', path.join(root, 'bench', '_ingest-wrk.lua'), `http://127.0.0.1:${port}/api/v1/ingest`,
-    '--', dataDir, String(seqs[0]), String(seqs[1]), String(WRK_THREADS),
-  ], { encoding: 'utf8' });
-  if (result.error) throw new Error(`cannot run wrk (${result.error.message}): install it first, e.g. apt-get install wrk`);
-  if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr}`);
-  const out = result.stdout;
+function parseWrk(out: string): WrkResult {
   return {
     requestsPerS: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
     p50Ms: toMs(/\s50%\s+(\S+)/.exec(out)![1]!),
@@ -146,6 +142,34 @@ function runWrk(port: number, dataDir: string, seqs: readonly [number, number], 
     maxMs: toMs(/Latency\s+\S+\s+\S+\s+(\S+)/.exec(out)![1]!),
     non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
   };
+}
+
+function wrk(args: string[]): WrkResult {
+  const result = spawnSync('wrk', [`-t${WRK_THREADS}`, `-c${CONNECTIONS}`, '--latency', '--timeout', '10s', ...args], { encoding: 'utf8' });
+  if (result.error) throw new Error(`cannot run wrk (${result.error.message}): install it first, e.g. apt-get install wrk`);
+  if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr}`);
+  return parseWrk(result.stdout);
+}
+
+function runWrk(port: number, dataDir: string, seqs: readonly [number, number], durationS: number): WrkResult {
+  return wrk([
+    `-d${durationS}s`, '-s', path.join(root, 'bench', '_ingest-wrk.lua'), `http://127.0.0.1:${port}/api/v1/ingest`,
+    '--', dataDir, String(seqs[0]), String(seqs[1]), String(WRK_THREADS),
+  ]);
+}
+
+/**
+ * How fast this machine is against the one the issue's targets were set on: the same wrk against a plain node:http
+ * server that answers every request with a fixed body, the issue's own reference (≈ 75,000 requests/s there).
+ */
+async function nodeHttpReference(): Promise<WrkResult> {
+  const script = `require('node:http').createServer((req, res) => { req.resume(); res.end('{}'); }).listen(${REFERENCE_PORT}, '127.0.0.1');`;
+  const child = await startProcess(process.execPath, ['-e', script], {}, `http://127.0.0.1:${REFERENCE_PORT}/`);
+  try {
+    return wrk([`-d${REFERENCE_DURATION_S}s`, `http://127.0.0.1:${REFERENCE_PORT}/`]);
+  } finally {
+    stop(child);
+  }
 }
 
 async function stored(sql: { query<R>(t: string): Promise<R[]> }) {
@@ -389,6 +413,8 @@ let server: ChildProcess | undefined;
 let next: ChildProcess | undefined;
 try {
   ensureBuild();
+  log(`machine reference: ${REFERENCE_DURATION_S} s of wrk against a plain node:http server`);
+  const referenceRuns = [await nodeHttpReference()];
   const db = await openDatabase({ kind: 'server', url: dbUrl });
   log(`enrolling ${HOSTS} hosts into ${dbName}`);
   const key = await createEnrollmentKey({ name: 'bench', region: 'bench', labels: {} }, db);
@@ -438,8 +464,10 @@ try {
     windows.push(await measureWindow(db.sql, server.pid!, seqs));
   }
   stop(server);
-  const storage = await storedBytesPerReport(db.sql);
   server = undefined;
+  const storage = await storedBytesPerReport(db.sql);
+  log('machine reference again, after the load');
+  referenceRuns.push(await nodeHttpReference());
   log('rolling up the closed minutes of the load (1-minute rows; hours as they close)');
   const rollup = await measureRollup(db.sql, firstTsMs, nextTsMs);
   const middle = (pick: (w: MeasuredWindow) => number) => median(windows.map(pick));
@@ -477,6 +505,8 @@ try {
   } else log('no .next build: skipping the Next route handler comparison');
   await db.close();
 
+  const nodeHttpRequestsPerS = referenceRuns.reduce((sum, r) => sum + r.requestsPerS, 0) / referenceRuns.length;
+  const speed = nodeHttpRequestsPerS / ISSUE_NODE_HTTP_REQUESTS_PER_S;
   const figures = {
     reports_per_s: Math.round(reportsPerS),
     p50_ms: middle((w) => w.load.p50Ms),
@@ -517,6 +547,11 @@ try {
       max_ms: w.load.maxMs,
       writeback_peak_mb_per_s: w.writebackPeakMbPerS,
     })),
+    node_http_requests_per_s: Math.round(nodeHttpRequestsPerS),
+    node_http_requests_per_s_runs: referenceRuns.map((r) => Math.round(r.requestsPerS)),
+    machine_speed_vs_issue: Number(speed.toFixed(3)),
+    // The issue's throughput and latency targets at this machine's speed: ingest here is bound by the listener's CPU.
+    targets_at_this_speed: { reports_per_s: Math.round(5_000 * speed), p99_ms: Number((30 / speed).toFixed(1)) },
     hosts: HOSTS,
     connections: CONNECTIONS,
     duration_s: DURATION_S,
@@ -545,6 +580,8 @@ the figures are the windows' medians).
 | reference before 2026-11-29: raw COPY for 1,000 new host ids (index inserts only append) | ${figures.copy_append_rows_per_s} rows/s → ratio ${figures.copy_ratio_append} |
 | same load through the Next route handler (\`next start\`) | ${figures.next_route_reports_per_s ?? 'n/a'} reports/s, p99 ${figures.next_route_p99_ms ?? 'n/a'} ms |
 | CPU per stored report: the listener process / all PostgreSQL processes | ${figures.listener_cpu_us_per_report} µs / ${figures.postgres_cpu_us_per_report} µs |
+| machine reference: plain node:http server, same wrk, before and after the load (the issue's machine: ≈ 75,000) | ${figures.node_http_requests_per_s_runs.join(', ')} requests/s → this machine at ${figures.machine_speed_vs_issue} × the issue's |
+| the issue's targets scaled to that speed (≥ 5,000 reports/s, p99 < 30 ms there) | ≥ ${figures.targets_at_this_speed.reports_per_s} reports/s, p99 < ${figures.targets_at_this_speed.p99_ms} ms |
 | machine idle / stolen by the hypervisor during the measurement | ${figures.machine_idle_pct} % / ${figures.machine_steal_pct} % |
 | non-2xx responses during the measurement | ${figures.non_2xx} |
 | WAL written per stored report (the whole cluster's, during the measurement) | ${figures.wal_bytes_per_report} B |
