@@ -5,8 +5,8 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const PG_EPOCH_MS = 946_684_800_000;
 const TWO_32 = 4_294_967_296;
 
-const ELEMENT_OID: Partial<Record<ColumnType, number>> = { 'int2[]': 21, 'int8[]': 20, 'float4[]': 700 };
-const ELEMENT_BYTES: Partial<Record<ColumnType, number>> = { 'int2[]': 2, 'int8[]': 8, 'float4[]': 4 };
+const ELEMENT_OID: Partial<Record<ColumnType, number>> = { 'int2[]': 21, 'int4[]': 23, 'float4[]': 700 };
+const ELEMENT_BYTES: Partial<Record<ColumnType, number>> = { 'int2[]': 2, 'int4[]': 4, 'float4[]': 4 };
 
 // DataView wraps silently where Buffer threw: a value out of its column's range must still fail the flush.
 function checkRange(v: number, min: number, max: number): void {
@@ -165,10 +165,8 @@ function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[]
       checkRange(v, -32_768, 32_767);
       view.setInt16(pos + 4, v);
     } else {
-      const high = Math.floor(v / TWO_32);
-      checkRange(high, -2_147_483_648, 2_147_483_647);
-      view.setInt32(pos + 4, high);
-      view.setUint32(pos + 8, v - high * TWO_32);
+      checkRange(v, -2_147_483_648, 2_147_483_647);
+      view.setInt32(pos + 4, v);
     }
     pos += 4 + elementBytes;
   }

@@ -1,6 +1,6 @@
 /** How a value is written: COPY text needs no type, `unnest` needs the array type of each column. */
 export type ColumnType =
-  | 'int2' | 'int4' | 'int8' | 'float4' | 'float8' | 'text' | 'bool' | 'timestamptz' | 'int2[]' | 'int8[]' | 'float4[]';
+  | 'int2' | 'int4' | 'int8' | 'float4' | 'float8' | 'text' | 'bool' | 'timestamptz' | 'int2[]' | 'int4[]' | 'float4[]';
 
 export interface TableSpec {
   table: string;
@@ -56,7 +56,7 @@ export const SERIES_SPECS = {
   latency: spec('latency_samples', [
     ['host_id', 'int4'], ['ts', 'timestamptz'], ['name', 'text'], ['tags', 'text'],
     ['count', 'int8'], ['sum', 'float8'], ['min', 'float8'], ['max', 'float8'], ['zero_count', 'int8'],
-    ['keys', 'int2[]'], ['counts', 'int8[]'],
+    ['keys', 'int2[]'], ['counts', 'int4[]'],
   ]),
   probe: spec('probe_samples', [
     ['host_id', 'int4'], ['ts', 'timestamptz'], ['name', 'text'], ['target', 'text'],

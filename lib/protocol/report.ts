@@ -103,6 +103,8 @@ export const processSampleSchema = z.object({
 export type ProcessSample = z.infer<typeof processSampleSchema>;
 
 const MAX_SKETCH_BUCKETS = 4096;
+// Raw histograms store bucket counts as int4 (half the bytes of int8): one interval of one host never nears 2³¹.
+const MAX_BUCKET_COUNT = 2_147_483_647;
 
 // One pass over the bucket arrays instead of a zod schema per element: half the cost of validating a report.
 const bucketArraySchema = z.custom<number[]>(
@@ -119,7 +121,9 @@ function bucketIssue(keys: readonly unknown[], counts: readonly unknown[]): { pa
     }
     if (i > 0 && (key as number) <= (keys[i - 1] as number)) return { path: ['keys', i], message: 'keys must be strictly increasing' };
     const count = counts[i];
-    if (!Number.isInteger(count) || (count as number) < 1) return { path: ['counts', i], message: 'expected an integer ≥ 1' };
+    if (!Number.isInteger(count) || (count as number) < 1 || (count as number) > MAX_BUCKET_COUNT) {
+      return { path: ['counts', i], message: `expected an integer from 1 to ${MAX_BUCKET_COUNT}` };
+    }
   }
   return null;
 }

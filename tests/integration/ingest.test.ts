@@ -172,6 +172,7 @@ describe.each([
     { name: 'ts more than 5 minutes ahead', input: () => ({ value: report(100, (r) => { r.ts = Date.now() + 6 * 60_000; }) }), status: 400, code: 'invalid_payload', message: /in the future/, path: 'ts' },
     { name: 'ts older than raw retention', input: () => ({ value: report(100, (r) => { r.ts = Date.now() - 8 * 86_400_000; }) }), status: 400, code: 'invalid_payload', message: /older than raw retention/, path: 'ts' },
     { name: 'the same seq twice in one request', input: () => ({ value: { reports: [report(100), report(100, (r) => { r.ts += 5; })] } }), status: 400, code: 'invalid_payload', message: /seq 100 appears more than once/, path: 'reports.1.seq' },
+    { name: 'a histogram bucket count beyond int4', input: () => ({ value: report(100, (r) => { const s = r.latency[1]!.sketch; s.count += 2 ** 31 - s.counts[0]!; s.counts[0] = 2 ** 31; }) }), status: 400, code: 'invalid_payload', message: /latency\.1\.sketch\.counts\.0/, path: 'latency.1.sketch.counts.0' },
     { name: 'the same disk twice in one report', input: () => ({ value: report(100, (r) => { if (Array.isArray(r.disks)) r.disks[1]!.device = r.disks[0]!.device; }) }), status: 400, code: 'invalid_payload', message: /duplicate device/, path: 'disks.1.device' },
     { name: 'a compressed body over 1 MB', input: () => ({ body: Buffer.alloc(1024 * 1024 + 1), contentEncoding: 'gzip' }), status: 413, code: 'payload_too_large', message: /exceeds 1048576 bytes/ },
     { name: 'a gzip bomb', input: () => ({ body: BOMB, contentEncoding: 'gzip' }), status: 413, code: 'payload_too_large', message: /decompressed body exceeds/ },
@@ -407,7 +408,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
       x.disks[0]!.device = 'nvme0n1 «ünïcode»\ttab';
       x.disks[0]!.readBytesPerS = 123_456_789_012.5;
       x.cgroups[0]!.quotaCores = null;
-      x.latency[0]!.sketch = { count: 6, sum: 1.5, min: -2, max: 9, zeroCount: 1, keys: [-300, 0, 32_000], counts: [1, 1, 3] };
+      x.latency[0]!.sketch = { count: 2_147_483_650, sum: 1.5, min: -2, max: 9, zeroCount: 1, keys: [-300, 0, 32_000], counts: [1, 1, 2_147_483_647] };
       x.probes = [{ name: 'rtt', target: 'db:5432', ok: false, connectMs: null, responseMs: 12.25, error: 'refused\nagain' }];
       x.processes[0]!.pid = 2_000_000_000;
     });
@@ -418,8 +419,8 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     expect(new Date(disk.ts as Date).getTime()).toBe(r.ts);
     expect(disk.util_pct).toBeCloseTo('unavailable' in r.disks ? 0 : r.disks[0]!.utilPct, 4);
     expect(await q('SELECT quota_cores FROM cgroup_samples WHERE host_id = $1')).toEqual({ quota_cores: null });
-    expect(await q("SELECT count, sum, min, max, zero_count, keys, counts::int4[] AS counts FROM latency_samples WHERE host_id = $1 AND name = 'inference.request'"))
-      .toEqual({ count: 6, sum: 1.5, min: -2, max: 9, zero_count: 1, keys: [-300, 0, 32_000], counts: [1, 1, 3] });
+    expect(await q("SELECT count::float8 AS count, sum, min, max, zero_count::float8 AS zero_count, keys, counts FROM latency_samples WHERE host_id = $1 AND name = 'inference.request'"))
+      .toEqual({ count: 2_147_483_650, sum: 1.5, min: -2, max: 9, zero_count: 1, keys: [-300, 0, 32_000], counts: [1, 1, 2_147_483_647] });
     expect(await q('SELECT ok, connect_ms, response_ms, error FROM probe_samples WHERE host_id = $1'))
       .toEqual({ ok: false, connect_ms: null, response_ms: 12.25, error: 'refused\nagain' });
     expect(await q("SELECT pid FROM process_samples WHERE host_id = $1 AND name = 'triton'")).toEqual({ pid: 2_000_000_000 });

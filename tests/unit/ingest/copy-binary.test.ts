@@ -13,10 +13,13 @@ describe('encodeBinaryTuples', () => {
     ].join(''));
   });
 
-  it('writes an int8 array element and a float8 exactly', () => {
-    const bytes = encodeBinaryTuples({ width: 2, values: [[2 ** 40 + 7], 1.5] }, ['int8[]', 'float8']);
-    expect(bytes.subarray(30, 38).toString('hex')).toBe('0000010000000007');
-    expect(bytes.readDoubleBE(42)).toBe(1.5);
+  it('writes an int4 array with element oid 23, the largest int4 exactly, and a float8 exactly', () => {
+    const bytes = encodeBinaryTuples({ width: 2, values: [[7, 2 ** 31 - 1], 1.5] }, ['int4[]', 'float8']);
+    expect(bytes.subarray(2, 42).toString('hex')).toBe([
+      '00000024', '00000001', '00000000', '00000017', '00000002', '00000001',
+      '00000004', '00000007', '00000004', '7fffffff',
+    ].join(''));
+    expect(bytes.readDoubleBE(46)).toBe(1.5);
   });
 
   it('writes a float4 array with element oid 700, each element 4 bytes', () => {
@@ -33,7 +36,8 @@ describe('encodeBinaryTuples', () => {
     ['int4', 2 ** 31],
     ['int8', 2 ** 64],
     ['int2[]', [1, -32_769]],
-    ['int8[]', [-(2 ** 64)]],
+    ['int4[]', [2 ** 31]],
+    ['int4[]', [-(2 ** 31) - 1]],
   ] as const)('refuses a %s value outside the column range instead of wrapping it', (type, value) => {
     expect(() => encodeBinaryTuples({ width: 1, values: [value as never] }, [type])).toThrow(RangeError);
   });

@@ -16,7 +16,8 @@ describe('sketch bucket arrays (one pass instead of a schema per element)', () =
     ['a key beyond int2', (k: unknown[]) => { k[k.length - 1] = 40_000; }, /latency\.0\.sketch\.keys\.\d+: expected an integer from -32768 to 32767/],
     ['a string key', (k: unknown[]) => { k[0] = '1'; }, 'latency.0.sketch.keys.0: expected an integer from -32768 to 32767'],
     ['keys out of order', (k: unknown[]) => { [k[1], k[2]] = [k[2], k[1]]; }, 'latency.0.sketch.keys.2: keys must be strictly increasing'],
-    ['a zero count', (_: unknown[], c: unknown[]) => { c[2] = 0; }, 'latency.0.sketch.counts.2: expected an integer ≥ 1'],
+    ['a zero count', (_: unknown[], c: unknown[]) => { c[2] = 0; }, 'latency.0.sketch.counts.2: expected an integer from 1 to 2147483647'],
+    ['a count beyond int4', (_: unknown[], c: unknown[]) => { c[2] = 2 ** 31; }, 'latency.0.sketch.counts.2: expected an integer from 1 to 2147483647'],
     ['a missing count', (_: unknown[], c: unknown[]) => { c.pop(); }, 'latency.0.sketch.counts: keys and counts must have the same length'],
   ] as const)('%s is refused with the field named', (_, patch, expected) => {
     const issues = issuesOf(patch as (k: unknown[], c: unknown[]) => void);
