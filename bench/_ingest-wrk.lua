@@ -1,4 +1,6 @@
 -- Each request: the next host (its own token) with its next seq; bodies are shared gzip reports, one per seq.
+-- Args: data dir, first seq, seq count, thread count, and optionally the host to start from (a warm-up round goes on
+-- where the previous one stopped).
 local counter = 0
 local threads = {}
 
@@ -23,6 +25,7 @@ function init(args)
     f:close()
   end
   per_thread = math.floor(#tokens / thread_count)
+  c = math.floor(tonumber(args[5] or "0") / thread_count) % per_thread
 end
 
 function request()
