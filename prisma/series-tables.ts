@@ -3,7 +3,7 @@ export const RAW_SERIES_TABLES = [
   'report_ledger',
   'host_samples',
   'cpu_sample_arrays',
-  'disk_samples',
+  'disk_sample_arrays',
   'cgroup_samples',
   'process_samples',
   'latency_samples',
@@ -23,6 +23,9 @@ export const SERIES_TABLES = [
   ...ROLLUP_1H_TABLES,
   'series_rollup_watermarks',
   'rollup_dirty_minutes',
-  // A view: one row per CPU over cpu_sample_arrays.
+  // The raw tables inferwatch_ensure_partitions partitions by day.
+  'inferwatch_daily_partitioned',
+  // Views: one row per CPU over cpu_sample_arrays, one per disk over disk_sample_arrays.
   'cpu_samples',
+  'disk_samples',
 ] as const;

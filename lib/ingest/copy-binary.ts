@@ -5,8 +5,8 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const PG_EPOCH_MS = 946_684_800_000;
 const TWO_32 = 4_294_967_296;
 
-const ELEMENT_OID: Partial<Record<ColumnType, number>> = { 'int2[]': 21, 'int4[]': 23, 'float4[]': 700 };
-const ELEMENT_BYTES: Partial<Record<ColumnType, number>> = { 'int2[]': 2, 'int4[]': 4, 'float4[]': 4 };
+const ELEMENT_OID: Partial<Record<ColumnType, number>> = { 'int2[]': 21, 'int4[]': 23, 'float4[]': 700, 'float8[]': 701, 'text[]': 25 };
+const ELEMENT_BYTES: Partial<Record<ColumnType, number>> = { 'int2[]': 2, 'int4[]': 4, 'float4[]': 4, 'float8[]': 8 };
 
 // DataView wraps silently where Buffer threw: a value out of its column's range must still fail the flush.
 function checkRange(v: number, min: number, max: number): void {
@@ -135,32 +135,47 @@ function writeCell(w: BinaryWriter, type: ColumnType, value: CellValue): void {
       return;
     }
     default:
-      return writeArray(w, type, value as number[]);
+      return writeArray(w, type, value as number[] | string[]);
   }
 }
 
-function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[]): void {
-  const elementBytes = ELEMENT_BYTES[type]!;
+function writeArrayHeader(w: BinaryWriter, type: ColumnType, length: number, bodyBytes: number): void {
   const oid = ELEMENT_OID[type]!;
-  if (values.length === 0) {
+  if (length === 0) {
     w.int32(12);
     w.int32(0);
     w.int32(0);
     return w.int32(oid);
   }
-  w.int32(20 + values.length * (4 + elementBytes));
+  w.int32(20 + bodyBytes);
   w.int32(1);
   w.int32(0);
   w.int32(oid);
-  w.int32(values.length);
+  w.int32(length);
   w.int32(1);
+}
+
+function writeTextArray(w: BinaryWriter, values: readonly string[]): void {
+  let bodyBytes = 0;
+  for (const v of values) bodyBytes += 4 + Buffer.byteLength(v, 'utf8');
+  writeArrayHeader(w, 'text[]', values.length, bodyBytes);
+  for (const v of values) writeCell(w, 'text', v);
+}
+
+function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[] | readonly string[]): void {
+  if (type === 'text[]') return writeTextArray(w, values as readonly string[]);
+  const elementBytes = ELEMENT_BYTES[type]!;
+  writeArrayHeader(w, type, values.length, values.length * (4 + elementBytes));
+  if (values.length === 0) return;
   w.ensure(values.length * (4 + elementBytes));
   const view = w.view;
   let pos = w.pos;
-  for (const v of values) {
+  for (const v of values as readonly number[]) {
     view.setInt32(pos, elementBytes);
     if (type === 'float4[]') {
       view.setFloat32(pos + 4, v);
+    } else if (type === 'float8[]') {
+      view.setFloat64(pos + 4, v);
     } else if (elementBytes === 2) {
       checkRange(v, -32_768, 32_767);
       view.setInt16(pos + 4, v);

@@ -1,4 +1,5 @@
 import type { CellValue, TableRows } from './report-rows';
+import { pgArrayLiteral } from './write-plan';
 
 const NEEDS_ESCAPE = /[\\\n\r\t]/;
 
@@ -18,7 +19,7 @@ function encodeCell(value: CellValue): string {
     case 'boolean':
       return value ? 't' : 'f';
     default:
-      return `{${value.join(',')}}`;
+      return escapeText(pgArrayLiteral(value));
   }
 }
 

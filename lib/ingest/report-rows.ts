@@ -1,8 +1,8 @@
-import type { CpuBreakdown, LatencySeries, PerCpu, Report } from '../protocol';
+import type { CpuBreakdown, DiskSample, LatencySeries, PerCpu, Report } from '../protocol';
 import { isUnavailable } from '../protocol';
 import { SERIES_KINDS, SERIES_SPECS, type SeriesKind } from './table-specs';
 
-export type CellValue = number | string | boolean | null | number[];
+export type CellValue = number | string | boolean | null | number[] | string[];
 
 /** Rows of one table, flat and row-major (row i is values[i·width … (i+1)·width)): cheap to append and to encode. */
 export interface TableRows {
@@ -62,6 +62,17 @@ function perCpuColumns(perCpu: readonly PerCpu[]): number[][] {
   return PER_CPU_FIELDS.map((field) => perCpu.map((row) => row[field]));
 }
 
+// The columns of disk_sample_arrays after host_id and ts, in order.
+const DISK_FIELDS = [
+  'device', 'readIops', 'writeIops', 'readBytesPerS', 'writeBytesPerS', 'readAwaitMs', 'writeAwaitMs', 'queueDepth',
+  'inFlight', 'utilPct',
+] as const satisfies readonly (keyof DiskSample)[];
+
+/** The disks as one array per column, in the report's order. */
+function diskColumns(disks: readonly DiskSample[]): (number[] | string[])[] {
+  return DISK_FIELDS.map((field) => disks.map((disk) => disk[field]) as number[] | string[]);
+}
+
 /** Appends the series rows of one validated report; the host comes from the token, never from the report. */
 export function appendReportRows(batch: RowBatch, hostId: number, report: Report): void {
   const ts = new Date(report.ts).toISOString();
@@ -77,13 +88,7 @@ export function appendReportRows(batch: RowBatch, hostId: number, report: Report
   host.push(report.agent.droppedReports, report.agent.malformedStatsdPackets);
 
   if (cpu && cpu.perCpu.length > 0) batch.cpu.values.push(hostId, ts, ...perCpuColumns(cpu.perCpu));
-  if (!isUnavailable(report.disks)) {
-    const out = batch.disk.values;
-    for (const d of report.disks) {
-      out.push(hostId, ts, d.device, d.readIops, d.writeIops, d.readBytesPerS, d.writeBytesPerS);
-      out.push(d.readAwaitMs, d.writeAwaitMs, d.queueDepth, d.inFlight, d.utilPct);
-    }
-  }
+  if (!isUnavailable(report.disks) && report.disks.length > 0) batch.disk.values.push(hostId, ts, ...diskColumns(report.disks));
   if (!isUnavailable(report.cgroups)) {
     const out = batch.cgroup.values;
     for (const g of report.cgroups) {

@@ -1,6 +1,7 @@
 /** How a value is written: COPY text needs no type, `unnest` needs the array type of each column. */
 export type ColumnType =
-  | 'int2' | 'int4' | 'int8' | 'float4' | 'float8' | 'text' | 'bool' | 'timestamptz' | 'int2[]' | 'int4[]' | 'float4[]';
+  | 'int2' | 'int4' | 'int8' | 'float4' | 'float8' | 'text' | 'bool' | 'timestamptz'
+  | 'int2[]' | 'int4[]' | 'float4[]' | 'float8[]' | 'text[]';
 
 export interface TableSpec {
   table: string;
@@ -14,6 +15,7 @@ function spec(table: string, columns: [string, ColumnType][]): TableSpec {
 
 const f4 = 'float4' as const;
 const f4a = 'float4[]' as const;
+const f8a = 'float8[]' as const;
 
 export const LEDGER = spec('report_ledger', [
   ['host_id', 'int4'],
@@ -39,10 +41,11 @@ export const SERIES_SPECS = {
     ['user_pct', f4a], ['nice_pct', f4a], ['system_pct', f4a], ['iowait_pct', f4a],
     ['irq_pct', f4a], ['softirq_pct', f4a], ['steal_pct', f4a], ['idle_pct', f4a],
   ]),
-  disk: spec('disk_samples', [
-    ['host_id', 'int4'], ['ts', 'timestamptz'], ['device', 'text'],
-    ['read_iops', f4], ['write_iops', f4], ['read_bytes_per_s', 'float8'], ['write_bytes_per_s', 'float8'],
-    ['read_await_ms', f4], ['write_await_ms', f4], ['queue_depth', f4], ['in_flight', 'int4'], ['util_pct', f4],
+  // One row per report, like the CPUs: each column holds the report's disks in order (the view disk_samples reads them).
+  disk: spec('disk_sample_arrays', [
+    ['host_id', 'int4'], ['ts', 'timestamptz'], ['device', 'text[]'],
+    ['read_iops', f4a], ['write_iops', f4a], ['read_bytes_per_s', f8a], ['write_bytes_per_s', f8a],
+    ['read_await_ms', f4a], ['write_await_ms', f4a], ['queue_depth', f4a], ['in_flight', 'int4[]'], ['util_pct', f4a],
   ]),
   cgroup: spec('cgroup_samples', [
     ['host_id', 'int4'], ['ts', 'timestamptz'], ['path', 'text'],

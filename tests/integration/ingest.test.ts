@@ -118,6 +118,27 @@ describe.each([
     ]);
   });
 
+  test('disks are stored as one row of arrays and read back one row per disk, in the report\'s order, every field', async () => {
+    const host = await enrolledHost(test_db.db);
+    const disk = (device: string, util: number) => ({
+      device, readIops: 1.5, writeIops: 2.25, readBytesPerS: 123_456_789_012.5, writeBytesPerS: 3.5,
+      readAwaitMs: 0.125, writeAwaitMs: 0.375, queueDepth: 4.5, inFlight: 7, utilPct: util,
+    });
+    const r = report(2, (x) => { x.disks = [disk('nvme1n1', 12.5), disk('sda «ü»\t"x"', 99.75)]; });
+    expect((await post(deps, host.token, r)).status).toBe(200);
+    const arrays = await test_db.db.sql.query('SELECT device, util_pct FROM disk_sample_arrays WHERE host_id = $1', [host.hostId]);
+    expect(arrays).toEqual([{ device: ['nvme1n1', 'sda «ü»\t"x"'], util_pct: [12.5, 99.75] }]);
+    const perDisk = await test_db.db.sql.query<{ host_id: number; ts: Date }>('SELECT * FROM disk_samples WHERE host_id = $1', [host.hostId]);
+    const row = (device: string, util: number) => ({
+      device, read_iops: 1.5, write_iops: 2.25, read_bytes_per_s: 123_456_789_012.5, write_bytes_per_s: 3.5,
+      read_await_ms: 0.125, write_await_ms: 0.375, queue_depth: 4.5, in_flight: 7, util_pct: util,
+    });
+    expect(perDisk.map(({ host_id, ts, ...rest }) => ({ host_id, ts: new Date(ts).getTime(), ...rest }))).toEqual([
+      { host_id: host.hostId, ts: r.ts, ...row('nvme1n1', 12.5) },
+      { host_id: host.hostId, ts: r.ts, ...row('sda «ü»\t"x"', 99.75) },
+    ]);
+  });
+
   test('a replayed report is acknowledged as duplicate and stored once', async () => {
     const r = report(2);
     expect((await post(deps, token, r)).body).toMatchObject({ accepted: 1, duplicate: 0 });

@@ -49,6 +49,13 @@ beforeAll(async () => {
     }
     wiresByHost.set(id, list);
   }
+  // Two disks of oslo-a, stored as ingest stores them: one row of arrays per report, read through the disk_samples view.
+  await db.sql.query(
+    `INSERT INTO disk_sample_arrays
+     SELECT $1, t, '{nvme0n1,sda}', '{1,1}', '{1,1}', '{1,1}', '{1,1}', '{1,1}', '{1,1}', '{0.5,8}', '{0,0}', '{10,90}'
+       FROM generate_series($2::timestamptz, $3::timestamptz - interval '10 seconds', interval '10 seconds') t`,
+    [hosts.osloA, new Date(base), new Date(base + 3 * HOUR_MS)],
+  );
   await db.sql.query(
     `INSERT INTO probe_samples (host_id, ts, name, target, ok, connect_ms, response_ms)
      SELECT h, t, 'oslo-users', 'https://x', true, c, c * 2 FROM unnest($1::int[], $2::real[]) AS x(h, c),
@@ -135,6 +142,22 @@ describe('host series', () => {
     const points = series.series[0]!.points;
     expect(points.length).toBeLessThanOrEqual(1000);
     expect(points.every((p) => Math.abs(p.avg! - 4) < 1e-6 && p.max === 4)).toBe(true);
+  });
+
+  test.each([
+    [30 * MINUTE_MS, 'raw'],
+    [3 * HOUR_MS, '1m'],
+    [20 * HOUR_MS, '1h'],
+  ])('disk series over %d ms (%s) read one series per device from the arrays', async (rangeMs, resolution) => {
+    const to = new Date(base + 3 * HOUR_MS);
+    const series = await getHostSeries(db.sql, { hostId: hosts.osloA!, metric: 'disk_queue_depth', from: new Date(to.getTime() - rangeMs), to, now });
+    expect(series.resolution).toBe(resolution);
+    expect(series.series.map((s) => s.key)).toEqual(['nvme0n1', 'sda']);
+    for (const [i, depth] of [0.5, 8].entries()) {
+      const points = series.series[i]!.points;
+      expect(points.length).toBeGreaterThan(0);
+      expect(points.every((p) => Math.abs(p.avg! - depth) < 1e-6 && p.max === depth)).toBe(true);
+    }
   });
 
   test('buckets past the rollup watermark come from raw rows', async () => {

@@ -31,6 +31,21 @@ describe('encodeBinaryTuples', () => {
     ].join(''));
   });
 
+  it('writes a text array with element oid 25, each element behind its UTF-8 byte length, and a float8 array (oid 701)', () => {
+    const bytes = encodeBinaryTuples({ width: 2, values: [['vda', 'ü'], [0.5]] }, ['text[]', 'float8[]']);
+    expect(bytes.toString('hex')).toBe([
+      '0002',
+      '00000021', '00000001', '00000000', '00000019', '00000002', '00000001',
+      '00000003', Buffer.from('vda').toString('hex'), '00000002', 'c3bc',
+      '00000020', '00000001', '00000000', '000002bd', '00000001', '00000001',
+      '00000008', '3fe0000000000000',
+    ].join(''));
+  });
+
+  it('writes an empty array as zero dimensions with its element oid', () => {
+    expect(encodeBinaryTuples({ width: 1, values: [[]] }, ['text[]']).toString('hex')).toBe('0001' + '0000000c' + '00000000' + '00000000' + '00000019');
+  });
+
   it.each([
     ['int2', 32_768],
     ['int4', 2 ** 31],

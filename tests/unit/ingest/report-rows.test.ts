@@ -10,10 +10,10 @@ import type { Report } from '../../../lib/protocol';
 const TS = Date.UTC(2026, 10, 29, 12, 0, 0);
 
 describe('reportToRows', () => {
-  test('one report becomes 1 host, 1 per-CPU (of arrays), 4 disk, 1 cgroup, 2 process and 3 latency rows for the token host', () => {
+  test('one report becomes 1 host, 1 per-CPU and 1 disk (of arrays), 1 cgroup, 2 process and 3 latency rows for the token host', () => {
     const rows = reportToRows(42, realisticReport(1, TS));
     expect(Object.fromEntries(Object.entries(rows).map(([k, t]) => [k, rowCount(t)]))).toEqual({
-      host: 1, cpu: 1, disk: 4, cgroup: 1, process: 2, latency: 3, probe: 0,
+      host: 1, cpu: 1, disk: 1, cgroup: 1, process: 2, latency: 3, probe: 0,
     });
     for (const table of Object.values(rows)) {
       for (let i = 0; i < table.values.length; i += table.width) {
@@ -42,6 +42,21 @@ describe('reportToRows', () => {
       [a!.userPct, b!.userPct], [a!.nicePct, b!.nicePct], [a!.systemPct, b!.systemPct], [a!.iowaitPct, b!.iowaitPct],
       [a!.irqPct, b!.irqPct], [a!.softirqPct, b!.softirqPct], [a!.stealPct, b!.stealPct], [a!.idlePct, b!.idlePct],
     ]);
+  });
+
+  test('disks become one array per column, in the report\'s order', () => {
+    const report = realisticReport(1, TS);
+    const disks = report.disks as Exclude<Report['disks'], { unavailable: string }>;
+    const [a, b] = [disks[2]!, disks[0]!];
+    report.disks = [a, b];
+    expect(reportToRows(1, report).disk.values).toEqual([
+      1, '2026-11-29T12:00:00.000Z', [a.device, b.device],
+      [a.readIops, b.readIops], [a.writeIops, b.writeIops], [a.readBytesPerS, b.readBytesPerS], [a.writeBytesPerS, b.writeBytesPerS],
+      [a.readAwaitMs, b.readAwaitMs], [a.writeAwaitMs, b.writeAwaitMs], [a.queueDepth, b.queueDepth], [a.inFlight, b.inFlight],
+      [a.utilPct, b.utilPct],
+    ]);
+    report.disks = [];
+    expect(rowCount(reportToRows(1, report).disk)).toBe(0);
   });
 
   test('a report without per-CPU values has no per-CPU row', () => {
@@ -80,8 +95,8 @@ describe('reportToRows', () => {
 
 describe('COPY text and unnest parameters', () => {
   test('escapes tabs, newlines and backslashes, writes NULL as \\N and arrays as literals', () => {
-    const text = toCopyText({ width: 4, values: ['a\tb\nc\\d', null, true, [1, -2, 3]] });
-    expect(text).toBe('a\\tb\\nc\\\\d\t\\N\tt\t{1,-2,3}\n');
+    const text = toCopyText({ width: 5, values: ['a\tb\nc\\d', null, true, [1, -2, 3], ['vda', 'a"b\tc']] });
+    expect(text).toBe('a\\tb\\nc\\\\d\t\\N\tt\t{1,-2,3}\t{"vda","a\\\\"b\\tc"}\n');
   });
 
   test('array columns are passed to unnest as text literals', () => {
