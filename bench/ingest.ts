@@ -551,7 +551,8 @@ try {
     node_http_requests_per_s: Math.round(nodeHttpRequestsPerS),
     node_http_requests_per_s_runs: referenceRuns.map((r) => Math.round(r.requestsPerS)),
     machine_speed_vs_issue: Number(speed.toFixed(3)),
-    // The issue's throughput and latency targets at this machine's speed: ingest here is bound by the listener's CPU.
+    // The issue's throughput and latency targets at this machine's speed. Scaling them assumes ingest is bound by CPU,
+    // as it was on the sixth session's machine; a run held back by the disk shows it in writeback_peak_mb_per_s.
     targets_at_this_speed: { reports_per_s: Math.round(5_000 * speed), p99_ms: Number((30 / speed).toFixed(1)) },
     hosts: HOSTS,
     connections: CONNECTIONS,

@@ -176,7 +176,7 @@ function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[]
       view.setFloat32(pos + 4, v);
     } else if (type === 'float8[]') {
       view.setFloat64(pos + 4, v);
-    } else if (elementBytes === 2) {
+    } else if (type === 'int2[]') {
       checkRange(v, -32_768, 32_767);
       view.setInt16(pos + 4, v);
     } else {
