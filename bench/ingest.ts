@@ -45,7 +45,7 @@ const TICKS_PER_S = 100;
 // Measured windows, back to back on the same listener: the figures are their medians (one window moves ±10–20 %).
 const WINDOWS = arg('windows', 3);
 // Seqs per phase: the warm-up, each measured window (24 reports per host, 5 s apart), then the Next comparison.
-const SEQS = { warmup: [0, 6], measure: [6, 24], next: [6 + 24 * WINDOWS, 10] } as const;
+const SEQS = { warmup: [0, 6], measure: [6, 24], paced: [6 + 24 * WINDOWS, 24], next: [6 + 24 * (WINDOWS + 1), 10] } as const;
 // 5 s apart (not the agent's 10 s), so every phase's reports stay within 5 min ahead and under a minute old.
 const REPORT_SPACING_MS = 5_000;
 // `--cpu-prof DIR` writes a V8 CPU profile of the ingest listener there.
@@ -151,10 +151,11 @@ function wrk(args: string[]): WrkResult {
   return parseWrk(result.stdout);
 }
 
-function runWrk(port: number, dataDir: string, seqs: readonly [number, number], durationS: number, firstHost = 0): WrkResult {
+/** `ratePerS` paces the requests (0: each connection sends its next as soon as it has the answer). */
+function runWrk(port: number, dataDir: string, seqs: readonly [number, number], durationS: number, firstHost = 0, ratePerS = 0): WrkResult {
   return wrk([
     `-d${durationS}s`, '-s', path.join(root, 'bench', '_ingest-wrk.lua'), `http://127.0.0.1:${port}/api/v1/ingest`,
-    '--', dataDir, String(seqs[0]), String(seqs[1]), String(WRK_THREADS), String(firstHost),
+    '--', dataDir, String(seqs[0]), String(seqs[1]), String(WRK_THREADS), String(firstHost), String(ratePerS),
   ]);
 }
 
@@ -320,12 +321,12 @@ interface MeasuredWindow {
 }
 
 /** One measured window of wrk against the listener: rates from the rows stored, CPU from /proc. */
-async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listenerPid: number, seqs: readonly [number, number]): Promise<MeasuredWindow> {
+async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listenerPid: number, seqs: readonly [number, number], ratePerS = 0): Promise<MeasuredWindow> {
   const before = await stored(sql);
   const cpuBefore = { machine: machineCpu(), listener: processCpuTicks(listenerPid), postgres: commandCpuTicks('postgres') };
   const diskWrites = sampleDiskWrites();
   const t0 = performance.now();
-  const load = runWrk(HTTP_PORT, dataDir, seqs, DURATION_S);
+  const load = runWrk(HTTP_PORT, dataDir, seqs, DURATION_S, 0, ratePerS);
   const elapsedS = (performance.now() - t0) / 1000;
   const writebackPeakMbPerS = await diskWrites.stop();
   const machineAfter = machineCpu();
@@ -440,6 +441,12 @@ try {
       fs.writeFileSync(path.join(dataDir, `body-${seq}.gz`), body);
     }
   };
+  // Each window leaves room for 24 seqs, of which hosts use only some; the phases after the windows start right after
+  // the newest report stored instead, so that their reports too stay within 5 minutes ahead.
+  const startAfterNewestStored = async () => {
+    const [newest] = await db.sql.query<{ ms: number | null }>('SELECT extract(epoch FROM max(ts)) * 1000 AS ms FROM report_ledger');
+    nextTsMs = Number(newest!.ms) + REPORT_SPACING_MS;
+  };
   writeBodies(SEQS.warmup);
   const rowsPerReport = totalRowCount(reportToRows(1, realisticReport(0, Date.now())));
   log(`report: ${Math.round(bodyBytes / SEQS.warmup[1])} B gzip, ${rowsPerReport} series rows`);
@@ -463,6 +470,12 @@ try {
     log(`measuring ${DURATION_S} s against the node:http listener (window ${k + 1} of ${WINDOWS})`);
     windows.push(await measureWindow(db.sql, server.pid!, seqs));
   }
+  // The issue's fleet (5,000 reports/s) at this machine's speed, as an open load: what agents see at that rate.
+  const pacedRatePerS = Math.round(5_000 * referenceRuns[0]!.requestsPerS / ISSUE_NODE_HTTP_REQUESTS_PER_S);
+  await startAfterNewestStored();
+  writeBodies(SEQS.paced);
+  log(`measuring ${DURATION_S} s paced at ${pacedRatePerS} reports/s (the issue's 5,000 at this machine's speed)`);
+  const paced = await measureWindow(db.sql, server.pid!, SEQS.paced, pacedRatePerS);
   stop(server);
   server = undefined;
   const storage = await storedBytesPerReport(db.sql);
@@ -490,6 +503,7 @@ try {
   let nextP99: number | null = null;
   if (fs.existsSync(path.join(NEXT_DIR, '.next', 'BUILD_ID'))) {
     log(`measuring ${NEXT_DURATION_S} s against the Next route handler (next start)`);
+    await startAfterNewestStored();
     writeBodies(SEQS.next);
     next = await startProcess(path.join(root, 'node_modules', '.bin', 'next'), ['start', '-p', String(NEXT_PORT), '-H', '127.0.0.1'],
       { DATABASE_URL: dbUrl, NEXT_TELEMETRY_DISABLED: '1' }, `http://127.0.0.1:${NEXT_PORT}/api/v1/ingest`, NEXT_DIR);
@@ -548,6 +562,15 @@ try {
       max_ms: w.load.maxMs,
       writeback_peak_mb_per_s: w.writebackPeakMbPerS,
     })),
+    paced: {
+      target_reports_per_s: pacedRatePerS,
+      reports_per_s: Math.round(paced.reportsPerS),
+      p50_ms: paced.load.p50Ms,
+      p99_ms: paced.load.p99Ms,
+      max_ms: paced.load.maxMs,
+      writeback_peak_mb_per_s: paced.writebackPeakMbPerS,
+      checkpoint_sync_ms: paced.checkpointSyncMs,
+    },
     node_http_requests_per_s: Math.round(nodeHttpRequestsPerS),
     node_http_requests_per_s_runs: referenceRuns.map((r) => Math.round(r.requestsPerS)),
     machine_speed_vs_issue: Number(speed.toFixed(3)),
@@ -584,6 +607,7 @@ the figures are the windows' medians).
 | CPU per stored report: the listener process / all PostgreSQL processes | ${figures.listener_cpu_us_per_report} µs / ${figures.postgres_cpu_us_per_report} µs |
 | machine reference: plain node:http server, same wrk, before and after the load (the issue's machine: ≈ 75,000) | ${figures.node_http_requests_per_s_runs.join(', ')} requests/s → this machine at ${figures.machine_speed_vs_issue} × the issue's |
 | the issue's targets scaled to that speed (≥ 5,000 reports/s, p99 < 30 ms there) | ≥ ${figures.targets_at_this_speed.reports_per_s} reports/s, p99 < ${figures.targets_at_this_speed.p99_ms} ms |
+| one more window paced at the issue's 5,000 reports/s scaled to the first reference (${figures.paced.target_reports_per_s}/s): reports/s, p50 / p99 / slowest ms, most written in one second MB | ${figures.paced.reports_per_s}, ${figures.paced.p50_ms} / ${figures.paced.p99_ms} / ${figures.paced.max_ms} ms, ${figures.paced.writeback_peak_mb_per_s} |
 | machine idle / stolen by the hypervisor during the measurement | ${figures.machine_idle_pct} % / ${figures.machine_steal_pct} % |
 | non-2xx responses during the measurement | ${figures.non_2xx} |
 | WAL written per stored report (the whole cluster's, during the measurement) | ${figures.wal_bytes_per_report} B |
