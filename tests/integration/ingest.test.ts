@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { realisticReport } from '../../bench/_ingest-report';
 import { revokeHostToken } from '../../lib/auth/authenticate-host';
+import type { Database } from '../../lib/db/open';
 import { poolSql } from '../../lib/db/sql';
 import { rollUp } from '../../lib/series/rollup';
 import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/ingest/ingest-request';
@@ -34,6 +35,12 @@ function post(deps: IngestDeps, token: string | null, value: unknown, extra: Par
 // The group-commit writer writes host progress every few seconds; the tests ask for it at once.
 async function writeHostProgress(deps: IngestDeps): Promise<void> {
   if (deps.writer instanceof GroupCommitWriter) await deps.writer.writeHostProgress();
+}
+
+/** A host's rows of a per-CPU or per-disk view, every column, with ts as epoch ms. */
+async function viewRows(db: Database, view: 'cpu_samples' | 'disk_samples', hostId: number) {
+  const rows = await db.sql.query<{ host_id: number; ts: Date }>(`SELECT * FROM ${view} WHERE host_id = $1`, [hostId]);
+  return rows.map(({ host_id, ts, ...rest }) => ({ host_id, ts: new Date(ts).getTime(), ...rest }));
 }
 
 /** Counts the host-progress UPDATEs sent through the pool (the queries still run). */
@@ -108,11 +115,10 @@ describe.each([
     expect((await post(deps, host.token, r)).status).toBe(200);
     const arrays = await test_db.db.sql.query('SELECT cpu, steal_pct, idle_pct FROM cpu_sample_arrays WHERE host_id = $1', [host.hostId]);
     expect(arrays).toEqual([{ cpu: [5, 2], steal_pct: [12.25, 0.5], idle_pct: [35.375, 47.125] }]);
-    const perCpu = await test_db.db.sql.query<{ host_id: number; ts: Date }>('SELECT * FROM cpu_samples WHERE host_id = $1', [host.hostId]);
     const row = (cpu: number, steal: number) => ({
       cpu, user_pct: 40.5, nice_pct: 1.5, system_pct: 9.25, iowait_pct: 0.125, irq_pct: 0.25, softirq_pct: 0.75, steal_pct: steal, idle_pct: 47.625 - steal,
     });
-    expect(perCpu.map(({ host_id, ts, ...rest }) => ({ host_id, ts: new Date(ts).getTime(), ...rest }))).toEqual([
+    expect(await viewRows(test_db.db, 'cpu_samples', host.hostId)).toEqual([
       { host_id: host.hostId, ts: r.ts, ...row(5, 12.25) },
       { host_id: host.hostId, ts: r.ts, ...row(2, 0.5) },
     ]);
@@ -128,12 +134,11 @@ describe.each([
     expect((await post(deps, host.token, r)).status).toBe(200);
     const arrays = await test_db.db.sql.query('SELECT device, util_pct FROM disk_sample_arrays WHERE host_id = $1', [host.hostId]);
     expect(arrays).toEqual([{ device: ['nvme1n1', 'sda «ü»\t"x"'], util_pct: [12.5, 99.75] }]);
-    const perDisk = await test_db.db.sql.query<{ host_id: number; ts: Date }>('SELECT * FROM disk_samples WHERE host_id = $1', [host.hostId]);
     const row = (device: string, util: number) => ({
       device, read_iops: 1.5, write_iops: 2.25, read_bytes_per_s: 123_456_789_012.5, write_bytes_per_s: 3.5,
       read_await_ms: 0.125, write_await_ms: 0.375, queue_depth: 4.5, in_flight: 7, util_pct: util,
     });
-    expect(perDisk.map(({ host_id, ts, ...rest }) => ({ host_id, ts: new Date(ts).getTime(), ...rest }))).toEqual([
+    expect(await viewRows(test_db.db, 'disk_samples', host.hostId)).toEqual([
       { host_id: host.hostId, ts: r.ts, ...row('nvme1n1', 12.5) },
       { host_id: host.hostId, ts: r.ts, ...row('sda «ü»\t"x"', 99.75) },
     ]);
