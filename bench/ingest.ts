@@ -1,4 +1,4 @@
-// `npm run bench -- ingest [--skip-build] [--hosts 10000] [--duration 20] [--windows 3] [--warmup 5] [--connections 64] [--cpu-prof DIR [--cpu-prof-interval µs]]`
+// `npm run bench -- ingest [--skip-build] [--hosts 10000] [--duration 20] [--windows 3] [--warmup 5] [--connections 64] [--cpu-prof DIR [--cpu-prof-interval µs]] [--node-flags "…"]`
 // Load: wrk with realistic gzip reports from N enrolled hosts against the node:http ingest listener (saturated windows,
 // then one paced at the issue's fleet rate scaled to the machine), then the same load against the Next route handler;
 // the raw COPY rate of the same rows, and a plain node:http server as the machine's speed, are measured in the same run.
@@ -58,6 +58,8 @@ const CPU_PROF_DIR = process.argv.includes('--cpu-prof') ? path.resolve(process.
 const CPU_PROF_INTERVAL_US = arg('cpu-prof-interval', 1000);
 // The V8 flags `npm start` gives the server (a 64 MB young generation: ingest garbage dies there, not in full GCs).
 const START_V8_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start.match(/--max-semi-space-size=\d+/g) ?? [];
+// `--node-flags "--trace-gc …"`: more flags for the listener, after those (a GC experiment, a trace).
+const EXTRA_NODE_FLAGS = process.argv.includes('--node-flags') ? process.argv[process.argv.indexOf('--node-flags') + 1]!.split(/\s+/).filter(Boolean) : [];
 
 const { default: pg } = await import('pg');
 const { from: copyFrom } = await import('pg-copy-streams');
@@ -96,7 +98,7 @@ function ensureBuild() {
 }
 
 function startProcess(command: string, args: string[], env: Record<string, string>, readyUrl: string, cwd = root): Promise<ChildProcess> {
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', process.stderr, 'inherit'], detached: true });
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const poll = async () => {
@@ -310,6 +312,7 @@ function machineCpu(): { idle: number; steal: number; total: number } {
 }
 
 interface MeasuredWindow {
+  elapsedS: number;
   reportsPerS: number;
   samplesPerS: number;
   load: WrkResult;
@@ -323,6 +326,20 @@ interface MeasuredWindow {
   checkpointSyncMs: number;
   /** The most the kernel wrote to disk in one second: its writeback of dirty pages comes in bursts that stall commits. */
   writebackPeakMbPerS: number;
+  /** What held the listener's event loop: while it is held, no request is read or answered. */
+  listener: ListenerStats;
+}
+
+interface ListenerStats {
+  loopDelayP50Ms: number;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+  gc: { scavenges: number; scavengeMs: number; majors: number; majorMs: number; maxMs: number };
+}
+
+/** The bench listener's event-loop delay and GC pauses since the last call (bench/_ingest-server.ts). */
+async function listenerStats(): Promise<ListenerStats> {
+  return (await fetch(`http://127.0.0.1:${HTTP_PORT}/stats`)).json() as Promise<ListenerStats>;
 }
 
 /** One measured window of wrk against the listener: rates from the rows stored, CPU from /proc. */
@@ -330,10 +347,12 @@ async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listene
   const before = await stored(sql);
   const cpuBefore = { machine: machineCpu(), listener: processCpuTicks(listenerPid), postgres: commandCpuTicks('postgres') };
   const diskWrites = sampleDiskWrites();
+  await listenerStats();
   const t0 = performance.now();
   const load = runWrk(HTTP_PORT, dataDir, seqs, DURATION_S, 0, ratePerS);
   const elapsedS = (performance.now() - t0) / 1000;
   const writebackPeakMbPerS = await diskWrites.stop();
+  const listener = await listenerStats();
   const machineAfter = machineCpu();
   const listenerTicks = processCpuTicks(listenerPid) - cpuBefore.listener;
   const postgresTicks = commandCpuTicks('postgres') - cpuBefore.postgres;
@@ -344,6 +363,7 @@ async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listene
   const machineTicks = machineAfter.total - cpuBefore.machine.total;
   const machineShare = (ticks: number) => Number((100 * ticks / machineTicks).toFixed(1));
   return {
+    elapsedS,
     reportsPerS: reports / elapsedS,
     samplesPerS: (after.samples - before.samples) / elapsedS,
     load,
@@ -355,6 +375,7 @@ async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listene
     checkpoints: after.checkpoints - before.checkpoints,
     checkpointSyncMs: Math.round(after.checkpointSyncMs - before.checkpointSyncMs),
     writebackPeakMbPerS,
+    listener,
   };
 }
 
@@ -388,6 +409,19 @@ async function measureRollup(sql: Parameters<typeof rollUp>[0], fromMs: number, 
     reports: Number(counted!.reports),
     seconds,
     postgresCpuS: (commandCpuTicks('postgres') - cpuBefore) / TICKS_PER_S,
+  };
+}
+
+/** The listener's event-loop delay and GC in one window, GC as a share of the window's time. */
+function listenerFigures(w: MeasuredWindow) {
+  const { loopDelayP99Ms, loopDelayMaxMs, gc } = w.listener;
+  return {
+    loop_delay_p99_ms: loopDelayP99Ms,
+    loop_delay_max_ms: loopDelayMaxMs,
+    gc_pct: Number((100 * (gc.scavengeMs + gc.majorMs) / (w.elapsedS * 1000)).toFixed(1)),
+    gc_max_ms: gc.maxMs,
+    scavenges_per_s: Number((gc.scavenges / w.elapsedS).toFixed(1)),
+    major_gcs: gc.majors,
   };
 }
 
@@ -457,7 +491,7 @@ try {
   log(`report: ${Math.round(bodyBytes / SEQS.warmup[1])} B gzip, ${rowsPerReport} series rows`);
 
   const profileArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-interval=${CPU_PROF_INTERVAL_US}`] : [];
-  server = await startProcess(process.execPath, [...START_V8_FLAGS, ...profileArgs, '--conditions=react-server', '--import', 'tsx', 'bench/_ingest-server.ts'],
+  server = await startProcess(process.execPath, [...START_V8_FLAGS, ...EXTRA_NODE_FLAGS, ...profileArgs, '--conditions=react-server', '--import', 'tsx', 'bench/_ingest-server.ts'],
     { DATABASE_URL: dbUrl, PORT: String(HTTP_PORT) }, `http://127.0.0.1:${HTTP_PORT}/api/v1/ingest`);
   // Until every host has been seen (its token lookup cached), as in steady state: on a slow machine 5 s is not enough.
   for (let round = 1, seen = 0; seen < HOSTS && round <= MAX_WARMUP_ROUNDS; round++) {
@@ -566,6 +600,7 @@ try {
       postgres_cpu_us_per_report: w.postgresCpuUsPerReport,
       max_ms: w.load.maxMs,
       writeback_peak_mb_per_s: w.writebackPeakMbPerS,
+      ...listenerFigures(w),
     })),
     paced: {
       target_reports_per_s: pacedRatePerS,
@@ -574,6 +609,7 @@ try {
       p99_ms: paced.load.p99Ms,
       max_ms: paced.load.maxMs,
       writeback_peak_mb_per_s: paced.writebackPeakMbPerS,
+      ...listenerFigures(paced),
       checkpoint_sync_ms: paced.checkpointSyncMs,
     },
     node_http_requests_per_s: Math.round(nodeHttpRequestsPerS),
