@@ -205,16 +205,16 @@ export function encodeBinaryTuples(rows: TableRows, types: readonly ColumnType[]
 
 const COPY_BINARY_HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
 
-/** Appends the rows as `COPY … FROM STDIN (FORMAT binary)` data: header, tuples, trailer. */
-export function writeCopyBinary(w: BinaryWriter, rows: TableRows, types: readonly ColumnType[]): void {
+/** Appends `COPY … FROM STDIN (FORMAT binary)` data: the header, the tuples `writeTuples` appends, the trailer. */
+export function writeCopyBinaryFrame(w: BinaryWriter, writeTuples: () => void): void {
   w.bytes(COPY_BINARY_HEADER);
-  writeBinaryTuples(w, rows, types);
+  writeTuples();
   w.int16(-1);
 }
 
 /** The rows as COPY BINARY data: no number formatting here, no number parsing in PostgreSQL. */
 export function toCopyBinary(rows: TableRows, types: readonly ColumnType[]): Buffer {
   const w = new BinaryWriter();
-  writeCopyBinary(w, rows, types);
+  writeCopyBinaryFrame(w, () => writeBinaryTuples(w, rows, types));
   return w.written();
 }

@@ -6,7 +6,7 @@ import { checkContentType, decodeBody, parseJson } from './decode-body';
 import type { IngestLimits } from './limits';
 import type { HostRateLimiter } from './rate-limit';
 import { validateReports } from './validate-reports';
-import type { ReportWriter, WriteRequest } from './write-plan';
+import type { ReportWriter, WriteResult } from './write-plan';
 
 export interface IngestInput {
   authorization: string | null | undefined;
@@ -42,21 +42,34 @@ export class UnavailableBreaker {
   }
 }
 
-async function accept(input: IngestInput, deps: IngestDeps): Promise<IngestOutput> {
-  const host = await deps.authenticate(bearerToken(input.authorization));
-  deps.rateLimiter.takeRequest(host.id, deps.nowMs());
+interface Submitted {
+  written: Promise<WriteResult>;
+  acknowledgedSeqs: number[];
+}
+
+/**
+ * Decodes, validates and hands the reports to the writer, synchronously: the parsed body and its reports are
+ * garbage once this returns, instead of living in the awaiting request's frame until its flush commits.
+ */
+function submit(input: IngestInput, deps: IngestDeps, hostId: number): Submitted {
+  deps.rateLimiter.takeRequest(hostId, deps.nowMs());
   const nowMs = deps.nowMs();
   checkContentType(input.contentType);
   const json = parseJson(decodeBody(input.body, input.contentEncoding, deps.limits));
   const reports = validateReports(json, { nowMs, maxFutureMs: deps.limits.maxFutureMs, maxAgeMs: deps.limits.maxAgeMs });
-  const request: WriteRequest = { hostId: host.id, reports };
-  deps.rateLimiter.takeReports(host.id, request.reports.length, nowMs);
+  deps.rateLimiter.takeReports(hostId, reports.length, nowMs);
   deps.breaker.check(nowMs);
-  const result = await deps.writer.write(request);
+  return { written: deps.writer.write({ hostId, reports }), acknowledgedSeqs: reports.map((r) => r.seq) };
+}
+
+async function accept(input: IngestInput, deps: IngestDeps): Promise<IngestOutput> {
+  const host = await deps.authenticate(bearerToken(input.authorization));
+  const { written, acknowledgedSeqs } = submit(input, deps, host.id);
+  const result = await written;
   const body: IngestResponse = {
     accepted: result.acceptedSeqs.length,
     duplicate: result.duplicateSeqs.length,
-    acknowledgedSeqs: request.reports.map((r) => r.seq),
+    acknowledgedSeqs,
   };
   return { status: 200, body, headers: {} };
 }

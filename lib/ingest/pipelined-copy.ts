@@ -1,13 +1,11 @@
 import type pg from 'pg';
-import { writeCopyBinary, type BinaryWriter } from './copy-binary';
-import type { TableRows } from './report-rows';
-import type { ColumnType } from './table-specs';
+import { writeCopyBinaryFrame, type BinaryWriter } from './copy-binary';
 
-export interface CopyRows {
+export interface CopyData {
   /** `COPY table (cols) FROM STDIN (FORMAT binary)`, without the semicolon. */
   statement: string;
-  rows: TableRows;
-  types: readonly ColumnType[];
+  /** Appends the COPY BINARY tuples (the header and trailer go around them). */
+  writeTuples(w: BinaryWriter): void;
 }
 
 interface PgConnection {
@@ -32,7 +30,7 @@ function endMessage(w: BinaryWriter, lengthAt: number): void {
  */
 export function encodePipelinedMessage(
   w: BinaryWriter,
-  copies: readonly CopyRows[],
+  copies: readonly CopyData[],
   trailingSql: readonly string[],
   leadingSql: readonly string[] = [],
 ): Buffer {
@@ -43,7 +41,7 @@ export function encodePipelinedMessage(
   endMessage(w, query);
   for (const copy of copies) {
     const data = beginMessage(w, 'd');
-    writeCopyBinary(w, copy.rows, copy.types);
+    writeCopyBinaryFrame(w, () => copy.writeTuples(w));
     endMessage(w, data);
     endMessage(w, beginMessage(w, 'c'));
   }

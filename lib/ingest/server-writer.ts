@@ -2,10 +2,11 @@ import pg from 'pg';
 import { ensurePartitions } from '../db/partitions';
 import { poolSql } from '../db/sql';
 import { DatabaseUnavailableError } from '../errors';
-import { BinaryWriter } from './copy-binary';
+import type { Report } from '../protocol';
+import { BinaryWriter, writeBinaryTuples } from './copy-binary';
+import { encodeReport, hasTableRows, writeTableTuples, type EncodedReport } from './encoded-report';
 import { lateMinuteStatements } from './late-minutes-sql';
-import { encodePipelinedMessage, runPipelinedCopy, type CopyRows } from './pipelined-copy';
-import { appendReportRows, emptyRowBatch } from './report-rows';
+import { encodePipelinedMessage, runPipelinedCopy, type CopyData } from './pipelined-copy';
 import { isDataError, isLedgerConflict, isMissingPartition, isRetryableConflict, storageErrorFor } from './storage-errors';
 import { LEDGER, SERIES_KINDS, SERIES_SPECS, type TableSpec } from './table-specs';
 import {
@@ -20,6 +21,7 @@ import {
   resultsByRequest,
   type PlannedReport,
   type ReportWriter,
+  type WritePlan,
   type WriteRequest,
   type WriteResult,
 } from './write-plan';
@@ -49,8 +51,11 @@ export interface GroupCommitOptions {
   hostProgressChunk?: number;
 }
 
+type EncodedRequest = WriteRequest<EncodedReport>;
+type Stored = readonly PlannedReport<EncodedReport>[];
+
 interface Pending {
-  request: WriteRequest;
+  request: EncodedRequest;
   resolve(result: WriteResult): void;
   reject(err: unknown): void;
 }
@@ -61,24 +66,31 @@ const SERIES_COPY = new Map(SERIES_KINDS.map((kind) => [kind, copyStatement(SERI
 // A writer that grew past this for a backlog burst is dropped rather than kept for the next flush.
 const MAX_KEPT_WRITER_BYTES = 4 * 1024 * 1024;
 
-/** The ledger rows (optional) and series rows of the stored reports, one COPY per table that has rows. */
-function copiesOf(stored: readonly PlannedReport[], withLedger: boolean): CopyRows[] {
-  const copies: CopyRows[] = [];
+/**
+ * The ledger rows (optional) and series rows of the stored reports, one COPY per table that has rows. The series
+ * tuples were encoded as each report arrived: here they are only copied, table by table.
+ */
+function copiesOf(stored: Stored, withLedger: boolean): CopyData[] {
+  const copies: CopyData[] = [];
   if (withLedger) {
     const values: number[] = [];
     for (const { hostId, report } of stored) values.push(hostId, report.seq, report.ts);
-    copies.push({ statement: LEDGER_COPY, rows: { width: 3, values }, types: LEDGER.types });
+    copies.push({ statement: LEDGER_COPY, writeTuples: (w) => writeBinaryTuples(w, { width: 3, values }, LEDGER.types) });
   }
-  const batch = emptyRowBatch();
-  for (const { hostId, report } of stored) appendReportRows(batch, hostId, report);
   for (const kind of SERIES_KINDS) {
-    if (batch[kind].values.length > 0) copies.push({ statement: SERIES_COPY.get(kind)!, rows: batch[kind], types: SERIES_SPECS[kind].types });
+    if (!stored.some((entry) => hasTableRows(entry.report, kind))) continue;
+    copies.push({
+      statement: SERIES_COPY.get(kind)!,
+      writeTuples: (w) => {
+        for (const entry of stored) writeTableTuples(w, entry.report, kind);
+      },
+    });
   }
   return copies;
 }
 
 /** The stored reports' COPYs, inventory changes and late minutes as one pipelined message, encoded into `w`. */
-function storeMessage(w: BinaryWriter, stored: readonly PlannedReport[], withLedger: boolean, leading: string[], trailing: string[]): Buffer {
+function storeMessage(w: BinaryWriter, stored: Stored, withLedger: boolean, leading: string[], trailing: string[]): Buffer {
   const sql: string[] = [];
   const inventories = inventoryChanges(stored);
   if (inventories.length > 0) sql.push(inlineArrayParams(INSERT_INVENTORY_SQL, inventoryParams(inventories), pg.escapeLiteral));
@@ -87,9 +99,10 @@ function storeMessage(w: BinaryWriter, stored: readonly PlannedReport[], withLed
 }
 
 /**
- * Group commit for a PostgreSQL server: requests queue their validated reports and wait; whenever one of the flush
- * slots is free, everything queued goes out as one transaction in one round trip (ledger COPY, series COPYs). A
- * request is answered only after its flush committed; a failed flush fails only its own requests.
+ * Group commit for a PostgreSQL server: requests queue their reports, encoded as COPY tuples on arrival, and wait;
+ * whenever one of the flush slots is free, everything queued goes out as one transaction in one round trip (ledger
+ * COPY, series COPYs). A request is answered only after its flush committed; a failed flush fails only its own
+ * requests.
  *
  * The hosts' progress (last seen, last seq) is not part of that transaction: an UPDATE of ~15 host rows in every
  * flush cost ≈ 6 % of the throughput. It is gathered in memory and written every few seconds for all hosts at once;
@@ -143,13 +156,20 @@ export class GroupCommitWriter implements ReportWriter {
     return `SET LOCAL statement_timeout = ${Math.round(this.queryTimeoutMs)}`;
   }
 
-  write(request: WriteRequest): Promise<WriteResult> {
+  /** Encodes the reports at once (the caller need not keep them) and resolves when their flush has committed. */
+  write(request: WriteRequest<Report>): Promise<WriteResult> {
     if (this.closed) return Promise.reject(new DatabaseUnavailableError());
     if (this.queuedReports + request.reports.length > this.maxQueuedReports) {
       return Promise.reject(new DatabaseUnavailableError(1));
     }
+    let encoded: EncodedRequest;
+    try {
+      encoded = { hostId: request.hostId, reports: request.reports.map((report) => encodeReport(request.hostId, report)) };
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request: encoded, resolve, reject });
       this.queuedReports += request.reports.length;
       this.pump();
     });
@@ -204,7 +224,7 @@ export class GroupCommitWriter implements ReportWriter {
     this.queuedReports = 0;
   }
 
-  private async flushWithRetry(requests: WriteRequest[]): Promise<WriteResult[]> {
+  private async flushWithRetry(requests: EncodedRequest[]): Promise<WriteResult[]> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.flush(requests);
@@ -216,7 +236,7 @@ export class GroupCommitWriter implements ReportWriter {
     }
   }
 
-  private async flush(requests: WriteRequest[]): Promise<WriteResult[]> {
+  private async flush(requests: EncodedRequest[]): Promise<WriteResult[]> {
     const plan = planWrites(requests);
     const client = await this.pool.connect();
     let broken: Error | undefined;
@@ -243,7 +263,7 @@ export class GroupCommitWriter implements ReportWriter {
   }
 
   // Some reports were stored before (an agent's retry): find the new ones with ON CONFLICT, then COPY only those.
-  private async flushWithDuplicates(client: pg.PoolClient, plan: ReturnType<typeof planWrites>) {
+  private async flushWithDuplicates(client: pg.PoolClient, plan: WritePlan<EncodedReport>) {
     await client.query('BEGIN');
     try {
       await client.query(this.setTimeoutSql);

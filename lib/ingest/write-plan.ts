@@ -1,8 +1,12 @@
 import type { Inventory, Report } from '../protocol';
 
-export interface WriteRequest {
+/** What planning, the ledger, the hosts' progress and the inventory snapshots read of a report. */
+export type ReportKey = Pick<Report, 'seq' | 'ts' | 'inventory'>;
+
+/** A host's reports to store: validated reports, or (inside the server writer) their encoded form. */
+export interface WriteRequest<R extends ReportKey = Report> {
   hostId: number;
-  reports: readonly Report[];
+  reports: readonly R[];
 }
 
 export interface WriteResult {
@@ -15,23 +19,23 @@ export interface ReportWriter {
   close(): Promise<void>;
 }
 
-export interface PlannedReport {
+export interface PlannedReport<R extends ReportKey = ReportKey> {
   hostId: number;
-  report: Report;
+  report: R;
   /** Which request of the flush it came from, and where in it. */
   request: number;
   index: number;
 }
 
 /** Reports to store, each (host, seq) once; a second copy in the same flush is a duplicate before it reaches SQL. */
-export interface WritePlan {
-  unique: PlannedReport[];
+export interface WritePlan<R extends ReportKey> {
+  unique: PlannedReport<R>[];
   duplicatesByRequest: number[][];
 }
 
-export function planWrites(requests: readonly WriteRequest[]): WritePlan {
+export function planWrites<R extends ReportKey>(requests: readonly WriteRequest<R>[]): WritePlan<R> {
   const seen = new Set<string>();
-  const unique: PlannedReport[] = [];
+  const unique: PlannedReport<R>[] = [];
   const duplicatesByRequest: number[][] = requests.map(() => []);
   requests.forEach(({ hostId, reports }, request) => {
     reports.forEach((report, index) => {
@@ -47,7 +51,7 @@ export function planWrites(requests: readonly WriteRequest[]): WritePlan {
 }
 
 /** Splits the plan's outcome back into one result per request. */
-export function resultsByRequest(plan: WritePlan, isNew: readonly boolean[], requestCount: number): WriteResult[] {
+export function resultsByRequest(plan: WritePlan<ReportKey>, isNew: readonly boolean[], requestCount: number): WriteResult[] {
   const results: WriteResult[] = [];
   for (let i = 0; i < requestCount; i++) results.push({ acceptedSeqs: [], duplicateSeqs: [...plan.duplicatesByRequest[i]!] });
   plan.unique.forEach((entry, i) => {

@@ -468,6 +468,27 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     expect((await rowCounts(test_db.db)).report_ledger - before.report_ledger).toBe(1);
   });
 
+  test('a report its columns cannot hold fails only its own write, before it is queued, and stores nothing of it', async () => {
+    const [first, good, bad] = [await enrolledHost(test_db.db), await enrolledHost(test_db.db), await enrolledHost(test_db.db)];
+    const writer = writerWithoutTimer();
+    const before = await rowCounts(test_db.db);
+    // Validation refuses this before a writer sees it; the writer must still not let it touch its neighbours.
+    const unstorable = report(1, (r) => { r.agent.droppedReports = 2 ** 31; });
+    // The first write's flush is in flight, so the next two would share one flush if both were queued.
+    const [, stored, refused] = await Promise.allSettled([
+      writer.write({ hostId: first.hostId, reports: [report(1)] }),
+      writer.write({ hostId: good.hostId, reports: [report(1)] }),
+      writer.write({ hostId: bad.hostId, reports: [report(2), unstorable] }),
+    ]);
+    expect(stored).toEqual({ status: 'fulfilled', value: { acceptedSeqs: [1], duplicateSeqs: [] } });
+    expect(refused.status).toBe('rejected');
+    expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(RangeError);
+    await writer.close();
+    const after = await rowCounts(test_db.db);
+    expect(after.report_ledger - before.report_ledger).toBe(2);
+    expect(after.host_samples - before.host_samples).toBe(2);
+  });
+
   test('a flush blocked past the query timeout (a hung database) answers 503 within about that timeout and stores nothing', async () => {
     const host = await enrolledHost(test_db.db);
     const hung = createIngestDeps(test_db.db, { writer: new GroupCommitWriter(test_db.db.pool!, { queryTimeoutMs: 300 }) });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { BinaryWriter } from '../../../lib/ingest/copy-binary';
-import { encodePipelinedMessage, type CopyRows } from '../../../lib/ingest/pipelined-copy';
+import { BinaryWriter, writeBinaryTuples } from '../../../lib/ingest/copy-binary';
+import { encodePipelinedMessage, type CopyData } from '../../../lib/ingest/pipelined-copy';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const TS = Date.UTC(2026, 10, 29, 12, 0, 0, 250);
@@ -58,16 +58,14 @@ function copyTuples(data: Buffer): (Buffer | null)[][] {
   return tuples;
 }
 
-const ledger = (rows: [number, number, number][]): CopyRows => ({
+const ledger = (rows: [number, number, number][]): CopyData => ({
   statement: 'COPY report_ledger (host_id, seq, ts) FROM STDIN (FORMAT binary)',
-  rows: { width: 3, values: rows.flat() },
-  types: ['int4', 'int8', 'timestamptz'],
+  writeTuples: (w) => writeBinaryTuples(w, { width: 3, values: rows.flat() }, ['int4', 'int8', 'timestamptz']),
 });
 
-const disks = (rows: [number, string, number | null][]): CopyRows => ({
+const disks = (rows: [number, string, number | null][]): CopyData => ({
   statement: 'COPY disk_samples (host_id, device, util_pct) FROM STDIN (FORMAT binary)',
-  rows: { width: 3, values: rows.flat() },
-  types: ['int4', 'text', 'float4'],
+  writeTuples: (w) => writeBinaryTuples(w, { width: 3, values: rows.flat() }, ['int4', 'text', 'float4']),
 });
 
 describe('encodePipelinedMessage', () => {
