@@ -1,13 +1,18 @@
-// The ingest listener the benchmark measures: node:http → handleIngestHttp, the handler server.ts routes
-// POST /api/v1/ingest to, without loading Next in the same process. GET /stats answers what held the event loop
-// since the last call (its delay, and V8's GC pauses), so each measured window can say where its tail came from.
+// The ingest listener the benchmark measures: node:http → the ingest handler server.ts routes POST /api/v1/ingest to,
+// over the same dependencies (createIngestDeps), without loading Next in the same process. GET /stats answers what
+// happened since the last call: how long flushes waited and took, what held the event loop (its delay, V8's GC
+// pauses), so each measured window can say where its tail came from.
 import http from 'node:http';
 import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { closeDb, getDb } from '../lib/db';
-import { handleIngestHttp } from '../lib/ingest/http-handler';
-import { closeIngest } from '../lib/ingest/ingest-service';
+import { createIngestHttpHandler } from '../lib/ingest/http-handler';
+import { ingestRequest } from '../lib/ingest/ingest-request';
+import { createIngestDeps } from '../lib/ingest/ingest-service';
+import { GroupCommitWriter, type FlushOutcome } from '../lib/ingest/server-writer';
 
 const port = Number(process.env.PORT ?? 3901);
+
+let flushes: FlushOutcome[] = [];
 
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
@@ -26,9 +31,23 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] });
 
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(1));
+}
+
 function takeStats() {
   const ms = (ns: number) => Number((ns / 1e6).toFixed(1));
+  const flushMs = flushes.map((f) => f.flushMs);
   const stats = {
+    flushes: flushes.length,
+    reportsPerFlush: flushes.length === 0 ? 0 : Math.round(flushes.reduce((n, f) => n + f.reports, 0) / flushes.length),
+    flushP50Ms: percentile(flushMs, 50),
+    flushP99Ms: percentile(flushMs, 99),
+    flushMaxMs: percentile(flushMs, 100),
+    flushesOver50Ms: flushMs.filter((t) => t > 50).length,
+    queuedMaxMs: percentile(flushes.map((f) => f.queuedMs), 100),
     loopDelayP50Ms: ms(loopDelay.percentile(50)),
     loopDelayP99Ms: ms(loopDelay.percentile(99)),
     loopDelayMaxMs: ms(loopDelay.max),
@@ -36,12 +55,16 @@ function takeStats() {
   };
   loopDelay.reset();
   gc = emptyGc();
+  flushes = [];
   return stats;
 }
 
-await getDb();
+const db = await getDb();
+const writer = new GroupCommitWriter(db.pool!, { onFlush: (flush) => flushes.push(flush) });
+const deps = createIngestDeps(db, { writer });
+const handleIngest = createIngestHttpHandler((input) => ingestRequest(input, deps));
 const server = http.createServer((req, res) => {
-  if (req.url === '/api/v1/ingest') void handleIngestHttp(req, res);
+  if (req.url === '/api/v1/ingest') void handleIngest(req, res);
   else if (req.method === 'GET' && req.url === '/stats') res.end(JSON.stringify(takeStats()));
   else {
     res.statusCode = 404;
@@ -54,7 +77,7 @@ server.listen(port, '127.0.0.1', () => console.log(`ready ${port}`));
 process.on('SIGTERM', async () => {
   server.close();
   server.closeAllConnections();
-  await closeIngest();
+  await writer.close();
   await closeDb();
   process.exit(0);
 });

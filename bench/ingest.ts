@@ -331,13 +331,20 @@ interface MeasuredWindow {
 }
 
 interface ListenerStats {
+  flushes: number;
+  reportsPerFlush: number;
+  flushP50Ms: number;
+  flushP99Ms: number;
+  flushMaxMs: number;
+  flushesOver50Ms: number;
+  queuedMaxMs: number;
   loopDelayP50Ms: number;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
   gc: { scavenges: number; scavengeMs: number; majors: number; majorMs: number; maxMs: number };
 }
 
-/** The bench listener's event-loop delay and GC pauses since the last call (bench/_ingest-server.ts). */
+/** The bench listener's flush times, event-loop delay and GC pauses since the last call (bench/_ingest-server.ts). */
 async function listenerStats(): Promise<ListenerStats> {
   return (await fetch(`http://127.0.0.1:${HTTP_PORT}/stats`)).json() as Promise<ListenerStats>;
 }
@@ -412,10 +419,16 @@ async function measureRollup(sql: Parameters<typeof rollUp>[0], fromMs: number, 
   };
 }
 
-/** The listener's event-loop delay and GC in one window, GC as a share of the window's time. */
+/** The listener's flushes, event-loop delay and GC in one window, GC as a share of the window's time. */
 function listenerFigures(w: MeasuredWindow) {
   const { loopDelayP99Ms, loopDelayMaxMs, gc } = w.listener;
   return {
+    reports_per_flush: w.listener.reportsPerFlush,
+    flush_p50_ms: w.listener.flushP50Ms,
+    flush_p99_ms: w.listener.flushP99Ms,
+    flush_max_ms: w.listener.flushMaxMs,
+    flushes_over_50_ms: w.listener.flushesOver50Ms,
+    queued_max_ms: w.listener.queuedMaxMs,
     loop_delay_p99_ms: loopDelayP99Ms,
     loop_delay_max_ms: loopDelayMaxMs,
     gc_pct: Number((100 * (gc.scavengeMs + gc.majorMs) / (w.elapsedS * 1000)).toFixed(1)),

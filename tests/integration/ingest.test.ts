@@ -9,7 +9,7 @@ import { rollUp } from '../../lib/series/rollup';
 import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/ingest/ingest-request';
 import { createIngestDeps } from '../../lib/ingest/ingest-service';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
-import { GroupCommitWriter } from '../../lib/ingest/server-writer';
+import { GroupCommitWriter, type FlushOutcome } from '../../lib/ingest/server-writer';
 import { UPDATE_HOSTS_SQL } from '../../lib/ingest/write-plan';
 import type { Report } from '../../lib/protocol';
 import {
@@ -489,9 +489,25 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     expect(after.host_samples - before.host_samples).toBe(2);
   });
 
+  test('onFlush is told of every flush: its requests and reports, its wait in the queue, its time, and that it committed', async () => {
+    const hosts = await Promise.all(Array.from({ length: 3 }, () => enrolledHost(test_db.db)));
+    const flushes: FlushOutcome[] = [];
+    const writer = new GroupCommitWriter(test_db.db.pool!, { hostProgressIntervalMs: 3_600_000, onFlush: (f) => flushes.push(f) });
+    await Promise.all(hosts.map((h, i) => writer.write({ hostId: h.hostId, reports: Array.from({ length: i + 1 }, (_, k) => report(k + 1)) })));
+    await writer.close();
+    expect(flushes.reduce((n, f) => n + f.requests, 0)).toBe(3);
+    expect(flushes.reduce((n, f) => n + f.reports, 0)).toBe(6);
+    for (const flush of flushes) {
+      expect(flush.ok).toBe(true);
+      expect(flush.flushMs).toBeGreaterThan(0);
+      expect(flush.queuedMs).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   test('a flush blocked past the query timeout (a hung database) answers 503 within about that timeout and stores nothing', async () => {
     const host = await enrolledHost(test_db.db);
-    const hung = createIngestDeps(test_db.db, { writer: new GroupCommitWriter(test_db.db.pool!, { queryTimeoutMs: 300 }) });
+    const flushes: FlushOutcome[] = [];
+    const hung = createIngestDeps(test_db.db, { writer: new GroupCommitWriter(test_db.db.pool!, { queryTimeoutMs: 300, onFlush: (f) => flushes.push(f) }) });
     const locker = new pg.Client(test_db.url);
     await locker.connect();
     const before = await rowCounts(test_db.db);
@@ -503,6 +519,8 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
       expect(out.status).toBe(503);
       expect(errorOf(out.body).code).toBe('database_unavailable');
       expect(Date.now() - started).toBeLessThan(2_000);
+      expect(flushes).toEqual([expect.objectContaining({ requests: 1, reports: 1, ok: false })]);
+      expect(flushes[0]!.flushMs).toBeGreaterThanOrEqual(300);
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
