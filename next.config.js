@@ -1,7 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
-  serverExternalPackages: ['@electric-sql/pglite', 'pglite-prisma-adapter', 'pg', 'pg-copy-streams'],
+  serverExternalPackages: ['@electric-sql/pglite', 'pglite-prisma-adapter', 'pg', 'pg-copy-streams', 'prom-client'],
 };
 
 export default nextConfig;

@@ -3,6 +3,7 @@ import { toErrorResponse } from '@/lib/errors';
 import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFleetMetrics, renderRollupMetrics } from '@/lib/fleet';
 import { requireReader } from '@/lib/read-api/require-reader';
 import { readRollupBacklog } from '@/lib/series';
+import { processMetrics } from '@/lib/server/process-metrics';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,7 +13,8 @@ export async function GET(request: Request) {
     const db = await getDb();
     const summary = await getFleetSummary(db.sql);
     const backlog = await readRollupBacklog(db.sql);
-    const text = renderFleetMetrics(summary) + renderRollupMetrics(backlog, new Date(summary.generatedAt));
+    // This process's own metrics (ingest, Node's event loop and GC) after the fleet's.
+    const text = renderFleetMetrics(summary) + renderRollupMetrics(backlog, new Date(summary.generatedAt)) + (await processMetrics().registry.metrics());
     return new Response(text, { headers: { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);

@@ -3,6 +3,7 @@ import { bearerToken } from '../auth/tokens';
 import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
 import type { IngestResponse } from '../protocol';
 import { checkContentType, decodeBody, parseJson } from './decode-body';
+import type { IngestMetrics } from './ingest-metrics';
 import type { IngestLimits } from './limits';
 import type { HostRateLimiter } from './rate-limit';
 import { validateReports } from './validate-reports';
@@ -29,6 +30,7 @@ export interface IngestDeps {
   nowMs(): number;
   /** Trips on "database unavailable" so that the next requests get 503 at once instead of waiting on a dead server. */
   breaker: UnavailableBreaker;
+  metrics: IngestMetrics;
 }
 
 export class UnavailableBreaker {
@@ -76,6 +78,13 @@ async function accept(input: IngestInput, deps: IngestDeps): Promise<IngestOutpu
 
 /** POST /api/v1/ingest, independent of the transport: the Next route and the node:http listener both call this. */
 export async function ingestRequest(input: IngestInput, deps: IngestDeps): Promise<IngestOutput> {
+  const started = performance.now();
+  const output = await answer(input, deps);
+  deps.metrics.observeRequest(output, (performance.now() - started) / 1000);
+  return output;
+}
+
+async function answer(input: IngestInput, deps: IngestDeps): Promise<IngestOutput> {
   try {
     const output = await accept(input, deps);
     if (output.status === 503) deps.breaker.trip(deps.nowMs());

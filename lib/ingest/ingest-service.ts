@@ -2,27 +2,34 @@ import 'server-only';
 import { authenticateHost } from '../auth/authenticate-host';
 import { getDb, type Database } from '../db';
 import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
+import { processMetrics } from '../server/process-metrics';
 import { EmbeddedWriter } from './embedded-writer';
+import { IngestMetrics } from './ingest-metrics';
 import { ingestRequest, UnavailableBreaker, type IngestDeps, type IngestInput, type IngestOutput } from './ingest-request';
 import { ingestLimitsFromEnv } from './limits';
 import { HostRateLimiter } from './rate-limit';
 import { GroupCommitWriter } from './server-writer';
 import type { ReportWriter } from './write-plan';
 
-export function createWriter(db: Database): ReportWriter {
-  return db.pool ? new GroupCommitWriter(db.pool) : new EmbeddedWriter(db.sql);
+export function createWriter(db: Database, metrics?: IngestMetrics): ReportWriter {
+  return db.pool ? new GroupCommitWriter(db.pool, { onFlush: (flush) => metrics?.observeFlush(flush) }) : new EmbeddedWriter(db.sql);
 }
 
-/** Everything ingest needs for one database: the writer (group commit on a server), rate limits, the breaker. */
+/**
+ * Everything ingest needs for one database: the writer (group commit on a server), rate limits, the breaker, and
+ * metrics (on a registry of their own unless given the process's).
+ */
 export function createIngestDeps(db: Database, overrides: Partial<IngestDeps> = {}): IngestDeps {
   const limits = overrides.limits ?? ingestLimitsFromEnv();
+  const metrics = overrides.metrics ?? new IngestMetrics();
   return {
     authenticate: (token) => authenticateHost(token, db),
-    writer: overrides.writer ?? createWriter(db),
+    writer: overrides.writer ?? createWriter(db, metrics),
     rateLimiter: new HostRateLimiter(limits.rate),
     limits,
     nowMs: Date.now,
     breaker: new UnavailableBreaker(),
+    metrics,
     ...overrides,
   };
 }
@@ -32,7 +39,7 @@ const holder = globalThis as typeof globalThis & { __inferwatchIngest?: Promise<
 
 function processDeps(): Promise<IngestDeps> {
   holder.__inferwatchIngest ??= getDb()
-    .then((db) => createIngestDeps(db))
+    .then((db) => createIngestDeps(db, { metrics: processMetrics().ingest }))
     .catch((err) => {
       holder.__inferwatchIngest = undefined;
       throw err;
@@ -48,7 +55,9 @@ export async function ingestWithProcessDatabase(input: IngestInput): Promise<Ing
   } catch (err) {
     console.error(`ingest: database unavailable: ${(err as Error).message}`);
     const { status, body, headers } = toErrorEnvelope(new DatabaseUnavailableError());
-    return { status, body, headers: headers ?? {} };
+    const output = { status, body, headers: headers ?? {} };
+    processMetrics().ingest.observeRequest(output, 0);
+    return output;
   }
   return ingestRequest(input, deps);
 }

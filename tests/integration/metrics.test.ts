@@ -6,6 +6,9 @@ import { GET } from '../../app/metrics/route';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { markLateMinutes, rollUp } from '../../lib/series';
 import { insertHost, insertHostSample, syncLastReportTs } from './series-support';
+import { realisticReport } from '../../bench/_ingest-report';
+import { closeIngest, ingestWithProcessDatabase } from '../../lib/ingest/ingest-service';
+import { enrolledHost, jsonBody } from './ingest-helpers';
 
 let testDb: TestDatabase;
 let db: Database;
@@ -23,6 +26,7 @@ beforeAll(async () => {
   await syncLastReportTs(db.sql);
 });
 afterAll(async () => {
+  await closeIngest();
   await closeDb();
   await db?.close();
   await testDb?.drop();
@@ -57,6 +61,29 @@ describe('GET /metrics', () => {
     expect(age('1h')).toBeGreaterThanOrEqual(age('1m'));
     expect(age('1h')).toBeLessThan(3_600 + 150);
     expect(text).toContain('inferwatch_rollup_late_buckets_queued 1');
+  });
+
+  test("shows this process's ingest: requests by answer, reports, and the time of requests, queue waits and flushes", async () => {
+    const { token } = await enrolledHost(db);
+    const send = (value: unknown, authorization = `Bearer ${token}`) =>
+      ingestWithProcessDatabase({ authorization, contentType: 'application/json', ...jsonBody(value) });
+    const ts = Date.now() - 30_000;
+    expect((await send(realisticReport(1, ts))).status).toBe(200);
+    expect((await send(realisticReport(1, ts))).status).toBe(200);
+    expect((await send(realisticReport(2, ts + 10_000), 'Bearer nope')).status).toBe(401);
+    const text = await (await GET(new Request('http://localhost/metrics'))).text();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('inferwatch_ingest_requests_total{status="200",code="ok"}')).toBe(2);
+    expect(value('inferwatch_ingest_requests_total{status="401",code="unauthorized"}')).toBe(1);
+    expect(value('inferwatch_ingest_reports_total{result="accepted"}')).toBe(1);
+    expect(value('inferwatch_ingest_reports_total{result="duplicate"}')).toBe(1);
+    expect(value('inferwatch_ingest_request_duration_seconds_count')).toBe(3);
+    // The replay found its duplicate in the ledger: two flushes, each of one report.
+    expect(value('inferwatch_ingest_flush_duration_seconds_count{outcome="committed"}')).toBe(2);
+    expect(value('inferwatch_ingest_flush_reports_sum')).toBe(2);
+    expect(value('inferwatch_ingest_queue_wait_seconds_count')).toBe(2);
+    // Node's own, from the same registry: what holds the event loop shows beside ingest's times.
+    expect(text).toMatch(/^nodejs_eventloop_lag_p99_seconds \S+$/m);
   });
 
   test('passes promtool check metrics (Debian package prometheus)', async () => {
