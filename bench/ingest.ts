@@ -180,20 +180,22 @@ async function nodeHttpReference(): Promise<WrkResult> {
   }
 }
 
+/** Rows stored: a count(*) of every table, so only before and after the phases, never between measured windows. */
 async function stored(sql: { query<R>(t: string): Promise<R[]> }) {
   const tables = ['report_ledger', ...SERIES_KINDS.map((k) => SERIES_SPECS[k].table)];
   const [row] = await sql.query<Record<string, number>>(
-    `SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})::int8 AS ${t}`).join(', ')}, pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes,
+    `SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})::int8 AS ${t}`).join(', ')}`);
+  const samples = SERIES_KINDS.reduce((n, k) => n + Number(row![SERIES_SPECS[k].table]), 0);
+  return { reports: Number(row!.report_ledger), samples };
+}
+
+/** The WAL written so far and the checkpoints: cheap enough to read around every window. */
+async function walAndCheckpoints(sql: { query<R>(t: string): Promise<R[]> }) {
+  const [row] = await sql.query<Record<string, number>>(
+    `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes,
             (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter) AS checkpoints,
             (SELECT checkpoint_sync_time FROM pg_stat_bgwriter) AS checkpoint_sync_ms`);
-  const samples = SERIES_KINDS.reduce((n, k) => n + Number(row![SERIES_SPECS[k].table]), 0);
-  return {
-    reports: Number(row!.report_ledger),
-    samples,
-    walBytes: Number(row!.wal_bytes),
-    checkpoints: Number(row!.checkpoints),
-    checkpointSyncMs: Number(row!.checkpoint_sync_ms),
-  };
+  return { walBytes: Number(row!.wal_bytes), checkpoints: Number(row!.checkpoints), checkpointSyncMs: Number(row!.checkpoint_sync_ms) };
 }
 
 interface StoredBytes {
@@ -332,6 +334,8 @@ interface MeasuredWindow {
 
 interface ListenerStats {
   flushes: number;
+  reportsAccepted: number;
+  reportsAcceptedTotal: number;
   reportsPerFlush: number;
   flushP50Ms: number;
   flushP99Ms: number;
@@ -349,9 +353,14 @@ async function listenerStats(): Promise<ListenerStats> {
   return (await fetch(`http://127.0.0.1:${HTTP_PORT}/stats`)).json() as Promise<ListenerStats>;
 }
 
-/** One measured window of wrk against the listener: rates from the rows stored, CPU from /proc. */
-async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listenerPid: number, seqs: readonly [number, number], ratePerS = 0): Promise<MeasuredWindow> {
-  const before = await stored(sql);
+/**
+ * One measured window of wrk against the listener: reports as the listener answered them stored (checked against the
+ * database's count after the last window), series rows as reports × rows per report, CPU from /proc.
+ */
+async function measureWindow(
+  sql: { query<R>(t: string): Promise<R[]> }, listenerPid: number, seqs: readonly [number, number], rowsPerReport: number, ratePerS = 0,
+): Promise<MeasuredWindow> {
+  const before = await walAndCheckpoints(sql);
   const cpuBefore = { machine: machineCpu(), listener: processCpuTicks(listenerPid), postgres: commandCpuTicks('postgres') };
   const diskWrites = sampleDiskWrites();
   await listenerStats();
@@ -363,8 +372,8 @@ async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listene
   const machineAfter = machineCpu();
   const listenerTicks = processCpuTicks(listenerPid) - cpuBefore.listener;
   const postgresTicks = commandCpuTicks('postgres') - cpuBefore.postgres;
-  const after = await stored(sql);
-  const reports = after.reports - before.reports;
+  const after = await walAndCheckpoints(sql);
+  const reports = listener.reportsAccepted;
   // Per stored report, in µs of CPU: steadier from run to run than the rates, which move with the neighbours' load.
   const usPerReport = (ticks: number) => Math.round((ticks / TICKS_PER_S) * 1e6 / reports);
   const machineTicks = machineAfter.total - cpuBefore.machine.total;
@@ -372,7 +381,7 @@ async function measureWindow(sql: { query<R>(t: string): Promise<R[]> }, listene
   return {
     elapsedS,
     reportsPerS: reports / elapsedS,
-    samplesPerS: (after.samples - before.samples) / elapsedS,
+    samplesPerS: (reports * rowsPerReport) / elapsedS,
     load,
     listenerCpuUsPerReport: usPerReport(listenerTicks),
     postgresCpuUsPerReport: usPerReport(postgresTicks),
@@ -520,15 +529,21 @@ try {
     writeBodies(seqs);
     meanBodyBytes = Math.round(bodyBytes / seqs[1]);
     log(`measuring ${DURATION_S} s against the node:http listener (window ${k + 1} of ${WINDOWS})`);
-    windows.push(await measureWindow(db.sql, server.pid!, seqs));
+    windows.push(await measureWindow(db.sql, server.pid!, seqs, rowsPerReport));
   }
   // The issue's fleet (5,000 reports/s) at this machine's speed, as an open load: what agents see at that rate.
   const pacedRatePerS = Math.round(ISSUE_REPORTS_PER_S * referenceRuns[0]!.requestsPerS / ISSUE_NODE_HTTP_REQUESTS_PER_S);
   await startAfterNewestStored();
   writeBodies(SEQS.paced);
   log(`measuring ${DURATION_S} s paced at ${pacedRatePerS} reports/s (the issue's 5,000 at this machine's speed)`);
-  const paced = await measureWindow(db.sql, server.pid!, SEQS.paced, pacedRatePerS);
+  const paced = await measureWindow(db.sql, server.pid!, SEQS.paced, rowsPerReport, pacedRatePerS);
+  const { reportsAcceptedTotal } = await listenerStats();
   stop(server);
+  const counted = await stored(db.sql);
+  if (counted.reports !== reportsAcceptedTotal || counted.samples !== counted.reports * rowsPerReport) {
+    throw new Error(`the listener accepted ${reportsAcceptedTotal} reports; the database holds ${counted.reports} reports and ` +
+      `${counted.samples} series rows (${rowsPerReport} per report expected)`);
+  }
   server = undefined;
   const storage = await storedBytesPerReport(db.sql);
   log('machine reference again, after the load');
