@@ -13,8 +13,11 @@ export async function GET(request: Request) {
     const db = await getDb();
     const summary = await getFleetSummary(db.sql);
     const backlog = await readRollupBacklog(db.sql);
-    // This process's own metrics (ingest, Node's event loop and GC) after the fleet's.
-    const text = renderFleetMetrics(summary) + renderRollupMetrics(backlog, new Date(summary.generatedAt)) + (await processMetrics().registry.metrics());
+    const text =
+      renderFleetMetrics(summary) +
+      renderRollupMetrics(backlog, new Date(summary.generatedAt)) +
+      // This process's own: ingest's counters and times, Node's event loop and GC.
+      (await processMetrics().registry.metrics());
     return new Response(text, { headers: { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);

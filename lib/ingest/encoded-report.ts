@@ -6,13 +6,13 @@ import type { ReportKey } from './write-plan';
 
 /**
  * A validated report as the server writer keeps it until its flush commits: its series rows already encoded as COPY
- * BINARY tuples, outside V8's heap, and only the fields the flush reads besides. Kept as parsed objects, the reports
- * waiting for a flush were most of what every scavenge had to copy (5–18 ms pauses, several a second), and the
- * flush encoded them all at once on the event loop.
+ * BINARY tuples, outside V8's heap, and only the fields the flush reads besides. The flush then only copies bytes,
+ * instead of building and encoding the rows of every queued report at once on the event loop; and a value its column
+ * cannot hold fails its own request as it arrives, not every request that would have shared its flush.
  */
 export interface EncodedReport extends ReportKey {
   tuples: Buffer;
-  /** Where each table's tuples end in `tuples`, in SERIES_KINDS order; each table's start where the one before ends. */
+  /** Where each table's tuples end in `tuples`, in SERIES_KINDS order; each table starts where the one before ends. */
   tableEnds: readonly number[];
 }
 
