@@ -666,6 +666,8 @@ the figures are the windows' medians).
 | sustained reports/s (node:http listener → lib/ingest, group commit) | ${figures.reports_per_s} |
 | each window: reports/s, p99 ms, copy_ratio, checkpoint fsync ms | ${figures.windows.map((w) => `${w.reports_per_s}, ${w.p99_ms}, ${w.copy_ratio}, ${w.checkpoint_sync_ms}`).join(' · ')} |
 | each window: slowest response (wrk) ms, the most the kernel wrote to disk in one second (MB) | ${figures.windows.map((w) => `${w.max_ms}, ${w.writeback_peak_mb_per_s}`).join(' · ')} |
+| each window: flush p50 / p99 / longest ms, flushes over 50 ms, reports per flush (the listener's group commit) | ${figures.windows.map((w) => `${w.flush_p50_ms} / ${w.flush_p99_ms} / ${w.flush_max_ms}, ${w.flushes_over_50_ms}, ${w.reports_per_flush}`).join(' · ')} |
+| each window: the listener's event-loop delay p99 / max ms, GC share of the time, longest GC pause ms | ${figures.windows.map((w) => `${w.loop_delay_p99_ms} / ${w.loop_delay_max_ms}, ${w.gc_pct} %, ${w.gc_max_ms}`).join(' · ')} |
 | request latency p50 / p90 / p99 (wrk, corrected for coordinated omission) | ${figures.p50_ms} ms / ${figures.p90_ms} ms / ${figures.p99_ms} ms |
 | stored series rows/s | ${figures.stored_samples_per_s} |
 | raw COPY of the same rows, one connection, binary (the format ingest uses), median of ${COPY_RUNS} | ${figures.copy_rows_per_s} rows/s (runs: ${figures.copy_rows_per_s_runs.join(', ')}) |
