@@ -1,9 +1,10 @@
 // The ingest listener the benchmark measures: node:http → the ingest handler server.ts routes POST /api/v1/ingest to,
-// over the same dependencies (createIngestDeps), without loading Next in the same process. GET /stats answers what
-// happened since the last call: how long flushes waited and took, what held the event loop (its delay, V8's GC
-// pauses), so each measured window can say where its tail came from, and how many reports it stored, without a
-// count(*) over the whole database between windows (which read it all through shared buffers and stalled the next
-// window's first flushes).
+// over the same dependencies (createIngestDeps), without loading Next in the same process.
+// GET /stats answers what happened since the last call, so each window can say where its tail came from:
+// - reports answered as stored: a count(*) of the database between windows read it all through shared buffers and
+//   stalled the next window's first flushes;
+// - each flush's queue wait and time;
+// - what held the event loop: its delay, and V8's GC pauses.
 import http from 'node:http';
 import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { closeDb, getDb } from '../lib/db';
