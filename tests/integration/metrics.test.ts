@@ -50,7 +50,9 @@ describe('GET /metrics', () => {
     expect(before).not.toContain('inferwatch_rollup_watermark_age_seconds{');
     expect(before).toContain('inferwatch_rollup_late_buckets_queued 0');
 
-    await rollUp(db.sql, new Date(), { startAt: new Date(now.getTime() - 3_600_000) });
+    // Two hours back, so that a closed hour is in range at any time of day (one hour back found none in the first
+    // ≈ 90 s after the hour, when that hour's last minutes have not settled yet).
+    await rollUp(db.sql, new Date(), { startAt: new Date(now.getTime() - 7_200_000) });
     await markLateMinutes(db.sql, [{ hostId: 1, minuteMs: now.getTime() - 3_600_000 }]);
     const text = await (await GET(new Request('http://localhost/metrics'))).text();
     const age = (resolution: string) =>
