@@ -2,7 +2,8 @@
 // over the same dependencies (createIngestDeps), without loading Next in the same process.
 // GET /stats answers what happened since the last call, so each window can say where its tail came from:
 // - reports answered as stored: a count(*) of the database between windows read it all through shared buffers and
-//   stalled the next window's first flushes;
+//   stalled the next window's first flushes. It answers once the requests in flight have been answered, because wrk
+//   leaves some behind when it stops and their reports are stored all the same;
 // - each flush's queue wait and time;
 // - what held the event loop: its delay, and V8's GC pauses.
 import http from 'node:http';
@@ -20,6 +21,7 @@ let flushes: FlushOutcome[] = [];
 // Reports answered as stored (not duplicate): since the last /stats, and in all (checked against the database's count).
 let reportsAccepted = 0;
 let reportsAcceptedTotal = 0;
+let requestsInFlight = 0;
 
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
@@ -48,6 +50,7 @@ function takeStats() {
   const ms = (ns: number) => Number((ns / 1e6).toFixed(1));
   const flushMs = flushes.map((f) => f.flushMs);
   const stats = {
+    requestsInFlight,
     flushes: flushes.length,
     reportsAccepted,
     reportsAcceptedTotal,
@@ -73,17 +76,30 @@ const db = await getDb();
 const writer = new GroupCommitWriter(db.pool!, { onFlush: (flush) => flushes.push(flush) });
 const deps = createIngestDeps(db, { writer });
 const handleIngest = createIngestHttpHandler(async (input) => {
-  const output = await ingestRequest(input, deps);
-  if (output.status === 200) {
-    const { accepted } = output.body as IngestResponse;
-    reportsAccepted += accepted;
-    reportsAcceptedTotal += accepted;
+  requestsInFlight++;
+  try {
+    const output = await ingestRequest(input, deps);
+    if (output.status === 200) {
+      const { accepted } = output.body as IngestResponse;
+      reportsAccepted += accepted;
+      reportsAcceptedTotal += accepted;
+    }
+    return output;
+  } finally {
+    requestsInFlight--;
   }
-  return output;
 });
+
+const IDLE_WAIT_MS = 10_000;
+
+async function whenIdle(): Promise<void> {
+  const deadline = performance.now() + IDLE_WAIT_MS;
+  while (requestsInFlight > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 const server = http.createServer((req, res) => {
   if (req.url === '/api/v1/ingest') void handleIngest(req, res);
-  else if (req.method === 'GET' && req.url === '/stats') res.end(JSON.stringify(takeStats()));
+  else if (req.method === 'GET' && req.url === '/stats') void whenIdle().then(() => res.end(JSON.stringify(takeStats())));
   else {
     res.statusCode = 404;
     res.end();

@@ -333,6 +333,8 @@ interface MeasuredWindow {
 }
 
 interface ListenerStats {
+  /** Still unanswered after the listener waited 10 s for them: the counts below would miss their reports. */
+  requestsInFlight: number;
   flushes: number;
   reportsAccepted: number;
   reportsAcceptedTotal: number;
@@ -348,9 +350,14 @@ interface ListenerStats {
   gc: { scavenges: number; scavengeMs: number; majors: number; majorMs: number; maxMs: number };
 }
 
-/** The bench listener's reports stored, flush times, event-loop delay and GC pauses since the last call (bench/_ingest-server.ts). */
+/**
+ * The bench listener's reports stored, flush times, event-loop delay and GC pauses since the last call
+ * (bench/_ingest-server.ts), once it has answered the requests wrk left in flight.
+ */
 async function listenerStats(): Promise<ListenerStats> {
-  return (await fetch(`http://127.0.0.1:${HTTP_PORT}/stats`)).json() as Promise<ListenerStats>;
+  const stats = await (await fetch(`http://127.0.0.1:${HTTP_PORT}/stats`)).json() as ListenerStats;
+  if (stats.requestsInFlight > 0) throw new Error(`the listener still has ${stats.requestsInFlight} requests in flight after 10 s`);
+  return stats;
 }
 
 /**
