@@ -56,8 +56,10 @@ const REPORT_SPACING_MS = 5_000;
 // `--cpu-prof DIR` writes a V8 CPU profile of the ingest listener there.
 const CPU_PROF_DIR = process.argv.includes('--cpu-prof') ? path.resolve(process.argv[process.argv.indexOf('--cpu-prof') + 1]!) : null;
 const CPU_PROF_INTERVAL_US = arg('cpu-prof-interval', 1000);
-// The V8 flags `npm start` gives the server (a 64 MB young generation: ingest garbage dies there, not in full GCs).
-const START_V8_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start.match(/--max-semi-space-size=\d+/g) ?? [];
+// The V8 flags `npm start` gives the server: its young generation's size, and how far the old one may grow between
+// full GCs (README, "Choices").
+const START_V8_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start
+  .match(/--(?:max-semi-space-size|heap-growing-percent)=\d+/g) ?? [];
 // `--node-flags "--trace-gc …"`: more flags for the listener, after those (a GC experiment, a trace).
 const EXTRA_NODE_FLAGS = process.argv.includes('--node-flags') ? process.argv[process.argv.indexOf('--node-flags') + 1]!.split(/\s+/).filter(Boolean) : [];
 
