@@ -168,22 +168,40 @@ function writeArray(w: BinaryWriter, type: ColumnType, values: readonly number[]
   writeArrayHeader(w, type, values.length, values.length * (4 + elementBytes));
   if (values.length === 0) return;
   w.ensure(values.length * (4 + elementBytes));
+  const numbers = values as readonly number[];
   const view = w.view;
   let pos = w.pos;
-  for (const v of values as readonly number[]) {
-    view.setInt32(pos, elementBytes);
-    if (type === 'float4[]') {
-      view.setFloat32(pos + 4, v);
-    } else if (type === 'float8[]') {
-      view.setFloat64(pos + 4, v);
-    } else if (type === 'int2[]') {
-      checkRange(v, -32_768, 32_767);
-      view.setInt16(pos + 4, v);
-    } else {
-      checkRange(v, -2_147_483_648, 2_147_483_647);
-      view.setInt32(pos + 4, v);
-    }
-    pos += 4 + elementBytes;
+  // One loop per element type: the type is the same for every element, so it is not tested for each one.
+  switch (type) {
+    case 'float4[]':
+      for (const v of numbers) {
+        view.setInt32(pos, 4);
+        view.setFloat32(pos + 4, v);
+        pos += 8;
+      }
+      break;
+    case 'float8[]':
+      for (const v of numbers) {
+        view.setInt32(pos, 8);
+        view.setFloat64(pos + 4, v);
+        pos += 12;
+      }
+      break;
+    case 'int2[]':
+      for (const v of numbers) {
+        checkRange(v, -32_768, 32_767);
+        view.setInt32(pos, 2);
+        view.setInt16(pos + 4, v);
+        pos += 6;
+      }
+      break;
+    default:
+      for (const v of numbers) {
+        checkRange(v, -2_147_483_648, 2_147_483_647);
+        view.setInt32(pos, 4);
+        view.setInt32(pos + 4, v);
+        pos += 8;
+      }
   }
   w.pos = pos;
 }
