@@ -2,8 +2,8 @@
 // over the same dependencies (createIngestDeps), without loading Next in the same process.
 // GET /stats answers what happened since the last call, so each window can say where its tail came from:
 // - reports answered as stored: a count(*) of the database between windows read it all through shared buffers and
-//   stalled the next window's first flushes. It answers once the requests in flight have been answered, because wrk
-//   leaves some behind when it stops and their reports are stored all the same;
+//   stalled the next window's first flushes. /stats waits until the requests in flight are answered: wrk leaves some
+//   behind when it stops, and their reports are stored all the same;
 // - each flush's queue wait and time;
 // - what held the event loop: its delay, and V8's GC pauses.
 import http from 'node:http';
