@@ -200,6 +200,24 @@ describe('fleet summary and region compare', () => {
     ]);
     expect(fra.probes[0]!.connectMsAvg).toBe(25);
   });
+
+  test('a host\'s newest sample wins, found days back but never beyond the lookback', async () => {
+    const bergen = await insertHost(db.sql, { hostname: 'bergen-a', region: 'bergen' });
+    const sample = (ts: number, steal: number) => db.sql.query(
+      'INSERT INTO host_samples (host_id, ts, interval_ms, cpu_steal_pct) VALUES ($1, $2, 10000, $3)', [bergen, new Date(ts), steal]);
+    await sample(now.getTime() - 2 * 86_400_000, 30);
+    const older = await getFleetSummary(db.sql, { region: 'bergen', now });
+    expect(older.hosts[0]!.latest).toMatchObject({ ts: new Date(now.getTime() - 2 * 86_400_000).toISOString(), stealPct: 30 });
+    await sample(now.getTime() - 3 * HOUR_MS, 20);
+    await sample(now.getTime() - 10 * MINUTE_MS, 7);
+    const newer = await getFleetSummary(db.sql, { region: 'bergen', now });
+    expect(newer.hosts[0]!.latest).toMatchObject({ ts: new Date(now.getTime() - 10 * MINUTE_MS).toISOString(), stealPct: 7 });
+    const withinTwoHours = await getFleetSummary(db.sql, { region: 'bergen', now, lookbackMs: 2 * HOUR_MS });
+    expect(withinTwoHours.hosts[0]!.latest).toMatchObject({ stealPct: 7 });
+    await db.sql.query('DELETE FROM host_samples WHERE host_id = $1 AND ts > $2', [bergen, new Date(now.getTime() - HOUR_MS)]);
+    const withinTwoHoursOnlyOlder = await getFleetSummary(db.sql, { region: 'bergen', now, lookbackMs: 2 * HOUR_MS });
+    expect(withinTwoHoursOnlyOlder.hosts[0]!.latest).toBeNull();
+  });
 });
 
 describe('route handlers', () => {
