@@ -55,6 +55,12 @@ function countHostUpdates(pool: pg.Pool) {
   return counter;
 }
 
+/** The environment's limits without per-host pacing, so a test's outcome cannot depend on how fast it runs. */
+function unpacedLimits() {
+  const limits = ingestLimitsFromEnv();
+  return { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } };
+}
+
 const errorOf = (body: unknown) => (body as { error: { code: string; message: string; details?: { path: string }[] } }).error;
 
 describe.each([
@@ -68,7 +74,8 @@ describe.each([
 
   beforeAll(async () => {
     test_db = await createDatabase();
-    deps = createIngestDeps(test_db.db);
+    // These tests send many requests for one host; pacing is the 429 test's subject, with its own limits and clock.
+    deps = createIngestDeps(test_db.db, { limits: unpacedLimits() });
     ({ token, hostId } = await enrolledHost(test_db.db));
   });
   afterAll(async () => {
@@ -237,7 +244,8 @@ describe.each([
 
   test('answers 429 with Retry-After beyond the per-host request burst, and stores nothing from it', async () => {
     const limits = ingestLimitsFromEnv();
-    const tight = createIngestDeps(test_db.db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 2 } } });
+    // A stopped clock: the bucket cannot refill between requests, however slowly this machine sends them.
+    const tight = createIngestDeps(test_db.db, { nowMs: () => NOW, limits: { ...limits, rate: { ...limits.rate, requestBurst: 2 } } });
     const other = await enrolledHost(test_db.db);
     expect((await post(tight, other.token, report(1))).status).toBe(200);
     expect((await post(tight, other.token, report(2))).status).toBe(200);
@@ -279,7 +287,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
   let deps: IngestDeps;
   beforeAll(async () => {
     test_db = await createServerDatabase();
-    deps = createIngestDeps(test_db.db);
+    deps = createIngestDeps(test_db.db, { limits: unpacedLimits() });
   });
   afterAll(async () => {
     await deps.writer.close();
