@@ -1,6 +1,7 @@
 import type { Sql } from '../lib/db/sql';
 import { GAUGE_ROLLUPS } from '../lib/series/rollup-specs';
 import { gaugeRollupSql, regionLatencyRollupSql } from '../lib/series/rollup-sql';
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../lib/protocol/time';
 
 export const FLEET_HOSTS = 10_000;
 export const REGION_HOSTS = 1_000;
@@ -19,12 +20,9 @@ const HOST_GAUGES = `30 + random() * 20, 5 + random() * 5, random() * 3,
 const HOST_COLUMNS = `host_id, ts, interval_ms, cpu_user_pct, cpu_system_pct, cpu_iowait_pct, cpu_steal_pct, cpu_idle_pct,
   load1, psi_cpu_some_avg10, psi_io_some_avg10, psi_mem_some_avg10`;
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
-export const floorTo = (ms: number, stepMs: number) => Math.floor(ms / stepMs) * stepMs;
 
 /** Where the latency histograms start: a whole hour, so every closed hour holds 60 of them per host. */
-export const latencyStartMs = (endMs: number) => floorTo(endMs - 86_400_000, HOUR_MS);
+export const latencyStartMs = (endMs: number) => floorTo(endMs - DAY_MS, HOUR_MS);
 
 /**
  * Hosts 1…1,000 (region oslo): 24 h of host samples at 10 s and a latency histogram per host and minute
@@ -34,7 +32,7 @@ export const latencyStartMs = (endMs: number) => floorTo(endMs - 86_400_000, HOU
 export async function generateBenchData(sqls: Sql[], endMs: number): Promise<void> {
   const sql = sqls[0]!;
   const end = new Date(endMs);
-  const dayAgo = new Date(endMs - 86_400_000);
+  const dayAgo = new Date(endMs - DAY_MS);
   await timed('hosts', () =>
     sql.query(
       `INSERT INTO hosts (id, hostname, region, labels, token_hash, last_seen_at)
@@ -64,7 +62,7 @@ export async function generateBenchData(sqls: Sql[], endMs: number): Promise<voi
       `INSERT INTO host_samples (${HOST_COLUMNS})
        SELECT $1, t, 10000, ${HOST_GAUGES}
        FROM generate_series($2::timestamptz, $3::timestamptz - interval '10 seconds', interval '10 seconds') t`,
-      [FLEET_HOSTS + 1, new Date(endMs - 30 * 86_400_000), end],
+      [FLEET_HOSTS + 1, new Date(endMs - 30 * DAY_MS), end],
     ),
   );
   await timed(`host_samples: newest report of ${FLEET_HOSTS - REGION_HOSTS} more hosts`, () =>
@@ -116,7 +114,7 @@ export async function generateRollups(sqls: Sql[], endMs: number): Promise<void>
   const sql = sqls[0]!;
   const minuteEnd = new Date(floorTo(endMs, MINUTE_MS));
   const hourEnd = new Date(floorTo(endMs, HOUR_MS));
-  const start = new Date(endMs - 31 * 86_400_000);
+  const start = new Date(endMs - 31 * DAY_MS);
   await sql.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [start.toISOString().slice(0, 10), minuteEnd.toISOString().slice(0, 10)]);
   const host = GAUGE_ROLLUPS.find((spec) => spec.base === 'host_samples')!;
   // Two halves of the range on two connections: buckets never span the split (a whole hour).

@@ -7,7 +7,8 @@ import { ensurePartitions } from '../lib/db/partitions';
 import { poolSql, type Sql } from '../lib/db/sql';
 import { getFleetSummary } from '../lib/fleet';
 import { getHostSeries, getLatencyQuantiles, rollUp } from '../lib/series';
-import { FLEET_HOSTS, LATENCY_NAME, REGION, REGION_HOSTS, floorTo, generateBenchData, generateRollups } from './_queries-generate';
+import { floorTo } from '../lib/protocol/time';
+import { FLEET_HOSTS, LATENCY_NAME, REGION, REGION_HOSTS, generateBenchData, generateRollups } from './_queries-generate';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../protocol/time';
 
 const labelKey = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
 
@@ -12,7 +13,7 @@ export type EnrollmentKeyRequest = z.infer<typeof enrollmentKeyInputSchema>;
 
 export const enrollmentKeyIdSchema = z.coerce.number().int().positive();
 
-const DURATION_UNITS_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION_UNITS_MS: Record<string, number> = { m: MINUTE_MS, h: HOUR_MS, d: DAY_MS };
 
 /** "30d", "12h", "45m" → milliseconds. */
 export function parseDurationMs(text: string): number {

@@ -1,6 +1,5 @@
 import type { Sql } from './sql';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../protocol/time';
 
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);

@@ -1,5 +1,6 @@
 import type { Sql } from '../db/sql';
 import type { FleetHost, FleetSummary, HostStatus } from '../read-api/fleet-types';
+import { DAY_MS, MINUTE_MS } from '../protocol/time';
 
 export const DEFAULT_STALE_AFTER_MS = 30_000;
 
@@ -44,8 +45,8 @@ export interface FleetQuery {
 // now written a few seconds behind ingest.
 export async function selectFleetRows(sql: Sql, query: FleetQuery): Promise<FleetRow[]> {
   const now = query.now ?? new Date();
-  const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? 7 * 86_400_000));
-  const aheadTo = new Date(now.getTime() + 5 * 60_000);
+  const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? 7 * DAY_MS));
+  const aheadTo = new Date(now.getTime() + 5 * MINUTE_MS);
   return sql.query<FleetRow>(
     `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, l.*
      FROM hosts h LEFT JOIN LATERAL (

@@ -1,4 +1,5 @@
 import { retentionFromEnv } from '../series/retention-config';
+import { DAY_MS, MINUTE_MS } from '../protocol/time';
 
 export interface IngestLimits {
   maxCompressedBytes: number;
@@ -20,8 +21,6 @@ export interface RateLimits {
   reportBurst: number;
 }
 
-const DAY_MS = 86_400_000;
-
 export function ingestLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): IngestLimits {
   const number = (name: string, fallback: number) => {
     const value = Number(env[name] ?? fallback);
@@ -30,7 +29,7 @@ export function ingestLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): Inges
   return {
     maxCompressedBytes: 1024 * 1024,
     maxDecompressedBytes: 16 * 1024 * 1024,
-    maxFutureMs: 5 * 60_000,
+    maxFutureMs: 5 * MINUTE_MS,
     maxAgeMs: retentionFromEnv(env).raw * DAY_MS,
     rate: {
       requestsPerS: number('INFERWATCH_INGEST_REQUESTS_PER_S', 1),

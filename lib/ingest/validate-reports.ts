@@ -1,6 +1,7 @@
 import { InvalidPayloadError, type ErrorDetail } from '../errors';
 import { isUnavailable, parseIngestBody, type Report } from '../protocol';
 import { canonicalTags } from './report-rows';
+import { DAY_MS, MINUTE_MS } from '../protocol/time';
 
 export interface TimeWindow {
   nowMs: number;
@@ -67,9 +68,9 @@ export function checkReports(reports: readonly Report[], isBatch: boolean, windo
   reports.forEach((report, i) => {
     const p = isBatch ? `reports.${i}.` : '';
     if (report.ts > window.nowMs + window.maxFutureMs) {
-      issues.add(`${p}ts`, `ts ${new Date(report.ts).toISOString()} is more than ${window.maxFutureMs / 60_000} minutes in the future`);
+      issues.add(`${p}ts`, `ts ${new Date(report.ts).toISOString()} is more than ${window.maxFutureMs / MINUTE_MS} minutes in the future`);
     } else if (report.ts < window.nowMs - window.maxAgeMs) {
-      issues.add(`${p}ts`, `ts ${new Date(report.ts).toISOString()} is older than raw retention (${window.maxAgeMs / 86_400_000} days)`);
+      issues.add(`${p}ts`, `ts ${new Date(report.ts).toISOString()} is older than raw retention (${window.maxAgeMs / DAY_MS} days)`);
     }
     if (seqs.has(report.seq)) issues.add(`${p}seq`, `seq ${report.seq} appears more than once in this request`);
     seqs.add(report.seq);

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { SERIES_METRICS } from './series-types';
+import { DAY_MS } from '../protocol/time';
 
 /** Query-string schemas of the read API; shared by route handlers and client hooks. */
-const MAX_RANGE_MS = 400 * 86_400_000;
+const MAX_RANGE_MS = 400 * DAY_MS;
 
 const instantSchema = z
   .string()

@@ -1,6 +1,5 @@
 import type { Sql } from '../db/sql';
-
-const MINUTE_MS = 60_000;
+import { MINUTE_MS } from '../protocol/time';
 
 /**
  * Reports at least this old may land in a minute the rollup has already passed, so ingest queues their minutes.

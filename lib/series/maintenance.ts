@@ -3,9 +3,7 @@ import { ensurePartitions, utcDay } from '../db/partitions';
 import { applyRetention } from './retention';
 import { retentionFromEnv, type RetentionDays } from './retention-config';
 import { rollUp, type RollUpOptions } from './rollup';
-
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
+import { DAY_MS, HOUR_MS } from '../protocol/time';
 
 export interface SeriesMaintenanceOptions {
   /** How often rollups run. */

@@ -1,11 +1,11 @@
 import type { SeriesResolution } from '../read-api/series-types';
 import type { RetentionDays } from './retention-config';
+import { DAY_MS, HOUR_MS, MINUTE_MS, ceilTo, floorTo } from '../protocol/time';
 
-const DAY_MS = 86_400_000;
 export const RAW_INTERVAL_MS = 10_000;
 export const MAX_POINTS = 1000;
 
-export const RESOLUTION_STEP_MS: Record<SeriesResolution, number> = { raw: RAW_INTERVAL_MS, '1m': 60_000, '1h': 3_600_000 };
+export const RESOLUTION_STEP_MS: Record<SeriesResolution, number> = { raw: RAW_INTERVAL_MS, '1m': MINUTE_MS, '1h': HOUR_MS };
 const FINEST_FIRST: SeriesResolution[] = ['raw', '1m', '1h'];
 
 function retentionDaysOf(resolution: SeriesResolution, retention: RetentionDays): number {
@@ -65,9 +65,6 @@ export function segmentsAt(resolution: SeriesResolution, fromMs: number, toMs: n
   return segments;
 }
 
-const ceilTo = (ms: number, step: number) => Math.ceil(ms / step) * step;
-const floorTo = (ms: number, step: number) => Math.floor(ms / step) * step;
-
 /**
  * The cheapest exact cover of [from, to) for totals: whole rolled-up hours from 1-hour rows, whole rolled-up
  * minutes around them from 1-minute rows, and the ragged edges from raw rows.
@@ -78,15 +75,15 @@ export function coverRange(fromMs: number, toMs: number, marks: Watermarks): Seg
     if (b > a) segments.push({ resolution, fromMs: a, toMs: b });
   };
   const fine = (a: number, b: number) => {
-    const m0 = ceilTo(a, 60_000);
-    const m1 = Math.min(floorTo(b, 60_000), floorTo(marks['1m']?.getTime() ?? -Infinity, 60_000));
+    const m0 = ceilTo(a, MINUTE_MS);
+    const m1 = Math.min(floorTo(b, MINUTE_MS), floorTo(marks['1m']?.getTime() ?? -Infinity, MINUTE_MS));
     if (m0 >= m1) return push('raw', a, b);
     push('raw', a, m0);
     push('1m', m0, m1);
     push('raw', m1, b);
   };
-  const h0 = ceilTo(fromMs, 3_600_000);
-  const h1 = Math.min(floorTo(toMs, 3_600_000), floorTo(marks['1h']?.getTime() ?? -Infinity, 3_600_000));
+  const h0 = ceilTo(fromMs, HOUR_MS);
+  const h1 = Math.min(floorTo(toMs, HOUR_MS), floorTo(marks['1h']?.getTime() ?? -Infinity, HOUR_MS));
   if (h0 >= h1) {
     fine(fromMs, toMs);
   } else {

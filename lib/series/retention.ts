@@ -1,8 +1,7 @@
 import type { Sql } from '../db/sql';
 import { RAW_SERIES_TABLES, ROLLUP_1H_TABLES, ROLLUP_1M_TABLES } from '../../prisma/series-tables';
 import type { RetentionDays } from './retention-config';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../protocol/time';
 
 /** The exclusive upper bound of a partition named `<parent>_pYYYYMMDD` (a day) or `<parent>_pYYYYMM` (a month). */
 export function partitionEnd(partition: string): Date | null {

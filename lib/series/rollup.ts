@@ -10,10 +10,8 @@ import {
   regionLatencyRollupSql,
   type RollupLevel,
 } from './rollup-sql';
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../protocol/time';
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 // Serializes rollups across app processes sharing one database.
 const ROLLUP_LOCK_ID = 72707370;
 
@@ -45,10 +43,6 @@ export interface RollUpResult {
 }
 
 const STEP_MS: Record<RollupLevel, number> = { '1m': MINUTE_MS, '1h': HOUR_MS };
-
-function floorTo(ms: number, stepMs: number): number {
-  return Math.floor(ms / stepMs) * stepMs;
-}
 
 export const ROLLUP_STATEMENTS: Record<RollupLevel, string[]> = {
   '1m': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1m')), latencyRollupSql('1m'), regionLatencyRollupSql('1m')],

@@ -4,10 +4,9 @@ import { latencyParamsSchema, searchParamsObject } from '@/lib/read-api/params';
 import type { LatencyScope } from '@/lib/read-api/latency-types';
 import { requireReader } from '@/lib/read-api/require-reader';
 import { getLatencyQuantiles, retentionFromEnv } from '@/lib/series';
+import { HOUR_MS } from '@/lib/protocol/time';
 
 export const dynamic = 'force-dynamic';
-
-const HOUR_MS = 3_600_000;
 
 export async function GET(request: Request) {
   try {

@@ -3,10 +3,9 @@ import { toErrorResponse } from '@/lib/errors';
 import { compareRegions } from '@/lib/fleet';
 import { regionCompareParamsSchema, searchParamsObject } from '@/lib/read-api/params';
 import { requireReader } from '@/lib/read-api/require-reader';
+import { DAY_MS } from '@/lib/protocol/time';
 
 export const dynamic = 'force-dynamic';
-
-const DAY_MS = 86_400_000;
 
 export async function GET(request: Request) {
   try {

@@ -4,11 +4,11 @@ import { hostIdSchema, hostSeriesParamsSchema, searchParamsObject } from '@/lib/
 import { requireReader } from '@/lib/read-api/require-reader';
 import { getHostSeries, retentionFromEnv } from '@/lib/series';
 import { z } from 'zod';
+import { HOUR_MS } from '@/lib/protocol/time';
 
 export const dynamic = 'force-dynamic';
 
 const pathSchema = z.object({ id: hostIdSchema });
-const HOUR_MS = 3_600_000;
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
