@@ -1,4 +1,4 @@
-import type { ErrorEnvelope } from '@/lib/errors';
+import type { ErrorEnvelope } from '@/lib/protocol/errors';
 
 export class ApiError extends Error {
   constructor(

@@ -1,13 +1,5 @@
 import { ZodError } from 'zod';
-
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
-
-export interface ErrorEnvelope {
-  error: { code: string; message: string; details?: ErrorDetail[] };
-}
+import type { ErrorDetail, ErrorEnvelope } from './protocol/errors';
 
 /** An error the caller can act on: its status, code and message are safe to show. */
 export class AppError extends Error {

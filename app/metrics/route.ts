@@ -1,7 +1,7 @@
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFleetMetrics, renderRollupMetrics } from '@/lib/fleet';
-import { requireReader } from '@/lib/read-api/require-reader';
+import { requireReader } from '@/lib/auth/require-reader';
 import { readRollupBacklog } from '@/lib/series';
 import { processMetrics } from '@/lib/server/process-metrics';
 

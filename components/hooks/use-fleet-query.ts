@@ -1,7 +1,7 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { FleetSummary } from '@/lib/read-api/fleet-types';
+import type { FleetSummary } from '@/lib/protocol/read-api/fleet';
 import { fetchJson } from '../fetch-json';
 
 export const FLEET_REFRESH_MS = 10_000;

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import type { FleetHost, FleetSummary, HostStatus } from '../read-api/fleet-types';
+import type { FleetHost, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 
 export const DEFAULT_STALE_AFTER_MS = 30_000;

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql';
 import { NotFoundError } from '../errors';
-import type { HostDetail } from '../read-api/host-types';
+import type { HostDetail } from '../protocol/read-api/host';
 import { selectFleetRows, staleAfterMsFromEnv, toFleetHost } from './fleet-summary';
 
 /** One host as the fleet summary shows it, plus its newest inventory snapshot. */

@@ -1,4 +1,4 @@
-import type { FleetSummary } from '../read-api/fleet-types';
+import type { FleetSummary } from '../protocol/read-api/fleet';
 import type { RollupBacklog } from '../series';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import type { RegionCompareResponse, RegionComparison, RegionProbe } from '../read-api/latency-types';
+import type { RegionCompareResponse, RegionComparison, RegionProbe } from '../protocol/read-api/regions';
 import { quantilesOf } from '../series/latency';
 import { mergeHistograms } from '../series/merge-histograms';
 import { METRIC_SOURCES, segmentColumns } from '../series/metrics';

@@ -1,4 +1,5 @@
-import { InvalidPayloadError, type ErrorDetail } from '../errors';
+import { InvalidPayloadError } from '../errors';
+import type { ErrorDetail } from '../protocol/errors';
 import { isUnavailable, parseIngestBody, type Report } from '../protocol';
 import { canonicalTags } from './report-rows';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql';
 import { NotFoundError } from '../errors';
-import type { HostSeries, HostSeriesResponse, SeriesMetric, SeriesResolution } from '../read-api/series-types';
+import type { HostSeries, HostSeriesResponse, SeriesMetric, SeriesResolution } from '../protocol/read-api/series';
 import { METRIC_SOURCES, segmentColumns } from './metrics';
 import { chooseResolution, segmentsAt } from './resolution';
 import { DEFAULT_RETENTION_DAYS, type RetentionDays } from './retention-config';

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/sql';
 import { quantileOfWire } from '../sketch';
 import type { SketchWire } from '../protocol';
-import type { LatencyQuantiles, LatencyResponse, LatencyScope } from '../read-api/latency-types';
+import type { LatencyQuantiles, LatencyResponse, LatencyScope } from '../protocol/read-api/latency';
 import { mergeHistograms } from './merge-histograms';
 import { chooseResolution, coverRange, segmentsAt } from './resolution';
 import { DEFAULT_RETENTION_DAYS, type RetentionDays } from './retention-config';

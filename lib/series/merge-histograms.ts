@@ -1,6 +1,6 @@
 import type { SketchWire } from '../protocol';
 import type { Sql } from '../db/sql';
-import type { SeriesResolution } from '../read-api/series-types';
+import type { SeriesResolution } from '../protocol/read-api/series';
 import type { Segment } from './resolution';
 
 const HOST_SOURCE: Record<SeriesResolution, string> = {

@@ -1,4 +1,4 @@
-import type { SeriesMetric, SeriesResolution } from '../read-api/series-types';
+import type { SeriesMetric, SeriesResolution } from '../protocol/read-api/series';
 
 type Family = 'host' | 'cpu' | 'disk' | 'process' | 'cgroup' | 'probe';
 

@@ -1,4 +1,4 @@
-import type { SeriesResolution } from '../read-api/series-types';
+import type { SeriesResolution } from '../protocol/read-api/series';
 import type { RetentionDays } from './retention-config';
 import { DAY_MS, HOUR_MS, MINUTE_MS, ceilTo, floorTo } from '../protocol/time';
 

@@ -1,8 +1,9 @@
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getFleetSummary } from '@/lib/fleet';
-import { fleetParamsSchema, searchParamsObject } from '@/lib/read-api/params';
-import { requireReader } from '@/lib/read-api/require-reader';
+import { fleetParamsSchema } from '@/lib/protocol/read-api/fleet';
+import { searchParamsObject } from '@/lib/protocol/read-api/params';
+import { requireReader } from '@/lib/auth/require-reader';
 
 export const dynamic = 'force-dynamic';
 

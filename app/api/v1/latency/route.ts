@@ -1,8 +1,8 @@
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { latencyParamsSchema, searchParamsObject } from '@/lib/read-api/params';
-import type { LatencyScope } from '@/lib/read-api/latency-types';
-import { requireReader } from '@/lib/read-api/require-reader';
+import { latencyParamsSchema, type LatencyScope } from '@/lib/protocol/read-api/latency';
+import { searchParamsObject } from '@/lib/protocol/read-api/params';
+import { requireReader } from '@/lib/auth/require-reader';
 import { getLatencyQuantiles, retentionFromEnv } from '@/lib/series';
 import { HOUR_MS } from '@/lib/protocol/time';
 

@@ -1,8 +1,9 @@
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { compareRegions } from '@/lib/fleet';
-import { regionCompareParamsSchema, searchParamsObject } from '@/lib/read-api/params';
-import { requireReader } from '@/lib/read-api/require-reader';
+import { searchParamsObject } from '@/lib/protocol/read-api/params';
+import { regionCompareParamsSchema } from '@/lib/protocol/read-api/regions';
+import { requireReader } from '@/lib/auth/require-reader';
 import { DAY_MS } from '@/lib/protocol/time';
 
 export const dynamic = 'force-dynamic';

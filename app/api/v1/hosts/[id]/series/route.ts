@@ -1,19 +1,19 @@
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { hostIdSchema, hostSeriesParamsSchema, searchParamsObject } from '@/lib/read-api/params';
-import { requireReader } from '@/lib/read-api/require-reader';
+import { hostPathSchema } from '@/lib/protocol/read-api/host';
+import { searchParamsObject } from '@/lib/protocol/read-api/params';
+import { hostSeriesParamsSchema } from '@/lib/protocol/read-api/series';
+import { requireReader } from '@/lib/auth/require-reader';
 import { getHostSeries, retentionFromEnv } from '@/lib/series';
-import { z } from 'zod';
 import { HOUR_MS } from '@/lib/protocol/time';
 
 export const dynamic = 'force-dynamic';
 
-const pathSchema = z.object({ id: hostIdSchema });
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
     await requireReader(request);
-    const { id } = pathSchema.parse(await context.params);
+    const { id } = hostPathSchema.parse(await context.params);
     const params = hostSeriesParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
     const to = params.to ?? new Date();
     const from = params.from ?? new Date(to.getTime() - HOUR_MS);

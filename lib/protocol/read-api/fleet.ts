@@ -1,4 +1,10 @@
-/** Response of GET /api/v1/fleet — the fleet summary the home page shows. Type-only: safe for client code. */
+import { z } from 'zod';
+import { regionSchema } from './params';
+
+/** GET /api/v1/fleet — the fleet summary the home page shows. */
+export const fleetParamsSchema = z.object({ region: regionSchema.optional() });
+export type FleetParams = z.infer<typeof fleetParamsSchema>;
+
 export interface FleetHostLatest {
   ts: string;
   stealPct: number | null;

@@ -1,4 +1,7 @@
-/** Types of the read API's series endpoints. Type-only and pure constants: safe for client code. */
+import { z } from 'zod';
+import { checkRange, rangeShape } from './params';
+
+/** The metrics GET /api/v1/hosts/:id/series serves. */
 export const SERIES_METRICS = [
   'cpu_user',
   'cpu_system',
@@ -53,3 +56,12 @@ export interface HostSeriesResponse {
   bucketMs: number;
   series: HostSeries[];
 }
+
+export const hostSeriesParamsSchema = z
+  .object({
+    metric: z.enum(SERIES_METRICS),
+    ...rangeShape,
+    maxPoints: z.coerce.number().int().min(10).max(5000).optional(),
+  })
+  .superRefine(checkRange);
+export type HostSeriesParams = z.infer<typeof hostSeriesParamsSchema>;

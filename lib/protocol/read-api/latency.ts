@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema } from './params';
+import type { SeriesResolution } from './series';
+
+/** GET /api/v1/latency: quantiles of one latency series over a host, region, label set or the fleet. */
+export interface LatencyQuantiles {
+  count: number;
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
+  p99: number | null;
+  p999: number | null;
+  minMs: number | null;
+  maxMs: number | null;
+  meanMs: number | null;
+}
+
+export interface LatencyBucket extends LatencyQuantiles {
+  /** Bucket start, ms since the epoch. */
+  t: number;
+}
+
+export type LatencyScope =
+  | { kind: 'fleet' }
+  | { kind: 'host'; hostId: number }
+  | { kind: 'region'; region: string }
+  | { kind: 'labels'; labels: Record<string, string> };
+
+export interface LatencyResponse {
+  scope: LatencyScope;
+  name: string;
+  from: string;
+  to: string;
+  /** Quantiles of the merged histogram of every matching host over [from, to) — never averaged percentiles. */
+  total: LatencyQuantiles;
+  /** Present when `points` was asked for. */
+  series?: { resolution: SeriesResolution; bucketMs: number; buckets: LatencyBucket[] };
+}
+
+export const latencyParamsSchema = z
+  .object({
+    host: hostIdSchema.optional(),
+    region: regionSchema.optional(),
+    labels: labelsSchema.optional(),
+    name: z.string().trim().min(1).max(200),
+    ...rangeShape,
+    points: z.coerce.number().int().min(1).max(1000).optional(),
+  })
+  .superRefine((value, ctx) => {
+    checkRange(value, ctx);
+    const scopes = [value.host, value.region, value.labels].filter((v) => v !== undefined);
+    if (scopes.length > 1) {
+      ctx.addIssue({ code: 'custom', path: ['host'], message: 'give at most one of host, region, labels' });
+    }
+  });
+export type LatencyParams = z.infer<typeof latencyParamsSchema>;
