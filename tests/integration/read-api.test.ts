@@ -261,6 +261,10 @@ describe('route handlers', () => {
     ['latency: bad host', getLatency, '/api/v1/latency?host=-3&name=request', {}, 'host'],
     ['latency: too many points', getLatency, '/api/v1/latency?name=request&points=5000', {}, 'points'],
     ['compare: bad to', getCompare, '/api/v1/regions/compare?to=soon', {}, 'to'],
+    ['compare: from=-1 (no year-2001 guess)', getCompare, '/api/v1/regions/compare?from=-1', {}, 'from'],
+    ['compare: from an exponent', getCompare, '/api/v1/regions/compare?from=1e12', {}, 'from'],
+    ['series: a day February does not have', getSeries, '/api/v1/hosts/1/series?metric=cpu_steal&from=2026-02-30', { id: '1' }, 'from'],
+    ['latency: a time without its zone', getLatency, '/api/v1/latency?name=request&to=2026-01-31T12:00:00', {}, 'to'],
   ] as const)('%s → 400 naming the parameter', async (_, handler, path, params, field) => {
     const response = await call(handler as never, path, params);
     expect(response.status).toBe(400);

@@ -1,23 +1,55 @@
 import { z } from 'zod';
-import { DAY_MS } from '../time';
+import { DAY_MS, MINUTE_MS } from '../time';
 
 /** Query-string pieces the read API's endpoint schemas are built from; shared by route handlers and client hooks. */
 const MAX_RANGE_MS = 400 * DAY_MS;
 
-export const instantSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .transform((text, ctx) => {
-    const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-    if (!Number.isFinite(ms)) {
-      ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 time or milliseconds since the epoch' });
-      return z.NEVER;
-    }
-    return new Date(ms);
-  });
+// RFC 3339's profile of ISO 8601: a date, or a date and time with its zone; nothing Date.parse would guess at.
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const MAX_TIME_MS = 8.64e15;
 
-export const rangeShape = { from: instantSchema.optional(), to: instantSchema.optional() };
+type Six = [number, number, number, number, number, number];
+
+function daysInMonth(year: number, month: number): number {
+  const last = new Date(0);
+  last.setUTCFullYear(year, month, 0);
+  return last.getUTCDate();
+}
+
+/** Milliseconds since the epoch of an ISO 8601 time or of epoch milliseconds (digits only); null for anything else. */
+function parseTime(text: string): number | null {
+  if (/^\d+$/.test(text)) {
+    const ms = Number(text);
+    return ms <= MAX_TIME_MS ? ms : null;
+  }
+  const match = ISO_TIME.exec(text);
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => Number(part ?? 0)) as Six;
+  const fractionMs = Number((match[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const zone = match[8] ?? 'Z';
+  const [offsetHours, offsetMinutes] = zone === 'Z' ? [0, 0] : [Number(zone.slice(1, 3)), Number(zone.slice(4, 6))];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
+  const utc = new Date(0);
+  utc.setUTCFullYear(year, month - 1, day);
+  utc.setUTCHours(hour, minute, second, fractionMs);
+  const offsetMs = (zone.startsWith('-') ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * MINUTE_MS;
+  return utc.getTime() - offsetMs;
+}
+
+export const timeParamSchema = z.string().transform((text, ctx) => {
+  const ms = parseTime(text);
+  if (ms === null) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be an ISO 8601 time (2026-01-31, 2026-01-31T12:00:00Z, 2026-01-31T14:00:00+02:00) or milliseconds since the epoch',
+    });
+    return z.NEVER;
+  }
+  return new Date(ms);
+});
+
+export const rangeShape = { from: timeParamSchema.optional(), to: timeParamSchema.optional() };
 
 export function checkRange(value: { from?: Date; to?: Date }, ctx: z.core.$RefinementCtx) {
   if (value.from && value.to) {
