@@ -28,4 +28,9 @@ export const SERIES_TABLES = [
   // Views: one row per CPU over cpu_sample_arrays, one per disk over disk_sample_arrays.
   'cpu_samples',
   'disk_samples',
+  // The findings engine's tables (lib/findings): written in bulk each cycle, with a partial unique index Prisma
+  // cannot model; read and written in raw SQL only.
+  'findings',
+  'finding_threshold_overrides',
+  'residency_policies',
 ] as const;

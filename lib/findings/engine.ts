@@ -1,0 +1,77 @@
+import type { Sql } from '../db/sql';
+import { evaluateFindings, type RuleFailure } from './evaluate';
+import { planFindingChanges } from './lifecycle';
+import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from './read-facts';
+import { FINDING_RULES } from './registry';
+import { applyFindingChanges, listActiveFindings, type AppliedChanges } from './store';
+import { listThresholdOverrides } from './threshold-store';
+import type { FleetFacts, Rule } from './types';
+
+export interface CycleResult extends AppliedChanges {
+  hosts: number;
+  verdicts: number;
+  failures: RuleFailure[];
+  /** Time reading inputs, evaluating rules and writing changes. */
+  readMs: number;
+  evaluateMs: number;
+  writeMs: number;
+}
+
+export interface FindingsEngineOptions {
+  rules?: readonly Rule[];
+  windowMs?: number;
+}
+
+/**
+ * One findings cycle reads every input in a fixed number of queries, runs the pure rules, and writes the
+ * difference to the stored findings in one transaction. Cycles of one engine never overlap.
+ */
+export class FindingsEngine {
+  private readonly inventories = new InventoryCache();
+  private readonly rules: readonly Rule[];
+  private fleet: FleetFacts | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly options: FindingsEngineOptions = {},
+  ) {
+    this.rules = options.rules ?? FINDING_RULES;
+  }
+
+  /** Every host and region; or, with `hostIds`, just those hosts (after their inventory changed). */
+  runCycle(now: Date, hostIds?: readonly number[]): Promise<CycleResult> {
+    const run = this.queue.then(() => this.cycle(now, hostIds));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async cycle(now: Date, hostIds?: readonly number[]): Promise<CycleResult> {
+    const started = performance.now();
+    const [hosts, overrides, active, regions] = await Promise.all([
+      readHostFacts(this.sql, { now, hostIds, inventories: this.inventories, windowMs: this.options.windowMs }),
+      listThresholdOverrides(this.sql),
+      listActiveFindings(this.sql, hostIds),
+      hostIds ? undefined : readRegionFacts(this.sql, now),
+    ]);
+    // A targeted cycle judges "AVX-512 hidden" against the fleet as the last full cycle saw it.
+    if (!hostIds || !this.fleet) this.fleet = await readFleetFacts(this.sql, hostIds ? [] : hosts);
+    const read = performance.now();
+
+    const evaluation = evaluateFindings({ nowMs: now.getTime(), rules: this.rules, hosts, fleet: this.fleet, regions, overrides, active });
+    const changes = planFindingChanges(active, evaluation.verdicts, evaluation.covered, now.getTime());
+    const evaluated = performance.now();
+
+    const applied = await applyFindingChanges(this.sql, changes, now);
+    const written = performance.now();
+    return {
+      ...applied,
+      hosts: hosts.length,
+      verdicts: evaluation.verdicts.length,
+      failures: evaluation.failures,
+      readMs: read - started,
+      evaluateMs: evaluated - read,
+      writeMs: written - evaluated,
+    };
+  }
+}

@@ -1,0 +1,75 @@
+import type { EvaluatedVerdict } from './evaluate';
+import { coverageKey, findingKey } from './evaluate';
+import type { StoredFinding } from './store';
+
+export interface FindingInsert {
+  ruleId: string;
+  hostId: number | null;
+  region: string;
+  subject: string;
+  state: 'pending' | 'open';
+  verdict: EvaluatedVerdict['verdict'];
+}
+
+export interface FindingUpdate {
+  id: number;
+  /** Set when a pending finding has held long enough to open. */
+  opens: boolean;
+  peakValue: number | null;
+  verdict: EvaluatedVerdict['verdict'];
+}
+
+export interface FindingChanges {
+  inserts: FindingInsert[];
+  updates: FindingUpdate[];
+  /** Open findings whose condition no longer holds. */
+  resolves: number[];
+  /** Pending findings whose condition went away before they opened: they never happened. */
+  discards: number[];
+}
+
+function peakOf(previous: number | null, current: number | null | undefined): number | null {
+  if (current === null || current === undefined) return previous;
+  return previous === null ? current : Math.max(previous, current);
+}
+
+/**
+ * What to write so the stored findings say what the rules say now. A verdict opens a finding (pending first when
+ * its rule asks for a minimum duration); a finding the rules were able to judge and no longer raise resolves.
+ */
+export function planFindingChanges(
+  active: readonly StoredFinding[],
+  verdicts: readonly EvaluatedVerdict[],
+  covered: ReadonlySet<string>,
+  nowMs: number,
+): FindingChanges {
+  const byKey = new Map(active.map((f) => [findingKey(f), f]));
+  const raised = new Set<string>();
+  const changes: FindingChanges = { inserts: [], updates: [], resolves: [], discards: [] };
+
+  for (const v of verdicts) {
+    const key = findingKey(v);
+    if (raised.has(key)) continue;
+    raised.add(key);
+    const existing = byKey.get(key);
+    if (!existing) {
+      changes.inserts.push({
+        ruleId: v.ruleId,
+        hostId: v.hostId,
+        region: v.region,
+        subject: v.subject,
+        state: v.openAfterMs > 0 ? 'pending' : 'open',
+        verdict: v.verdict,
+      });
+      continue;
+    }
+    const opens = existing.state === 'pending' && nowMs - existing.firstSeenAtMs >= v.openAfterMs;
+    changes.updates.push({ id: existing.id, opens, peakValue: peakOf(existing.peakValue, v.verdict.value), verdict: v.verdict });
+  }
+
+  for (const f of active) {
+    if (raised.has(findingKey(f)) || !covered.has(coverageKey(f))) continue;
+    (f.state === 'open' ? changes.resolves : changes.discards).push(f.id);
+  }
+  return changes;
+}

@@ -1,0 +1,24 @@
+import type { FindingRuleDescription } from '../protocol/findings';
+import { stealHigh } from './rules/cpu.steal-high';
+import type { Rule } from './types';
+
+/** Every findings rule, in the order the rule reference lists them. */
+export const FINDING_RULES: readonly Rule[] = [stealHigh];
+
+export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
+
+export function findRule(ruleId: string): Rule | undefined {
+  return FINDING_RULES.find((rule) => rule.id === ruleId);
+}
+
+export function describeRule(rule: Rule): FindingRuleDescription {
+  return {
+    id: rule.id,
+    title: rule.title,
+    category: rule.category,
+    scope: rule.scope,
+    severities: [...rule.severities],
+    thresholds: Object.entries(rule.defaults).map(([name, spec]) => ({ name, ...spec })),
+    docsPath: docsPathOf(rule.id),
+  };
+}

@@ -1,0 +1,127 @@
+import type { Sql } from '../db/sql';
+import type { FindingEvidence, FindingState, Severity } from '../protocol/findings';
+import type { FindingChanges } from './lifecycle';
+
+/** An unresolved finding as the engine diffs against it. */
+export interface StoredFinding {
+  id: number;
+  ruleId: string;
+  hostId: number | null;
+  region: string;
+  subject: string;
+  severity: Severity;
+  state: Exclude<FindingState, 'resolved'>;
+  peakValue: number | null;
+  firstSeenAtMs: number;
+}
+
+interface ActiveRow {
+  id: number;
+  rule_id: string;
+  host_id: number | null;
+  region: string;
+  subject: string;
+  severity: Severity;
+  state: 'pending' | 'open';
+  peak_value: number | null;
+  first_seen_at: Date;
+}
+
+/** Unresolved findings, of some hosts (and no region findings) or of everything. */
+export async function listActiveFindings(sql: Sql, hostIds?: readonly number[]): Promise<StoredFinding[]> {
+  const rows = hostIds
+    ? await sql.query<ActiveRow>(
+        `SELECT id, rule_id, host_id, region, subject, severity, state, peak_value, first_seen_at FROM findings
+         WHERE state <> 'resolved' AND host_id = ANY($1::int4[])`,
+        [hostIds],
+      )
+    : await sql.query<ActiveRow>(
+        `SELECT id, rule_id, host_id, region, subject, severity, state, peak_value, first_seen_at FROM findings
+         WHERE state <> 'resolved'`,
+      );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    ruleId: r.rule_id,
+    hostId: r.host_id,
+    region: r.region,
+    subject: r.subject,
+    severity: r.severity,
+    state: r.state,
+    peakValue: r.peak_value,
+    firstSeenAtMs: new Date(r.first_seen_at).getTime(),
+  }));
+}
+
+const INSERT_SQL = `
+INSERT INTO findings (rule_id, host_id, region, subject, severity, state, message, remedy, evidence, value, peak_value,
+                      first_seen_at, opened_at, last_evaluated_at)
+SELECT v.rule_id, v.host_id, v.region, v.subject, v.severity, v.state, v.message, v.remedy, v.evidence::jsonb, v.value,
+       v.value, $10, CASE WHEN v.state = 'open' THEN $10 END, $10
+  FROM unnest($1::text[], $2::int4[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+              $9::text[], $11::float8[])
+       AS v(rule_id, host_id, region, subject, severity, state, message, remedy, evidence, value)
+ON CONFLICT DO NOTHING`;
+
+const UPDATE_SQL = `
+UPDATE findings f
+   SET severity = v.severity, message = v.message, remedy = v.remedy, evidence = v.evidence::jsonb, value = v.value,
+       peak_value = v.peak_value, last_evaluated_at = $8,
+       state = CASE WHEN v.opens THEN 'open' ELSE f.state END,
+       opened_at = CASE WHEN v.opens THEN $8 ELSE f.opened_at END
+  FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[], $9::bool[])
+       AS v(id, severity, message, remedy, evidence, value, peak_value, opens)
+ WHERE f.id = v.id AND f.state <> 'resolved'`;
+
+const RESOLVE_SQL = `
+UPDATE findings SET state = 'resolved', resolved_at = $2, last_evaluated_at = $2
+ WHERE id = ANY($1::int8[]) AND state = 'open'`;
+
+const DISCARD_SQL = `DELETE FROM findings WHERE id = ANY($1::int8[]) AND state = 'pending'`;
+
+export interface AppliedChanges {
+  opened: number;
+  updated: number;
+  resolved: number;
+}
+
+/** Writes one cycle's changes in one transaction, a statement per kind of change. */
+export async function applyFindingChanges(sql: Sql, changes: FindingChanges, now: Date): Promise<AppliedChanges> {
+  return sql.transaction(async (tx) => {
+    const { inserts, updates } = changes;
+    if (inserts.length > 0) {
+      await tx.query(INSERT_SQL, [
+        inserts.map((i) => i.ruleId),
+        inserts.map((i) => i.hostId),
+        inserts.map((i) => i.region),
+        inserts.map((i) => i.subject),
+        inserts.map((i) => i.verdict.severity),
+        inserts.map((i) => i.state),
+        inserts.map((i) => i.verdict.message),
+        inserts.map((i) => i.verdict.remedy),
+        inserts.map((i) => JSON.stringify(i.verdict.evidence satisfies FindingEvidence)),
+        now,
+        inserts.map((i) => i.verdict.value ?? null),
+      ]);
+    }
+    if (updates.length > 0) {
+      await tx.query(UPDATE_SQL, [
+        updates.map((u) => u.id),
+        updates.map((u) => u.verdict.severity),
+        updates.map((u) => u.verdict.message),
+        updates.map((u) => u.verdict.remedy),
+        updates.map((u) => JSON.stringify(u.verdict.evidence)),
+        updates.map((u) => u.verdict.value ?? null),
+        updates.map((u) => u.peakValue),
+        now,
+        updates.map((u) => u.opens),
+      ]);
+    }
+    if (changes.resolves.length > 0) await tx.query(RESOLVE_SQL, [changes.resolves, now]);
+    if (changes.discards.length > 0) await tx.query(DISCARD_SQL, [changes.discards]);
+    return {
+      opened: inserts.filter((i) => i.state === 'open').length + updates.filter((u) => u.opens).length,
+      updated: updates.length,
+      resolved: changes.resolves.length,
+    };
+  });
+}

@@ -1,0 +1,67 @@
+import type { Sql } from '../db/sql';
+import { NotFoundError } from '../errors';
+import type { ThresholdOverride, ThresholdOverrideInput, ThresholdScope } from '../protocol/findings';
+import { FINDING_RULES } from './registry';
+import { checkOverride } from './thresholds';
+
+interface OverrideRow {
+  id: number;
+  rule_id: string;
+  scope: ThresholdScope;
+  selector: string;
+  thresholds: Record<string, number> | string;
+  disabled: boolean;
+  updated_at: Date;
+}
+
+const toOverride = (r: OverrideRow): ThresholdOverride => ({
+  id: r.id,
+  ruleId: r.rule_id,
+  scope: r.scope,
+  selector: r.selector,
+  thresholds: typeof r.thresholds === 'string' ? JSON.parse(r.thresholds) : r.thresholds,
+  disabled: r.disabled,
+  updatedAt: new Date(r.updated_at).toISOString(),
+});
+
+export async function listThresholdOverrides(sql: Sql): Promise<ThresholdOverride[]> {
+  const rows = await sql.query<OverrideRow>('SELECT * FROM finding_threshold_overrides ORDER BY rule_id, id');
+  return rows.map(toOverride);
+}
+
+/** A label selector is stored as JSON with sorted keys, so the same selector is the same row. */
+function selectorOf(input: ThresholdOverrideInput): string {
+  switch (input.scope) {
+    case 'fleet':
+      return '';
+    case 'region':
+      return input.region;
+    case 'host':
+      return String(input.hostId);
+    case 'labels':
+      return JSON.stringify(Object.fromEntries(Object.entries(input.labels).sort(([a], [b]) => a.localeCompare(b))));
+  }
+}
+
+/** Creates the override for (rule, scope, selector), or replaces the one there is. */
+export async function putThresholdOverride(sql: Sql, input: ThresholdOverrideInput): Promise<ThresholdOverride> {
+  checkOverride(FINDING_RULES, input);
+  if (input.scope === 'host') {
+    const [host] = await sql.query('SELECT 1 FROM hosts WHERE id = $1', [input.hostId]);
+    if (!host) throw new NotFoundError(`host ${input.hostId} not found`);
+  }
+  const [row] = await sql.query<OverrideRow>(
+    `INSERT INTO finding_threshold_overrides (rule_id, scope, selector, thresholds, disabled, updated_at)
+     VALUES ($1, $2, $3, $4::jsonb, $5, now())
+     ON CONFLICT (rule_id, scope, selector)
+     DO UPDATE SET thresholds = EXCLUDED.thresholds, disabled = EXCLUDED.disabled, updated_at = now()
+     RETURNING *`,
+    [input.ruleId, input.scope, selectorOf(input), JSON.stringify(input.thresholds), input.disabled],
+  );
+  return toOverride(row!);
+}
+
+export async function deleteThresholdOverride(sql: Sql, id: number): Promise<void> {
+  const rows = await sql.query('DELETE FROM finding_threshold_overrides WHERE id = $1 RETURNING id', [id]);
+  if (rows.length === 0) throw new NotFoundError(`threshold override ${id} not found`);
+}

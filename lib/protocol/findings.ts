@@ -1,0 +1,163 @@
+import { z } from 'zod';
+
+/** Findings as the read API returns them, and the inputs of its write endpoints. Client-safe: zod only. */
+export const SEVERITIES = ['critical', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Most severe first: the order a list of findings is shown in. */
+export const SEVERITY_RANK: Record<Severity, number> = { critical: 0, warning: 1, info: 2 };
+
+export const FINDING_CATEGORIES = [
+  'instruction-sets',
+  'threads',
+  'openmp',
+  'storage',
+  'noisy-neighbours',
+  'quota',
+  'pinning',
+  'region',
+  'agent',
+  'latency',
+] as const;
+export type FindingCategory = (typeof FINDING_CATEGORIES)[number];
+
+/** `pending`: the condition holds but not yet for the rule's minimum duration; only open findings are shown by default. */
+export const FINDING_STATES = ['pending', 'open', 'resolved'] as const;
+export type FindingState = (typeof FINDING_STATES)[number];
+
+export interface EvidenceValue {
+  label: string;
+  value: number | string | boolean | null;
+  unit?: string;
+}
+
+/** A series the dashboard can chart beside the finding: a read-API metric, optionally one key of it. */
+export interface EvidenceSeries {
+  metric: string;
+  key?: string | null;
+}
+
+export interface FindingEvidence {
+  values: EvidenceValue[];
+  /** The time window the values were measured over; absent for inventory judgements. */
+  window?: { from: string; to: string };
+  series?: EvidenceSeries[];
+}
+
+export interface FindingAcknowledgement {
+  at: string;
+  reason: string;
+  expiresAt: string | null;
+}
+
+export interface Finding {
+  id: number;
+  ruleId: string;
+  title: string;
+  category: FindingCategory;
+  severity: Severity;
+  state: FindingState;
+  /** null for a finding about a whole region (e.g. its probe RTT). */
+  hostId: number | null;
+  hostname: string | null;
+  region: string;
+  /** What on the host it is about: a process, a disk, a probe target; '' for the host itself. */
+  subject: string;
+  message: string;
+  remedy: string;
+  docsPath: string;
+  evidence: FindingEvidence;
+  value: number | null;
+  peakValue: number | null;
+  firstSeenAt: string;
+  openedAt: string | null;
+  resolvedAt: string | null;
+  lastEvaluatedAt: string;
+  acknowledgement: FindingAcknowledgement | null;
+}
+
+export interface FindingsResponse {
+  findings: Finding[];
+  /** True when more findings matched than `limit`. */
+  truncated: boolean;
+}
+
+export interface ThresholdDescription {
+  name: string;
+  value: number;
+  unit: string;
+  description: string;
+}
+
+export interface FindingRuleDescription {
+  id: string;
+  title: string;
+  category: FindingCategory;
+  scope: 'host' | 'region';
+  severities: Severity[];
+  thresholds: ThresholdDescription[];
+  docsPath: string;
+}
+
+export const THRESHOLD_SCOPES = ['fleet', 'region', 'labels', 'host'] as const;
+export type ThresholdScope = (typeof THRESHOLD_SCOPES)[number];
+
+export interface ThresholdOverride {
+  id: number;
+  ruleId: string;
+  scope: ThresholdScope;
+  /** The region name, the host id, or the label selector as JSON; '' for the fleet. */
+  selector: string;
+  thresholds: Record<string, number>;
+  /** A disabled rule raises nothing where this override applies. */
+  disabled: boolean;
+  updatedAt: string;
+}
+
+const ruleIdSchema = z.string().trim().regex(/^[a-z0-9]+(?:[.-][a-z0-9]+)*$/, 'must be a rule id such as cpu.steal-high').max(100);
+const labelSelectorSchema = z.record(z.string().min(1).max(100), z.string().max(200)).refine((labels) => Object.keys(labels).length > 0, 'give at least one label');
+
+export const thresholdOverrideInputSchema = z
+  .discriminatedUnion('scope', [
+    z.object({ scope: z.literal('fleet') }),
+    z.object({ scope: z.literal('region'), region: z.string().trim().min(1).max(100) }),
+    z.object({ scope: z.literal('labels'), labels: labelSelectorSchema }),
+    z.object({ scope: z.literal('host'), hostId: z.number().int().positive().max(2_147_483_647) }),
+  ])
+  .and(
+    z.object({
+      ruleId: ruleIdSchema,
+      thresholds: z.record(z.string().min(1).max(100), z.number().finite()).default({}),
+      disabled: z.boolean().default(false),
+    }),
+  );
+export type ThresholdOverrideInput = z.infer<typeof thresholdOverrideInputSchema>;
+
+export const acknowledgeInputSchema = z.object({
+  reason: z.string().trim().min(1, 'say why').max(500),
+  /** ISO 8601; the acknowledgement lapses then and the finding shows again. */
+  expiresAt: z.iso.datetime({ offset: true }).optional(),
+});
+export type AcknowledgeInput = z.infer<typeof acknowledgeInputSchema>;
+
+export const findingsQuerySchema = z.object({
+  host: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+  region: z.string().trim().min(1).max(100).optional(),
+  labels: z.string().trim().min(1).max(1000).optional(),
+  rule: ruleIdSchema.optional(),
+  severity: z.enum(SEVERITIES).optional(),
+  /** Default: open. `all` includes resolved occurrences (history). */
+  state: z.enum(['pending', 'open', 'resolved', 'all']).default('open'),
+  limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+});
+export type FindingsQuery = z.infer<typeof findingsQuerySchema>;
+
+/** One finding per host in the fleet summary: its most severe open one. */
+export interface TopFinding {
+  ruleId: string;
+  title: string;
+  severity: Severity;
+  message: string;
+}
+
+export type FindingCounts = Record<Severity, number>;

@@ -1,0 +1,108 @@
+import type { CpuInventory, DiskInventory, Inventory, ProcessInventory } from '../../lib/protocol';
+import type { FleetFacts, HostFacts, HostWindow, RuleContext } from '../../lib/findings/types';
+
+/** Facts of a well-configured host that no rule should flag; each test changes the one thing it is about. */
+export const NOW_MS = Date.UTC(2026, 11, 1, 12, 0, 0);
+export const WINDOW_MS = 5 * 60_000;
+
+export function cleanCpu(patch: Partial<CpuInventory> = {}): CpuInventory {
+  return {
+    vendor: 'GenuineIntel',
+    model: 'Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz',
+    sockets: 1,
+    cores: 8,
+    threads: 8,
+    numaNodes: 1,
+    flags: ['fpu', 'sse4_2', 'avx', 'avx2', 'fma', 'avx512f', 'avx512bw', 'avx512_vnni', 'hypervisor'],
+    flagsUniform: true,
+    hypervisor: 'kvm',
+    hypervisorVendor: 'KVMKVMKVM',
+    governor: null,
+    ...patch,
+  };
+}
+
+export function nvmeDisk(patch: Partial<DiskInventory> = {}): DiskInventory {
+  return { device: 'nvme0n1', class: 'nvme', model: 'Samsung SSD 980 PRO', rotational: false, sizeBytes: 1e12, hwQueues: 8, scheduler: 'none', ...patch };
+}
+
+export function watchedProcess(patch: Partial<ProcessInventory> = {}): ProcessInventory {
+  return {
+    name: 'serve.py',
+    pid: 4242,
+    comm: 'python3',
+    threads: 12,
+    cpusAllowedList: '0-7',
+    cpusAllowedCount: 8,
+    env: { OMP_NUM_THREADS: '8', KMP_BLOCKTIME: '1', KMP_AFFINITY: 'granularity=fine,compact,1,0' },
+    cgroup: null,
+    logWarnings: [],
+    ...patch,
+  };
+}
+
+export function cleanInventory(patch: Partial<Inventory> = {}): Inventory {
+  return {
+    hash: 'clean',
+    host: { kernel: '6.1.0-18-amd64', memTotalBytes: 32e9, onlineCpus: 8 },
+    cpu: cleanCpu(),
+    disks: [nvmeDisk()],
+    dataPaths: [{ path: '/models', device: 'nvme0n1', mountPoint: '/', fsType: 'ext4' }],
+    cgroup: { path: '/', version: 2, quotaCores: null, cpusetCpus: null, effectiveCpus: 8 },
+    processes: [watchedProcess()],
+    ...patch,
+  };
+}
+
+export function cleanWindow(patch: Partial<HostWindow> = {}): HostWindow {
+  return {
+    fromMs: NOW_MS - WINDOW_MS,
+    toMs: NOW_MS,
+    samples: 30,
+    intervalMs: 10_000,
+    stealPct: { avg: 0.2, max: 0.8 },
+    iowaitPct: { avg: 0.5, max: 2 },
+    busyPct: { avg: 45, max: 70 },
+    psiCpuSomePct: { avg: 2, max: 5 },
+    psiIoSomePct: { avg: 0.5, max: 1 },
+    perCpuStealPct: [],
+    disks: [
+      {
+        device: 'nvme0n1',
+        queueDepth: { avg: 0.4, max: 1.2 },
+        readAwaitMs: { avg: 0.3, max: 0.9 },
+        writeAwaitMs: { avg: 0.5, max: 1.5 },
+        utilPct: { avg: 12, max: 30 },
+        iops: 800,
+      },
+    ],
+    cgroups: [],
+    processes: [{ name: 'serve.py', pid: 4242, threadsMax: 12, cpuCores: 3.5 }],
+    droppedReports: 0,
+    ...patch,
+  };
+}
+
+export function hostFacts(patch: { host?: Partial<HostFacts['host']>; inventory?: Inventory | null; window?: HostWindow | null; lastReportMs?: number | null } = {}): HostFacts {
+  return {
+    host: { id: 1, hostname: 'osl-inf-01', region: 'oslo', labels: { service: 'ranker' }, createdAtMs: NOW_MS - 86_400_000, ...patch.host },
+    nowMs: NOW_MS,
+    lastReportMs: patch.lastReportMs === undefined ? NOW_MS - 5_000 : patch.lastReportMs,
+    inventory: patch.inventory === undefined ? { takenAtMs: NOW_MS - 3_600_000, data: cleanInventory() } : patch.inventory && { takenAtMs: NOW_MS - 3_600_000, data: patch.inventory },
+    window: patch.window === undefined ? cleanWindow() : patch.window,
+  };
+}
+
+export function emptyFleet(patch: Partial<FleetFacts> = {}): FleetFacts {
+  return { cpuModels: new Map(), residencyPolicies: [], ...patch };
+}
+
+/** A rule context where the listed subjects ('' for the host itself) are open findings. */
+export function ruleContext(open: string[] = [], fleet: FleetFacts = emptyFleet()): RuleContext {
+  return { nowMs: NOW_MS, fleet, isOpen: (subject = '') => open.includes(subject) };
+}
+
+/** A rule's default thresholds as the engine passes them. */
+export function defaultsOf<D extends Record<string, { value: number }>>(defaults: D): { [K in keyof D]: number } {
+  return Object.fromEntries(Object.entries(defaults).map(([k, v]) => [k, v.value])) as { [K in keyof D]: number };
+}
