@@ -102,19 +102,19 @@ try {
   console.log(`generation total: ${generationS.toFixed(0)} s\n`);
 
   const host30d = await medianMs(() =>
-    getHostSeries(db.sql, { hostId: FLEET_HOSTS + 1, metric: 'cpu_steal', from: new Date(endMs - 30 * 86_400_000), to: now, now }),
+    getHostSeries(db, { hostId: FLEET_HOSTS + 1, metric: 'cpu_steal', from: new Date(endMs - 30 * 86_400_000), to: now }, { now }),
   );
-  const series = await getHostSeries(db.sql, { hostId: FLEET_HOSTS + 1, metric: 'cpu_steal', from: new Date(endMs - 30 * 86_400_000), to: now, now });
+  const series = await getHostSeries(db, { hostId: FLEET_HOSTS + 1, metric: 'cpu_steal', from: new Date(endMs - 30 * 86_400_000), to: now }, { now });
   // "Now" is off the hour, so this also reads 1-minute and raw edges.
   const regionP99 = await medianMs(() =>
-    getLatencyQuantiles(db.sql, { scope: { kind: 'region', region: REGION }, name: LATENCY_NAME, from: new Date(endMs - 86_400_000), to: now }),
+    getLatencyQuantiles(db, { scope: { kind: 'region', region: REGION }, name: LATENCY_NAME, from: new Date(endMs - 86_400_000), to: now }),
   );
-  const latency = await getLatencyQuantiles(db.sql, { scope: { kind: 'region', region: REGION }, name: LATENCY_NAME, from: new Date(endMs - 86_400_000), to: now });
+  const latency = await getLatencyQuantiles(db, { scope: { kind: 'region', region: REGION }, name: LATENCY_NAME, from: new Date(endMs - 86_400_000), to: now });
   const fleetP99 = await medianMs(() =>
-    getLatencyQuantiles(db.sql, { scope: { kind: 'fleet' }, name: LATENCY_NAME, from: new Date(endMs - 86_400_000), to: now }),
+    getLatencyQuantiles(db, { scope: { kind: 'fleet' }, name: LATENCY_NAME, from: new Date(endMs - 86_400_000), to: now }),
   );
-  const fleet = await medianMs(() => getFleetSummary(db.sql, { now }));
-  const summary = await getFleetSummary(db.sql, { now });
+  const fleet = await medianMs(() => getFleetSummary(db, {}, { now }));
+  const summary = await getFleetSummary(db, {}, { now });
 
   const rows = [
     ['host_30d_ms', host30d.medianMs, 100, `${series.resolution}, ${series.series[0]?.points.length} points`],

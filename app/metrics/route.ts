@@ -11,8 +11,8 @@ export async function GET(request: Request) {
   try {
     await requireReader(request);
     const db = await getDb();
-    const summary = await getFleetSummary(db.sql);
-    const backlog = await readRollupBacklog(db.sql);
+    const summary = await getFleetSummary(db);
+    const backlog = await readRollupBacklog(db);
     const text =
       renderFleetMetrics(summary) +
       renderRollupMetrics(backlog, new Date(summary.generatedAt)) +

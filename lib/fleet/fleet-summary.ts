@@ -1,5 +1,6 @@
+import type { Database } from '../db';
 import type { Sql } from '../db/sql';
-import type { FleetHost, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
+import type { FleetHost, FleetParams, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 
 export const DEFAULT_STALE_AFTER_MS = 30_000;
@@ -31,20 +32,25 @@ interface FleetRow {
   psi_io_some_avg10: number | null;
 }
 
-export interface FleetQuery {
-  region?: string;
-  hostId?: number;
+/** What the environment decides for a fleet read: the clock, the stale window (INFERWATCH_STALE_AFTER_MS). */
+export interface FleetOptions {
   now?: Date;
   staleAfterMs?: number;
   /** How far back to look for a host's newest sample. */
   lookbackMs?: number;
 }
 
+interface FleetRowsQuery extends FleetParams {
+  hostId?: number;
+  now: Date;
+  lookbackMs?: number;
+}
+
 // Measured (BENCHMARKS.md): a bounded backward index scan per host (170 ms for 10k hosts) beat the equality on
 // hosts.last_report_ts (320 ms), whose parameterized lookup is not pruned to one partition — and last_report_ts is
 // now written a few seconds behind ingest.
-export async function selectFleetRows(sql: Sql, query: FleetQuery): Promise<FleetRow[]> {
-  const now = query.now ?? new Date();
+export async function selectFleetRows(sql: Sql, query: FleetRowsQuery): Promise<FleetRow[]> {
+  const now = query.now;
   const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? 7 * DAY_MS));
   const aheadTo = new Date(now.getTime() + 5 * MINUTE_MS);
   return sql.query<FleetRow>(
@@ -93,10 +99,14 @@ export function toFleetHost(row: FleetRow, nowMs: number, staleAfterMs: number):
 }
 
 /** Every host (optionally of one region) with the values of its newest stored report and its status. */
-export async function getFleetSummary(sql: Sql, query: FleetQuery = {}): Promise<FleetSummary> {
-  const now = query.now ?? new Date();
-  const staleAfterMs = query.staleAfterMs ?? staleAfterMsFromEnv();
-  const rows = await selectFleetRows(sql, { ...query, now });
+export async function getFleetSummary(
+  db: Pick<Database, 'sql'>,
+  params: FleetParams = {},
+  options: FleetOptions = {},
+): Promise<FleetSummary> {
+  const now = options.now ?? new Date();
+  const staleAfterMs = options.staleAfterMs ?? staleAfterMsFromEnv();
+  const rows = await selectFleetRows(db.sql, { region: params.region, now, lookbackMs: options.lookbackMs });
   return {
     generatedAt: now.toISOString(),
     staleAfterMs,

@@ -1,14 +1,15 @@
-import type { Sql } from '../db/sql';
+import type { Database } from '../db';
 import { NotFoundError } from '../errors';
 import type { HostDetail } from '../protocol/read-api/host';
-import { selectFleetRows, staleAfterMsFromEnv, toFleetHost } from './fleet-summary';
+import { selectFleetRows, staleAfterMsFromEnv, toFleetHost, type FleetOptions } from './fleet-summary';
 
 /** One host as the fleet summary shows it, plus its newest inventory snapshot. */
 export async function getHostDetail(
-  sql: Sql,
+  db: Pick<Database, 'sql'>,
   hostId: number,
-  options: { now?: Date; staleAfterMs?: number } = {},
+  options: Omit<FleetOptions, 'lookbackMs'> = {},
 ): Promise<HostDetail> {
+  const { sql } = db;
   const now = options.now ?? new Date();
   const [row] = await selectFleetRows(sql, { hostId, now });
   if (!row) throw new NotFoundError(`host ${hostId} not found`);

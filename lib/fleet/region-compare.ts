@@ -1,5 +1,6 @@
+import type { Database } from '../db';
 import type { Sql } from '../db/sql';
-import type { RegionCompareResponse, RegionComparison, RegionProbe } from '../protocol/read-api/regions';
+import type { RegionCompareParams, RegionCompareResponse, RegionComparison, RegionProbe } from '../protocol/read-api/regions';
 import { quantilesOf } from '../series/latency';
 import { mergeHistograms } from '../series/merge-histograms';
 import { METRIC_SOURCES, segmentColumns } from '../series/metrics';
@@ -56,7 +57,8 @@ async function probesByRegion(sql: Sql, segments: Segment[]) {
 }
 
 /** Side by side per region over [from, to): hosts, steal and iowait, latency quantiles per series, probe RTTs. */
-export async function compareRegions(sql: Sql, range: { from: Date; to: Date }): Promise<RegionCompareResponse> {
+export async function compareRegions(db: Pick<Database, 'sql'>, range: RegionCompareParams): Promise<RegionCompareResponse> {
+  const { sql } = db;
   const marks = await readWatermarks(sql);
   const segments = coverRange(range.from.getTime(), range.to.getTime(), marks);
   const [hostCounts, gauges, probes, latency] = await Promise.all([

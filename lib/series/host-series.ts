@@ -1,22 +1,13 @@
-import type { Sql } from '../db/sql';
+import type { Database } from '../db';
 import { NotFoundError } from '../errors';
-import type { HostSeries, HostSeriesResponse, SeriesMetric, SeriesResolution } from '../protocol/read-api/series';
+import type { HostSeries, HostSeriesParams, HostSeriesResponse, SeriesMetric, SeriesResolution } from '../protocol/read-api/series';
 import { METRIC_SOURCES, segmentColumns } from './metrics';
-import { chooseResolution, segmentsAt } from './resolution';
-import { DEFAULT_RETENTION_DAYS, type RetentionDays } from './retention-config';
+import { resolutionFor, segmentsAt, type ReadOptions } from './resolution';
 import { readWatermarks } from './rollup';
 
 const ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
 
-export interface HostSeriesQuery {
-  hostId: number;
-  metric: SeriesMetric;
-  from: Date;
-  to: Date;
-  maxPoints?: number;
-  now?: Date;
-  retention?: RetentionDays;
-}
+export type HostSeriesQuery = HostSeriesParams & { hostId: number };
 
 function segmentSql(metric: SeriesMetric, chosen: SeriesResolution, segment: SeriesResolution, p: number): string {
   const source = METRIC_SOURCES[metric];
@@ -35,17 +26,15 @@ function segmentSql(metric: SeriesMetric, chosen: SeriesResolution, segment: Ser
 }
 
 /** One metric of one host over [from, to) at the resolution the range calls for (≤ maxPoints per series). */
-export async function getHostSeries(sql: Sql, query: HostSeriesQuery): Promise<HostSeriesResponse> {
+export async function getHostSeries(
+  db: Pick<Database, 'sql'>,
+  query: HostSeriesQuery,
+  options: ReadOptions = {},
+): Promise<HostSeriesResponse> {
+  const { sql } = db;
   const [host] = await sql.query<{ id: number }>('SELECT id FROM hosts WHERE id = $1', [query.hostId]);
   if (!host) throw new NotFoundError(`host ${query.hostId} not found`);
-  const now = query.now ?? new Date();
-  const { resolution, bucketMs } = chooseResolution({
-    fromMs: query.from.getTime(),
-    toMs: query.to.getTime(),
-    nowMs: now.getTime(),
-    retention: query.retention ?? DEFAULT_RETENTION_DAYS,
-    maxPoints: query.maxPoints,
-  });
+  const { resolution, bucketMs } = resolutionFor(query.from, query.to, query.maxPoints, options);
   const marks = resolution === 'raw' ? {} : await readWatermarks(sql);
   const segments = segmentsAt(resolution, query.from.getTime(), query.to.getTime(), marks);
   const params: unknown[] = [query.hostId, bucketMs / 1000];

@@ -1,10 +1,9 @@
-import type { Sql } from '../db/sql';
+import type { Database } from '../db';
 import { quantileOfWire } from '../sketch';
 import type { SketchWire } from '../protocol';
-import type { LatencyQuantiles, LatencyResponse, LatencyScope } from '../protocol/read-api/latency';
+import type { LatencyParams, LatencyQuantiles, LatencyResponse, LatencyScope } from '../protocol/read-api/latency';
 import { mergeHistograms } from './merge-histograms';
-import { chooseResolution, coverRange, segmentsAt } from './resolution';
-import { DEFAULT_RETENTION_DAYS, type RetentionDays } from './retention-config';
+import { coverRange, resolutionFor, segmentsAt, type ReadOptions } from './resolution';
 import { readWatermarks } from './rollup';
 
 const ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
@@ -40,19 +39,16 @@ export function scopeCondition(scope: LatencyScope, first: number): { where: str
   }
 }
 
-export interface LatencyQuery {
-  scope: LatencyScope;
-  name: string;
-  from: Date;
-  to: Date;
-  /** Also return quantiles per time bucket, at most this many buckets. */
-  points?: number;
-  now?: Date;
-  retention?: RetentionDays;
-}
-
-/** p50…p99.9 of one latency series over a host, region, label set or the fleet, from merged histograms. */
-export async function getLatencyQuantiles(sql: Sql, query: LatencyQuery): Promise<LatencyResponse> {
+/**
+ * p50…p99.9 of one latency series over a host, region, label set or the fleet, from merged histograms; with
+ * `points`, also per time bucket (at most that many).
+ */
+export async function getLatencyQuantiles(
+  db: Pick<Database, 'sql'>,
+  query: LatencyParams,
+  options: ReadOptions = {},
+): Promise<LatencyResponse> {
+  const { sql } = db;
   const marks = await readWatermarks(sql);
   const scope = scopeCondition(query.scope, 2);
   const where = `x.name = $1 AND ${scope.where}`;
@@ -69,14 +65,7 @@ export async function getLatencyQuantiles(sql: Sql, query: LatencyQuery): Promis
     total: quantilesOf(total?.wire),
   };
   if (query.points !== undefined) {
-    const now = query.now ?? new Date();
-    const { resolution, bucketMs } = chooseResolution({
-      fromMs,
-      toMs,
-      nowMs: now.getTime(),
-      retention: query.retention ?? DEFAULT_RETENTION_DAYS,
-      maxPoints: query.points,
-    });
+    const { resolution, bucketMs } = resolutionFor(query.from, query.to, query.points, options);
     const rows = await mergeHistograms(sql, {
       segments: segmentsAt(resolution, fromMs, toMs, marks),
       groups: [`date_bin(INTERVAL '${bucketMs / 1000} seconds', x.ts, ${ORIGIN})`],

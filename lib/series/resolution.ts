@@ -1,5 +1,5 @@
 import type { SeriesResolution } from '../protocol/read-api/series';
-import type { RetentionDays } from './retention-config';
+import { retentionFromEnv, type RetentionDays } from './retention-config';
 import { DAY_MS, HOUR_MS, MINUTE_MS, ceilTo, floorTo } from '../protocol/time';
 
 export const RAW_INTERVAL_MS = 10_000;
@@ -10,6 +10,12 @@ const FINEST_FIRST: SeriesResolution[] = ['raw', '1m', '1h'];
 
 function retentionDaysOf(resolution: SeriesResolution, retention: RetentionDays): number {
   return resolution === 'raw' ? retention.raw : resolution === '1m' ? retention.oneMinute : retention.oneHour;
+}
+
+/** What the environment decides for a read, not its query: the clock, and retention (INFERWATCH_RETENTION_*). */
+export interface ReadOptions {
+  now?: Date;
+  retention?: RetentionDays;
 }
 
 export interface ResolutionChoice {
@@ -37,6 +43,17 @@ export function chooseResolution(input: {
   }
   const hourMs = RESOLUTION_STEP_MS['1h'];
   return { resolution: '1h', bucketMs: Math.ceil(rangeMs / maxPoints / hourMs) * hourMs };
+}
+
+/** chooseResolution for [from, to) with `options` filled from the environment. */
+export function resolutionFor(from: Date, to: Date, maxPoints: number | undefined, options: ReadOptions): ResolutionChoice {
+  return chooseResolution({
+    fromMs: from.getTime(),
+    toMs: to.getTime(),
+    nowMs: (options.now ?? new Date()).getTime(),
+    retention: options.retention ?? retentionFromEnv(),
+    maxPoints,
+  });
 }
 
 export interface Segment {

@@ -1,3 +1,4 @@
+import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { utcDay } from '../db/partitions';
 import { LATE_REPORT_AGE_MS } from './late-minutes';
@@ -74,9 +75,9 @@ export interface RollupBacklog {
 }
 
 /** How far the rollups are behind: what /metrics shows so operators can see whether they keep up. */
-export async function readRollupBacklog(sql: Sql): Promise<RollupBacklog> {
-  const watermarks = await readWatermarks(sql);
-  const [queued] = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM rollup_dirty_minutes');
+export async function readRollupBacklog(db: Pick<Database, 'sql'>): Promise<RollupBacklog> {
+  const watermarks = await readWatermarks(db.sql);
+  const [queued] = await db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM rollup_dirty_minutes');
   return { watermarks, lateBucketsQueued: queued!.n };
 }
 

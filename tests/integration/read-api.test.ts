@@ -90,7 +90,7 @@ describe('latency quantiles', () => {
       [{ kind: 'host', hostId: hosts.fraA! }, [hosts.fraA!]],
       [{ kind: 'labels', labels: { model: 'llama' } }, [hosts.osloA!, hosts.fraA!]],
     ] as const) {
-      const { total } = await getLatencyQuantiles(db.sql, { scope, name: 'request', from, to });
+      const { total } = await getLatencyQuantiles(db, { scope, name: 'request', from, to });
       const expected = expectedQuantiles([...ids], from.getTime(), to.getTime());
       expect({ count: total.count, p50: total.p50, p99: total.p99, p999: total.p999 }).toEqual(expected);
     }
@@ -107,7 +107,7 @@ describe('latency quantiles', () => {
         await tx.query('DELETE FROM latency_1m');
         const results = [];
         for (const scope of [{ kind: 'region', region: 'oslo' }, { kind: 'fleet' }] as const) {
-          const { total } = await getLatencyQuantiles(tx, { scope, name: 'request', from, to });
+          const { total } = await getLatencyQuantiles({ sql: tx }, { scope, name: 'request', from, to });
           results.push({ count: total.count, p50: total.p50, p99: total.p99, p999: total.p999 });
         }
         expect(results).toEqual(expected);
@@ -119,7 +119,7 @@ describe('latency quantiles', () => {
   test('a time series gives quantiles per bucket', async () => {
     const from = new Date(base);
     const to = new Date(base + 2 * HOUR_MS);
-    const result = await getLatencyQuantiles(db.sql, { scope: { kind: 'fleet' }, name: 'request', from, to, points: 2, now });
+    const result = await getLatencyQuantiles(db, { scope: { kind: 'fleet' }, name: 'request', from, to, points: 2 }, { now });
     expect(result.series?.bucketMs).toBe(HOUR_MS);
     expect(result.series?.buckets.map((b) => b.count)).toEqual([
       expectedQuantiles([...wiresByHost.keys()], base, base + HOUR_MS).count,
@@ -136,7 +136,7 @@ describe('host series', () => {
     [60 * 86_400_000, '1h', 2 * HOUR_MS],
   ])('a %d ms range is served at %s with %d ms buckets', async (rangeMs, resolution, bucketMs) => {
     const to = new Date(base + 3 * HOUR_MS);
-    const series = await getHostSeries(db.sql, { hostId: hosts.osloB!, metric: 'cpu_steal', from: new Date(to.getTime() - rangeMs), to, now });
+    const series = await getHostSeries(db, { hostId: hosts.osloB!, metric: 'cpu_steal', from: new Date(to.getTime() - rangeMs), to }, { now });
     expect(series.resolution).toBe(resolution);
     expect(series.bucketMs).toBe(bucketMs);
     const points = series.series[0]!.points;
@@ -150,7 +150,7 @@ describe('host series', () => {
     [20 * HOUR_MS, '1h'],
   ])('disk series over %d ms (%s) read one series per device from the arrays', async (rangeMs, resolution) => {
     const to = new Date(base + 3 * HOUR_MS);
-    const series = await getHostSeries(db.sql, { hostId: hosts.osloA!, metric: 'disk_queue_depth', from: new Date(to.getTime() - rangeMs), to, now });
+    const series = await getHostSeries(db, { hostId: hosts.osloA!, metric: 'disk_queue_depth', from: new Date(to.getTime() - rangeMs), to }, { now });
     expect(series.resolution).toBe(resolution);
     expect(series.series.map((s) => s.key)).toEqual(['nvme0n1', 'sda']);
     for (const [i, depth] of [0.5, 8].entries()) {
@@ -161,13 +161,11 @@ describe('host series', () => {
   });
 
   test('buckets past the rollup watermark come from raw rows', async () => {
-    const series = await getHostSeries(db.sql, {
-      hostId: hosts.fraA!,
-      metric: 'cpu_steal',
-      from: new Date(base),
-      to: new Date(base + 3 * HOUR_MS),
-      now,
-    });
+    const series = await getHostSeries(
+      db,
+      { hostId: hosts.fraA!, metric: 'cpu_steal', from: new Date(base), to: new Date(base + 3 * HOUR_MS) },
+      { now },
+    );
     expect(series.resolution).toBe('1m');
     expect(series.series[0]!.points).toHaveLength(180);
   });
@@ -175,18 +173,18 @@ describe('host series', () => {
 
 describe('fleet summary and region compare', () => {
   test('hosts carry their newest values; stale after the window, never_reported without reports', async () => {
-    const summary = await getFleetSummary(db.sql, { now, staleAfterMs: 30_000 });
+    const summary = await getFleetSummary(db, {}, { now, staleAfterMs: 30_000 });
     const byName = Object.fromEntries(summary.hosts.map((h) => [h.hostname, h]));
     expect(byName['oslo-a']!.status).toBe('ok');
     expect(byName['oslo-b']!.status).toBe('stale');
     expect(byName['fresh']).toMatchObject({ status: 'never_reported', latest: null });
     expect(byName['fra-a']!.latest).toMatchObject({ ts: new Date(base + 3 * HOUR_MS - 10_000).toISOString(), stealPct: 10 });
-    const oslo = await getFleetSummary(db.sql, { region: 'oslo', now });
+    const oslo = await getFleetSummary(db, { region: 'oslo' }, { now });
     expect(oslo.hosts.map((h) => h.hostname)).toEqual(['oslo-a', 'oslo-b']);
   });
 
   test('regions compare host counts, steal, latency and probe RTT', async () => {
-    const result = await compareRegions(db.sql, { from: new Date(base), to: new Date(base + 3 * HOUR_MS) });
+    const result = await compareRegions(db, { from: new Date(base), to: new Date(base + 3 * HOUR_MS) });
     const oslo = result.regions.find((r) => r.region === 'oslo')!;
     const fra = result.regions.find((r) => r.region === 'frankfurt')!;
     expect(oslo.hostCount).toBe(2);
@@ -206,16 +204,16 @@ describe('fleet summary and region compare', () => {
     const sample = (ts: number, steal: number) => db.sql.query(
       'INSERT INTO host_samples (host_id, ts, interval_ms, cpu_steal_pct) VALUES ($1, $2, 10000, $3)', [bergen, new Date(ts), steal]);
     await sample(now.getTime() - 2 * 86_400_000, 30);
-    const older = await getFleetSummary(db.sql, { region: 'bergen', now });
+    const older = await getFleetSummary(db, { region: 'bergen' }, { now });
     expect(older.hosts[0]!.latest).toMatchObject({ ts: new Date(now.getTime() - 2 * 86_400_000).toISOString(), stealPct: 30 });
     await sample(now.getTime() - 3 * HOUR_MS, 20);
     await sample(now.getTime() - 10 * MINUTE_MS, 7);
-    const newer = await getFleetSummary(db.sql, { region: 'bergen', now });
+    const newer = await getFleetSummary(db, { region: 'bergen' }, { now });
     expect(newer.hosts[0]!.latest).toMatchObject({ ts: new Date(now.getTime() - 10 * MINUTE_MS).toISOString(), stealPct: 7 });
-    const withinTwoHours = await getFleetSummary(db.sql, { region: 'bergen', now, lookbackMs: 2 * HOUR_MS });
+    const withinTwoHours = await getFleetSummary(db, { region: 'bergen' }, { now, lookbackMs: 2 * HOUR_MS });
     expect(withinTwoHours.hosts[0]!.latest).toMatchObject({ stealPct: 7 });
     await db.sql.query('DELETE FROM host_samples WHERE host_id = $1 AND ts > $2', [bergen, new Date(now.getTime() - HOUR_MS)]);
-    const withinTwoHoursOnlyOlder = await getFleetSummary(db.sql, { region: 'bergen', now, lookbackMs: 2 * HOUR_MS });
+    const withinTwoHoursOnlyOlder = await getFleetSummary(db, { region: 'bergen' }, { now, lookbackMs: 2 * HOUR_MS });
     expect(withinTwoHoursOnlyOlder.hosts[0]!.latest).toBeNull();
   });
 });

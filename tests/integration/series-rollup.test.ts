@@ -214,7 +214,7 @@ describe('late reports', () => {
     const [hour] = await db.sql.query('SELECT samples FROM host_samples_1h WHERE host_id = $1 AND ts = $2', [otherId, new Date(hourMs)]);
     expect(hour).toEqual({ samples: 1 });
     expect(await db.sql.query('SELECT * FROM rollup_dirty_minutes')).toEqual([]);
-    const { total } = await getLatencyQuantiles(db.sql, {
+    const { total } = await getLatencyQuantiles(db, {
       scope: { kind: 'region', region: 'oslo' },
       name: 'late',
       from: new Date(hourMs),

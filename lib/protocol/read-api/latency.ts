@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema } from './params';
+import { HOUR_MS } from '../time';
+import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema, withDefaultRange } from './params';
 import type { SeriesResolution } from './series';
 
 /** GET /api/v1/latency: quantiles of one latency series over a host, region, label set or the fleet. */
@@ -37,6 +38,14 @@ export interface LatencyResponse {
   series?: { resolution: SeriesResolution; bucketMs: number; buckets: LatencyBucket[] };
 }
 
+/** The one of host, region or labels a query names; the whole fleet when it names none. */
+function scopeOf(host?: number, region?: string, labels?: Record<string, string>): LatencyScope {
+  if (host !== undefined) return { kind: 'host', hostId: host };
+  if (region !== undefined) return { kind: 'region', region };
+  if (labels !== undefined) return { kind: 'labels', labels };
+  return { kind: 'fleet' };
+}
+
 export const latencyParamsSchema = z
   .object({
     host: hostIdSchema.optional(),
@@ -52,5 +61,6 @@ export const latencyParamsSchema = z
     if (scopes.length > 1) {
       ctx.addIssue({ code: 'custom', path: ['host'], message: 'give at most one of host, region, labels' });
     }
-  });
+  })
+  .transform(({ host, region, labels, ...rest }) => ({ ...withDefaultRange(HOUR_MS)(rest), scope: scopeOf(host, region, labels) }));
 export type LatencyParams = z.infer<typeof latencyParamsSchema>;

@@ -61,6 +61,14 @@ export function checkRange(value: { from?: Date; to?: Date }, ctx: z.core.$Refin
   }
 }
 
+/** Fills in what a query left out: `to` is now, `from` is `spanMs` before `to`. */
+export function withDefaultRange(spanMs: number) {
+  return <T extends { from?: Date; to?: Date }>(value: T): T & { from: Date; to: Date } => {
+    const to = value.to ?? new Date();
+    return { ...value, to, from: value.from ?? new Date(to.getTime() - spanMs) };
+  };
+}
+
 export const regionSchema = z.string().trim().min(1).max(100);
 
 export const hostIdSchema = z.coerce.number().int().positive().max(2_147_483_647);

@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import type { LatencyQuantiles } from './latency';
-import { checkRange, rangeShape } from './params';
+import { DAY_MS } from '../time';
+import { checkRange, rangeShape, withDefaultRange } from './params';
 
 /** GET /api/v1/regions/compare: the regions side by side over one range. */
-export const regionCompareParamsSchema = z.object({ ...rangeShape }).superRefine(checkRange);
+export const regionCompareParamsSchema = z
+  .object({ ...rangeShape })
+  .superRefine(checkRange)
+  .transform(withDefaultRange(DAY_MS));
 export type RegionCompareParams = z.infer<typeof regionCompareParamsSchema>;
 
 export interface RegionProbe {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkRange, rangeShape } from './params';
+import { HOUR_MS } from '../time';
+import { checkRange, rangeShape, withDefaultRange } from './params';
 
 /** The metrics GET /api/v1/hosts/:id/series serves. */
 export const SERIES_METRICS = [
@@ -63,5 +64,6 @@ export const hostSeriesParamsSchema = z
     ...rangeShape,
     maxPoints: z.coerce.number().int().min(10).max(5000).optional(),
   })
-  .superRefine(checkRange);
+  .superRefine(checkRange)
+  .transform(withDefaultRange(HOUR_MS));
 export type HostSeriesParams = z.infer<typeof hostSeriesParamsSchema>;

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { latencyParamsSchema } from '../../../lib/protocol/read-api/latency';
 import { regionCompareParamsSchema } from '../../../lib/protocol/read-api/regions';
 import { hostSeriesParamsSchema } from '../../../lib/protocol/read-api/series';
+import { DAY_MS, HOUR_MS } from '../../../lib/protocol/time';
 
 const fromOf = (from: string) => regionCompareParamsSchema.safeParse({ from });
 
@@ -58,5 +60,35 @@ describe('a time parameter', () => {
     const parsed = hostSeriesParamsSchema.safeParse({ metric: 'cpu_steal', from: '2026-01-31', to: '-1' });
     expect(parsed.success).toBe(false);
     expect(parsed.error!.issues.map((issue) => issue.path.join('.'))).toEqual(['to']);
+  });
+});
+
+describe('what a read query leaves out', () => {
+  test.each([
+    ['host series', () => hostSeriesParamsSchema.parse({ metric: 'cpu_steal' }), HOUR_MS],
+    ['latency', () => latencyParamsSchema.parse({ name: 'request' }), HOUR_MS],
+    ['region compare', () => regionCompareParamsSchema.parse({}), DAY_MS],
+  ])('%s: the range ends now and spans its default', (_, parse, spanMs) => {
+    const before = Date.now();
+    const { from, to } = parse();
+    expect(to.getTime()).toBeGreaterThanOrEqual(before);
+    expect(to.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(to.getTime() - from.getTime()).toBe(spanMs);
+  });
+
+  test('a range given only its end starts the default span before it', () => {
+    const { from, to } = hostSeriesParamsSchema.parse({ metric: 'cpu_steal', to: '2026-01-31T12:00:00Z' });
+    expect([from.toISOString(), to.toISOString()]).toEqual(['2026-01-31T11:00:00.000Z', '2026-01-31T12:00:00.000Z']);
+  });
+
+  test.each([
+    [{ host: '7' }, { kind: 'host', hostId: 7 }],
+    [{ region: 'oslo' }, { kind: 'region', region: 'oslo' }],
+    [{ labels: 'model:llama,tier:gpu' }, { kind: 'labels', labels: { model: 'llama', tier: 'gpu' } }],
+    [{}, { kind: 'fleet' }],
+  ])('latency over %j has the scope %j', (query, scope) => {
+    const parsed = latencyParamsSchema.parse({ name: 'request', ...query });
+    expect(parsed.scope).toEqual(scope);
+    expect(parsed).not.toHaveProperty('host');
   });
 });

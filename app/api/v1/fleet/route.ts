@@ -11,8 +11,7 @@ export async function GET(request: Request) {
   try {
     await requireReader(request);
     const params = fleetParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    const db = await getDb();
-    return Response.json(await getFleetSummary(db.sql, params), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getFleetSummary(await getDb(), params), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -10,8 +10,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
   try {
     await requireReader(request);
     const { id } = hostPathSchema.parse(await context.params);
-    const db = await getDb();
-    return Response.json(await getHostDetail(db.sql, id), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getHostDetail(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

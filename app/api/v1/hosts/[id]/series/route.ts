@@ -4,28 +4,16 @@ import { hostPathSchema } from '@/lib/protocol/read-api/host';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
 import { hostSeriesParamsSchema } from '@/lib/protocol/read-api/series';
 import { requireReader } from '@/lib/auth/require-reader';
-import { getHostSeries, retentionFromEnv } from '@/lib/series';
-import { HOUR_MS } from '@/lib/protocol/time';
+import { getHostSeries } from '@/lib/series';
 
 export const dynamic = 'force-dynamic';
-
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
     await requireReader(request);
     const { id } = hostPathSchema.parse(await context.params);
     const params = hostSeriesParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    const to = params.to ?? new Date();
-    const from = params.from ?? new Date(to.getTime() - HOUR_MS);
-    const db = await getDb();
-    const series = await getHostSeries(db.sql, {
-      hostId: id,
-      metric: params.metric,
-      from,
-      to,
-      maxPoints: params.maxPoints,
-      retention: retentionFromEnv(),
-    });
+    const series = await getHostSeries(await getDb(), { hostId: id, ...params });
     return Response.json(series, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
