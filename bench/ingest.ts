@@ -488,14 +488,14 @@ try {
   const referenceRuns = [await nodeHttpReference()];
   const db = await openDatabase({ kind: 'server', url: dbUrl });
   log(`enrolling ${HOSTS} hosts into ${dbName}`);
-  const key = await createEnrollmentKey({ name: 'bench', region: 'bench', labels: {} }, db);
+  const key = await createEnrollmentKey(db, { name: 'bench', region: 'bench', labels: {} });
   const tokens: string[] = new Array(HOSTS);
   const hostIds: number[] = new Array(HOSTS);
   let nextHost = 0;
   await Promise.all(Array.from({ length: 12 }, async () => {
     while (nextHost < HOSTS) {
       const i = nextHost++;
-      ({ token: tokens[i], hostId: hostIds[i] } = await enrollHost(key.key, { hostname: `bench-${i}`, machineId: `m-${i}` }, db));
+      ({ token: tokens[i], hostId: hostIds[i] } = await enrollHost(db, key.key, { hostname: `bench-${i}`, machineId: `m-${i}` }));
     }
   }));
   fs.writeFileSync(path.join(dataDir, 'tokens.txt'), tokens.join('\n') + '\n');

@@ -1,4 +1,4 @@
-import { getDb } from './db';
+import type { Database } from './db';
 import { describeTarget, resolveDatabaseTarget } from './db/target';
 import { APP_VERSION } from './version';
 
@@ -17,10 +17,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]);
 }
 
-export async function checkHealth(): Promise<HealthReport> {
+/** Whether `openDb` gives a database that answers, each within DB_CHECK_TIMEOUT_MS. */
+export async function checkHealth(openDb: () => Promise<Database>): Promise<HealthReport> {
   const started = performance.now();
   try {
-    const db = await withTimeout(getDb(), DB_CHECK_TIMEOUT_MS);
+    const db = await withTimeout(openDb(), DB_CHECK_TIMEOUT_MS);
     await withTimeout(db.sql.query('SELECT 1'), DB_CHECK_TIMEOUT_MS);
     return {
       status: 'ok',

@@ -24,7 +24,7 @@ async function run(argv: string[]): Promise<void> {
       labels: parseLabels(options.get('label') ?? []),
       expiresAt: expires ? new Date(Date.now() + parseDurationMs(expires)) : null,
     });
-    const created = await createEnrollmentKey(input, db);
+    const created = await createEnrollmentKey(db, input);
     console.log(`created enrollment key ${created.id} "${created.name}" for region ${created.region}` +
       (created.expiresAt ? `, expires ${created.expiresAt}` : ''));
     console.log(`key (shown once, store it now): ${created.key}`);
@@ -36,11 +36,11 @@ async function run(argv: string[]): Promise<void> {
       console.log(`${k.id}\t${k.tokenPrefix}…\t${k.name}\t${k.region}\t${JSON.stringify(k.labels)}\t${state}`);
     }
   } else if (area === 'keys' && verb === 'revoke') {
-    const key = await revokeEnrollmentKey(enrollmentKeyIdSchema.parse(target), db);
+    const key = await revokeEnrollmentKey(db, enrollmentKeyIdSchema.parse(target));
     console.log(`enrollment key ${key.id} revoked at ${key.revokedAt}`);
   } else if (area === 'hosts' && verb === 'revoke-token') {
     const hostId = enrollmentKeyIdSchema.parse(target);
-    await revokeHostToken(hostId, db);
+    await revokeHostToken(db, hostId);
     console.log(`host ${hostId}: token revoked (re-enroll the agent to give it a new one)`);
   } else {
     console.error(USAGE);

@@ -1,5 +1,5 @@
 import 'server-only';
-import { getDb, type Database } from '../db';
+import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { NotFoundError, UnauthorizedError } from '../errors';
 import { HostTokenCache, type AuthenticatedHost } from './host-token-cache';
@@ -42,9 +42,8 @@ export function tokenAuthFor(db: Database): TokenAuth {
  * The host a token belongs to; 401 when the token is missing, unknown or revoked. Lookups are cached for 10 min;
  * a revocation is seen at once through the same handle and within REVOCATION_CHECK_MS (1 s) everywhere else.
  */
-export async function authenticateHost(token: string | null, db?: Database, auth?: TokenAuth): Promise<AuthenticatedHost> {
+export async function authenticateHost(database: Database, token: string | null, auth?: TokenAuth): Promise<AuthenticatedHost> {
   if (!token || !token.startsWith(HOST_TOKEN_PREFIX)) throw new UnauthorizedError();
-  const database = db ?? (await getDb());
   const { cache, watch } = auth ?? tokenAuthFor(database);
   const tokenHash = hashToken(token);
   const checking = watch.whenFresh();
@@ -63,8 +62,7 @@ export async function authenticateHost(token: string | null, db?: Database, auth
 }
 
 /** Stops the host's current token: at once through this handle, within 1 s in other processes. */
-export async function revokeHostToken(hostId: number, db?: Database): Promise<void> {
-  const database = db ?? (await getDb());
+export async function revokeHostToken(database: Database, hostId: number): Promise<void> {
   const rows = await database.sql.transaction(async (tx) => {
     const revoked = await tx.query<{ id: number }>(
       'UPDATE hosts SET token_revoked_at = COALESCE(token_revoked_at, now()) WHERE id = $1 RETURNING id',

@@ -1,35 +1,20 @@
 import 'server-only';
-import { getDb, type Database } from '../db';
-import { ForbiddenError, UnauthorizedError } from '../errors';
+import type { Database } from '../db';
 import type { EnrollRequest, EnrollResponse } from '../protocol';
 import { BUMP_REVOCATION_VERSION_SQL, tokenAuthFor } from './authenticate-host';
-import { ENROLLMENT_KEY_PREFIX, HOST_TOKEN_PREFIX, generateToken, hashToken } from './tokens';
-
-interface KeyRow {
-  id: number;
-  region: string;
-  labels: unknown;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
+import { enrollmentKeyRefusal, findEnrollmentKey, type EnrollmentKeyGrant } from './enrollment-keys';
+import { HOST_TOKEN_PREFIX, generateToken, hashToken } from './tokens';
 
 interface HostRow {
   id: number;
   last_seq: number | null;
 }
 
-async function findValidKey(db: Database, key: string | null, now: Date): Promise<KeyRow> {
-  if (!key || !key.startsWith(ENROLLMENT_KEY_PREFIX)) throw new UnauthorizedError('missing or invalid enrollment key');
-  const [row] = await db.sql.query<KeyRow>(
-    'SELECT id, region, labels, expires_at, revoked_at FROM enrollment_keys WHERE token_hash = $1',
-    [hashToken(key)],
-  );
-  if (!row) throw new UnauthorizedError('missing or invalid enrollment key');
-  if (row.revoked_at) throw new ForbiddenError('enrollment key has been revoked');
-  if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) {
-    throw new ForbiddenError('enrollment key has expired');
-  }
-  return row;
+async function findValidKey(db: Database, key: string | null, now: Date): Promise<EnrollmentKeyGrant> {
+  const grant = await findEnrollmentKey(db, key);
+  const refusal = enrollmentKeyRefusal(grant, now);
+  if (refusal) throw refusal;
+  return grant!;
 }
 
 // hosts.last_seq is written a few seconds behind ingest (see GroupCommitWriter): the ledger has every stored seq.
@@ -40,8 +25,7 @@ const LAST_SEQ = 'GREATEST(last_seq, (SELECT max(l.seq) FROM report_ledger l WHE
  * it gets a new token, the old one stops working, and it continues after its last stored seq. A known hostname with
  * a new machine-id (a reinstalled machine) is the same host too, since hostnames are unique per region.
  */
-export async function enrollHost(key: string | null, request: EnrollRequest, db?: Database): Promise<EnrollResponse> {
-  const database = db ?? (await getDb());
+export async function enrollHost(database: Database, key: string | null, request: EnrollRequest): Promise<EnrollResponse> {
   const now = new Date();
   const enrollmentKey = await findValidKey(database, key, now);
   const token = generateToken(HOST_TOKEN_PREFIX);

@@ -1,6 +1,6 @@
 import 'server-only';
-import { getDb, type Database } from '../db';
-import { NotFoundError } from '../errors';
+import type { Database } from '../db';
+import { AppError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
 import { ENROLLMENT_KEY_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from './tokens';
 
 export interface EnrollmentKeyInput {
@@ -61,8 +61,10 @@ const summarySelect = {
   revokedAt: true,
 } as const;
 
-export async function createEnrollmentKey(input: EnrollmentKeyInput, db?: Database): Promise<CreatedEnrollmentKey> {
-  const { prisma } = db ?? (await getDb());
+type PrismaDb = Pick<Database, 'prisma'>;
+
+export async function createEnrollmentKey(db: PrismaDb, input: EnrollmentKeyInput): Promise<CreatedEnrollmentKey> {
+  const { prisma } = db;
   const key = generateToken(ENROLLMENT_KEY_PREFIX);
   const row = await prisma.enrollmentKey.create({
     data: {
@@ -78,18 +80,43 @@ export async function createEnrollmentKey(input: EnrollmentKeyInput, db?: Databa
   return { ...toSummary(row), key };
 }
 
-export async function listEnrollmentKeys(db?: Database): Promise<EnrollmentKeySummary[]> {
-  const { prisma } = db ?? (await getDb());
+export async function listEnrollmentKeys(db: PrismaDb): Promise<EnrollmentKeySummary[]> {
+  const { prisma } = db;
   const rows = await prisma.enrollmentKey.findMany({ select: summarySelect, orderBy: { id: 'asc' } });
   return rows.map(toSummary);
 }
 
 /** Revoking twice keeps the first revocation time. Hosts already enrolled keep their own tokens. */
-export async function revokeEnrollmentKey(id: number, db?: Database): Promise<EnrollmentKeySummary> {
-  const { prisma } = db ?? (await getDb());
+export async function revokeEnrollmentKey(db: PrismaDb, id: number): Promise<EnrollmentKeySummary> {
+  const { prisma } = db;
   const existing = await prisma.enrollmentKey.findUnique({ where: { id }, select: summarySelect });
   if (!existing) throw new NotFoundError(`enrollment key ${id} does not exist`);
   if (existing.revokedAt) return toSummary(existing);
   const row = await prisma.enrollmentKey.update({ where: { id }, data: { revokedAt: new Date() }, select: summarySelect });
   return toSummary(row);
+}
+
+export interface EnrollmentKeyGrant {
+  id: number;
+  region: string;
+  labels: unknown;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** The stored key a plaintext enrollment key stands for; null for anything that is not one. */
+export async function findEnrollmentKey(db: PrismaDb, key: string | null): Promise<EnrollmentKeyGrant | null> {
+  if (!key || !key.startsWith(ENROLLMENT_KEY_PREFIX)) return null;
+  return db.prisma.enrollmentKey.findUnique({
+    where: { tokenHash: hashToken(key) },
+    select: { id: true, region: true, labels: true, expiresAt: true, revokedAt: true },
+  });
+}
+
+/** Why a key cannot enroll a host at `now` (401 unknown, 403 revoked or expired); null when it can. */
+export function enrollmentKeyRefusal(grant: EnrollmentKeyGrant | null, now: Date): AppError | null {
+  if (!grant) return new UnauthorizedError('missing or invalid enrollment key');
+  if (grant.revokedAt) return new ForbiddenError('enrollment key has been revoked');
+  if (grant.expiresAt && grant.expiresAt.getTime() <= now.getTime()) return new ForbiddenError('enrollment key has expired');
+  return null;
 }

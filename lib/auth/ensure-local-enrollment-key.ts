@@ -2,17 +2,10 @@ import 'server-only';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from '../db';
-import { createEnrollmentKey } from './enrollment-keys';
-import { ENROLLMENT_KEY_PREFIX, hashToken } from './tokens';
+import { createEnrollmentKey, enrollmentKeyRefusal, findEnrollmentKey } from './enrollment-keys';
 
 async function isUsableKey(db: Database, key: string): Promise<boolean> {
-  if (!key.startsWith(ENROLLMENT_KEY_PREFIX)) return false;
-  const [row] = await db.sql.query<{ id: number }>(
-    `SELECT id FROM enrollment_keys
-      WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-    [hashToken(key)],
-  );
-  return row !== undefined;
+  return enrollmentKeyRefusal(await findEnrollmentKey(db, key), new Date()) === null;
 }
 
 /**
@@ -25,7 +18,7 @@ export async function ensureLocalEnrollmentKey(db: Database, filePath: string): 
     fs.chmodSync(filePath, 0o600);
     return existing;
   }
-  const created = await createEnrollmentKey({ name: 'local', region: 'local', labels: {} }, db);
+  const created = await createEnrollmentKey(db, { name: 'local', region: 'local', labels: {} });
   fs.mkdirSync(path.dirname(filePath), { recursive: true });
   fs.writeFileSync(filePath, `${created.key}\n`, { mode: 0o600 });
   fs.chmodSync(filePath, 0o600);

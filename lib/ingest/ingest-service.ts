@@ -23,7 +23,7 @@ export function createIngestDeps(db: Database, overrides: Partial<IngestDeps> = 
   const limits = overrides.limits ?? ingestLimitsFromEnv();
   const metrics = overrides.metrics ?? new IngestMetrics();
   return {
-    authenticate: (token) => authenticateHost(token, db),
+    authenticate: (token) => authenticateHost(db, token),
     writer: overrides.writer ?? createWriter(db, metrics),
     rateLimiter: new HostRateLimiter(limits.rate),
     limits,

@@ -25,7 +25,7 @@ async function createRealServer(): Promise<DeliveryTarget> {
   const { createEnrollmentKey } = await import('../../lib/auth');
   const { getDb } = await import('../../lib/db');
   const db = await getDb();
-  const { key } = await createEnrollmentKey({ name: 'delivery', region: 'oslo', labels: {} });
+  const { key } = await createEnrollmentKey(db, { name: 'delivery', region: 'oslo', labels: {} });
 
   const server = http.createServer((req, res) => {
     if (req.url === '/api/v1/ingest') return void handleIngestHttp(req, res);

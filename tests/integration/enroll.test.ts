@@ -42,7 +42,7 @@ describe('enrollment and host tokens', () => {
     ingestRequest({ authorization: `Bearer ${token}`, contentType: 'application/json', ...jsonBody(realisticReport(seq, Date.now() - 60_000 + seq)) }, deps);
 
   test('a key is stored only as its hash and listed without it', async () => {
-    const created = await createEnrollmentKey({ name: 'ml oslo', region: 'oslo', labels: { team: 'ml' } }, t.db);
+    const created = await createEnrollmentKey(t.db, { name: 'ml oslo', region: 'oslo', labels: { team: 'ml' } });
     expect(created.key).toMatch(/^iwk_[A-Za-z0-9_-]{43}$/);
     const [row] = await t.db.sql.query<{ token_hash: string }>('SELECT token_hash FROM enrollment_keys WHERE id = $1', [created.id]);
     expect(row!.token_hash).toBe(hashToken(created.key));
@@ -52,15 +52,15 @@ describe('enrollment and host tokens', () => {
   });
 
   test('enrolling gives a host token in the key region; re-enrolling the same machine rotates it and continues the seq', async () => {
-    const key = await createEnrollmentKey({ name: 'k', region: 'frankfurt', labels: { tier: 'gpu' } }, t.db);
-    const first = await enrollHost(key.key, { hostname: 'gpu-1', machineId: 'abc' }, t.db);
+    const key = await createEnrollmentKey(t.db, { name: 'k', region: 'frankfurt', labels: { tier: 'gpu' } });
+    const first = await enrollHost(t.db, key.key, { hostname: 'gpu-1', machineId: 'abc' });
     expect(first).toMatchObject({ region: 'frankfurt', nextSeq: 0 });
     expect(first.token).toMatch(/^iwh_/);
     const [host] = await t.db.sql.query<{ labels: unknown; region: string }>('SELECT labels, region FROM hosts WHERE id = $1', [first.hostId]);
     expect(host).toEqual({ labels: { tier: 'gpu' }, region: 'frankfurt' });
     for (const seq of [0, 1, 2]) expect((await ingest(first.token, seq)).status).toBe(200);
 
-    const again = await enrollHost(key.key, { hostname: 'gpu-1-renamed', machineId: 'abc' }, t.db);
+    const again = await enrollHost(t.db, key.key, { hostname: 'gpu-1-renamed', machineId: 'abc' });
     expect(again.hostId).toBe(first.hostId);
     expect(again.token).not.toBe(first.token);
     expect(again.nextSeq).toBe(3);
@@ -70,67 +70,67 @@ describe('enrollment and host tokens', () => {
   });
 
   test('re-enrolling continues after the newer of the ledger and hosts.last_seq, whichever of them lags', async () => {
-    const key = await createEnrollmentKey({ name: 'k', region: 'lisbon', labels: {} }, t.db);
+    const key = await createEnrollmentKey(t.db, { name: 'k', region: 'lisbon', labels: {} });
     const setLastSeq = (hostId: number, lastSeq: number | null) => t.db.sql.query('UPDATE hosts SET last_seq = $2 WHERE id = $1', [hostId, lastSeq]);
 
     // Stored in the ledger, but hosts.last_seq not written yet (the writer writes host progress a few seconds behind).
-    const ingested = await enrollHost(key.key, { hostname: 'behind-1', machineId: 'm-behind-1' }, t.db);
+    const ingested = await enrollHost(t.db, key.key, { hostname: 'behind-1', machineId: 'm-behind-1' });
     for (const seq of [0, 1, 2, 3, 4]) expect((await ingest(ingested.token, seq)).status).toBe(200);
     await (deps.writer as GroupCommitWriter).writeHostProgress();
     await setLastSeq(ingested.hostId, null);
-    expect((await enrollHost(key.key, { hostname: 'behind-1', machineId: 'm-behind-1' }, t.db)).nextSeq).toBe(5);
+    expect((await enrollHost(t.db, key.key, { hostname: 'behind-1', machineId: 'm-behind-1' })).nextSeq).toBe(5);
 
     // The reverse: hosts.last_seq says 41, the ledger has nothing of the host.
-    const noLedger = await enrollHost(key.key, { hostname: 'behind-2', machineId: 'm-behind-2' }, t.db);
+    const noLedger = await enrollHost(t.db, key.key, { hostname: 'behind-2', machineId: 'm-behind-2' });
     await setLastSeq(noLedger.hostId, 41);
     const [ledger] = await t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM report_ledger WHERE host_id = $1', [noLedger.hostId]);
     expect(ledger!.n).toBe(0);
-    expect((await enrollHost(key.key, { hostname: 'behind-2', machineId: 'm-behind-2' }, t.db)).nextSeq).toBe(42);
+    expect((await enrollHost(t.db, key.key, { hostname: 'behind-2', machineId: 'm-behind-2' })).nextSeq).toBe(42);
   });
 
   test('without a machine-id the hostname in the region identifies the host', async () => {
-    const key = await createEnrollmentKey({ name: 'k', region: 'paris', labels: {} }, t.db);
-    const a = await enrollHost(key.key, { hostname: 'cpu-7', machineId: null }, t.db);
-    const b = await enrollHost(key.key, { hostname: 'cpu-7', machineId: null }, t.db);
-    const c = await enrollHost(key.key, { hostname: 'cpu-8', machineId: null }, t.db);
+    const key = await createEnrollmentKey(t.db, { name: 'k', region: 'paris', labels: {} });
+    const a = await enrollHost(t.db, key.key, { hostname: 'cpu-7', machineId: null });
+    const b = await enrollHost(t.db, key.key, { hostname: 'cpu-7', machineId: null });
+    const c = await enrollHost(t.db, key.key, { hostname: 'cpu-8', machineId: null });
     expect(b.hostId).toBe(a.hostId);
     expect(c.hostId).not.toBe(a.hostId);
   });
 
   test('enrollment is refused for unknown (401), revoked (403) and expired (403) keys', async () => {
-    expect(await rejection(enrollHost('iwk_unknown', { hostname: 'x', machineId: null }, t.db))).toMatchObject({ status: 401, code: 'unauthorized', message: 'missing or invalid enrollment key' });
-    expect(await rejection(enrollHost(null, { hostname: 'x', machineId: null }, t.db))).toMatchObject({ status: 401 });
-    const revoked = await createEnrollmentKey({ name: 'r', region: 'oslo', labels: {} }, t.db);
-    await revokeEnrollmentKey(revoked.id, t.db);
-    expect(await rejection(enrollHost(revoked.key, { hostname: 'x', machineId: null }, t.db))).toMatchObject({ status: 403, code: 'forbidden', message: 'enrollment key has been revoked' });
-    const expired = await createEnrollmentKey({ name: 'e', region: 'oslo', labels: {}, expiresAt: new Date(Date.now() - 1000) }, t.db);
-    expect(await rejection(enrollHost(expired.key, { hostname: 'x', machineId: null }, t.db))).toMatchObject({ status: 403, code: 'forbidden', message: 'enrollment key has expired' });
+    expect(await rejection(enrollHost(t.db, 'iwk_unknown', { hostname: 'x', machineId: null }))).toMatchObject({ status: 401, code: 'unauthorized', message: 'missing or invalid enrollment key' });
+    expect(await rejection(enrollHost(t.db, null, { hostname: 'x', machineId: null }))).toMatchObject({ status: 401 });
+    const revoked = await createEnrollmentKey(t.db, { name: 'r', region: 'oslo', labels: {} });
+    await revokeEnrollmentKey(t.db, revoked.id);
+    expect(await rejection(enrollHost(t.db, revoked.key, { hostname: 'x', machineId: null }))).toMatchObject({ status: 403, code: 'forbidden', message: 'enrollment key has been revoked' });
+    const expired = await createEnrollmentKey(t.db, { name: 'e', region: 'oslo', labels: {}, expiresAt: new Date(Date.now() - 1000) });
+    expect(await rejection(enrollHost(t.db, expired.key, { hostname: 'x', machineId: null }))).toMatchObject({ status: 403, code: 'forbidden', message: 'enrollment key has expired' });
     const [n] = await t.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM hosts WHERE hostname = 'x'");
     expect(n!.n).toBe(0);
   });
 
   test('revoking a host token stops it at once, even when it was cached', async () => {
-    const key = await createEnrollmentKey({ name: 'k', region: 'oslo', labels: {} }, t.db);
-    const host = await enrollHost(key.key, { hostname: 'revoke-me', machineId: null }, t.db);
-    expect(await authenticateHost(host.token, t.db)).toEqual({ id: host.hostId, region: 'oslo' });
-    await revokeHostToken(host.hostId, t.db);
-    expect(await rejection(authenticateHost(host.token, t.db))).toMatchObject({ status: 401, message: 'invalid or revoked host token' });
+    const key = await createEnrollmentKey(t.db, { name: 'k', region: 'oslo', labels: {} });
+    const host = await enrollHost(t.db, key.key, { hostname: 'revoke-me', machineId: null });
+    expect(await authenticateHost(t.db, host.token)).toEqual({ id: host.hostId, region: 'oslo' });
+    await revokeHostToken(t.db, host.hostId);
+    expect(await rejection(authenticateHost(t.db, host.token))).toMatchObject({ status: 401, message: 'invalid or revoked host token' });
   });
 
   test('another process (a second database handle) with the token cached stops accepting it within 1 s of a revocation or a re-enroll', async () => {
     const other = await openDatabase({ kind: 'server', url: t.url! });
     try {
-      const key = await createEnrollmentKey({ name: 'k2', region: 'oslo', labels: {} }, t.db);
-      const revoked = await enrollHost(key.key, { hostname: 'revoke-elsewhere', machineId: null }, t.db);
-      const rotated = await enrollHost(key.key, { hostname: 'rotate-elsewhere', machineId: 'm-rotate' }, t.db);
+      const key = await createEnrollmentKey(t.db, { name: 'k2', region: 'oslo', labels: {} });
+      const revoked = await enrollHost(t.db, key.key, { hostname: 'revoke-elsewhere', machineId: null });
+      const rotated = await enrollHost(t.db, key.key, { hostname: 'rotate-elsewhere', machineId: 'm-rotate' });
       const auth = createTokenAuth(other.sql);
-      expect(await authenticateHost(revoked.token, other, auth)).toMatchObject({ id: revoked.hostId });
-      expect(await authenticateHost(rotated.token, other, auth)).toMatchObject({ id: rotated.hostId });
+      expect(await authenticateHost(other, revoked.token, auth)).toMatchObject({ id: revoked.hostId });
+      expect(await authenticateHost(other, rotated.token, auth)).toMatchObject({ id: rotated.hostId });
       expect(auth.cache.size).toBe(2);
-      await revokeHostToken(revoked.hostId, t.db);
-      await enrollHost(key.key, { hostname: 'rotate-elsewhere', machineId: 'm-rotate' }, t.db);
+      await revokeHostToken(t.db, revoked.hostId);
+      await enrollHost(t.db, key.key, { hostname: 'rotate-elsewhere', machineId: 'm-rotate' });
       const changedAtMs = Date.now();
-      const refused = (token: string) => authenticateHost(token, other, auth).then(() => false, (err) => toErrorEnvelope(err).status === 401);
+      const refused = (token: string) => authenticateHost(other, token, auth).then(() => false, (err) => toErrorEnvelope(err).status === 401);
       let revokedRefused = false;
       let rotatedRefused = false;
       while (Date.now() - changedAtMs < 1_500 && !(revokedRefused && rotatedRefused)) {
@@ -152,7 +152,7 @@ describe('enrollment and host tokens', () => {
     expect(await ensureLocalEnrollmentKey(t.db, file)).toBe(key);
     const [row] = await t.db.sql.query<{ id: number; name: string; region: string }>('SELECT id, name, region FROM enrollment_keys WHERE token_hash = $1', [hashToken(key)]);
     expect(row).toMatchObject({ name: 'local', region: 'local' });
-    await revokeEnrollmentKey(row!.id, t.db);
+    await revokeEnrollmentKey(t.db, row!.id);
     const replaced = await ensureLocalEnrollmentKey(t.db, file);
     expect(replaced).not.toBe(key);
     expect(fs.readFileSync(file, 'utf8').trim()).toBe(replaced);

@@ -53,8 +53,8 @@ export async function createEmbeddedDatabase(): Promise<TestDatabase> {
 }
 
 export async function enrolledHost(db: Database, hostname = `host-${randomBytes(4).toString('hex')}`) {
-  const key = await createEnrollmentKey({ name: 'test', region: 'oslo', labels: { team: 'ml' } }, db);
-  const enrolled = await enrollHost(key.key, { hostname, machineId: null }, db);
+  const key = await createEnrollmentKey(db, { name: 'test', region: 'oslo', labels: { team: 'ml' } });
+  const enrolled = await enrollHost(db, key.key, { hostname, machineId: null });
   return { ...enrolled, enrollmentKey: key };
 }
 

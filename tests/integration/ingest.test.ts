@@ -234,7 +234,7 @@ describe.each([
   test('rejects a revoked host token at once with 401 and stores nothing', async () => {
     const other = await enrolledHost(test_db.db);
     expect((await post(deps, other.token, report(1))).status).toBe(200);
-    await revokeHostToken(other.hostId, test_db.db);
+    await revokeHostToken(test_db.db, other.hostId);
     const before = await rowCounts(test_db.db);
     const out = await post(deps, other.token, report(2));
     expect(out.status).toBe(401);

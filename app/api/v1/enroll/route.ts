@@ -1,4 +1,5 @@
 import { enrollHost } from '@/lib/auth/enroll-host';
+import { getDb } from '@/lib/db';
 import { bearerToken } from '@/lib/auth/tokens';
 import { InvalidJsonError, toErrorResponse } from '@/lib/errors';
 import { enrollRequestSchema } from '@/lib/protocol';
@@ -14,7 +15,7 @@ export async function POST(request: Request) {
       throw new InvalidJsonError('body is not valid JSON');
     });
     const input = enrollRequestSchema.parse(json);
-    return Response.json(await enrollHost(key, input), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await enrollHost(await getDb(), key, input), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,6 +1,7 @@
 import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { createEnrollmentKey, listEnrollmentKeys } from '@/lib/auth/enrollment-keys';
 import { enrollmentKeyInputSchema } from '@/lib/auth/enrollment-key-input';
+import { getDb } from '@/lib/db';
 import { InvalidJsonError, toErrorResponse } from '@/lib/errors';
 
 export const dynamic = 'force-dynamic';
@@ -9,7 +10,7 @@ export const runtime = 'nodejs';
 export async function GET(request: Request) {
   try {
     authorizeAdmin(request.headers.get('authorization'));
-    return Response.json({ keys: await listEnrollmentKeys() }, { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json({ keys: await listEnrollmentKeys(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }
@@ -23,7 +24,7 @@ export async function POST(request: Request) {
       throw new InvalidJsonError('body is not valid JSON');
     });
     const input = enrollmentKeyInputSchema.parse(json);
-    return Response.json(await createEnrollmentKey(input), { status: 201, headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await createEnrollmentKey(await getDb(), input), { status: 201, headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

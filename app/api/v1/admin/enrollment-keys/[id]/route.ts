@@ -1,6 +1,7 @@
 import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { revokeEnrollmentKey } from '@/lib/auth/enrollment-keys';
 import { enrollmentKeyIdSchema } from '@/lib/auth/enrollment-key-input';
+import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 
 export const dynamic = 'force-dynamic';
@@ -10,7 +11,7 @@ export async function DELETE(request: Request, context: { params: Promise<{ id: 
   try {
     authorizeAdmin(request.headers.get('authorization'));
     const id = enrollmentKeyIdSchema.parse((await context.params).id);
-    return Response.json(await revokeEnrollmentKey(id), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await revokeEnrollmentKey(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }
