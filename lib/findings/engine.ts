@@ -1,3 +1,4 @@
+import type { Database } from '../db/open';
 import type { Sql } from '../db/sql';
 import { evaluateFindings, type RuleFailure } from './evaluate';
 import { planFindingChanges } from './lifecycle';
@@ -32,10 +33,13 @@ export class FindingsEngine {
   private fleet: FleetFacts | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
+  private readonly sql: Sql;
+
   constructor(
-    private readonly sql: Sql,
+    db: Pick<Database, 'sql'>,
     private readonly options: FindingsEngineOptions = {},
   ) {
+    this.sql = db.sql;
     this.rules = options.rules ?? FINDING_RULES;
   }
 
@@ -50,7 +54,7 @@ export class FindingsEngine {
     const started = performance.now();
     const [hosts, overrides, active, regions] = await Promise.all([
       readHostFacts(this.sql, { now, hostIds, inventories: this.inventories, windowMs: this.options.windowMs }),
-      listThresholdOverrides(this.sql),
+      listThresholdOverrides({ sql: this.sql }),
       listActiveFindings(this.sql, hostIds),
       hostIds ? undefined : readRegionFacts(this.sql, now),
     ]);

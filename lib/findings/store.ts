@@ -56,7 +56,7 @@ const INSERT_SQL = `
 INSERT INTO findings (rule_id, host_id, region, subject, severity, state, message, remedy, evidence, value, peak_value,
                       first_seen_at, opened_at, last_evaluated_at)
 SELECT v.rule_id, v.host_id, v.region, v.subject, v.severity, v.state, v.message, v.remedy, v.evidence::jsonb, v.value,
-       v.value, $10, CASE WHEN v.state = 'open' THEN $10 END, $10
+       v.value, $10::timestamptz, CASE WHEN v.state = 'open' THEN $10::timestamptz END, $10::timestamptz
   FROM unnest($1::text[], $2::int4[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
               $9::text[], $11::float8[])
        AS v(rule_id, host_id, region, subject, severity, state, message, remedy, evidence, value)
@@ -65,9 +65,9 @@ ON CONFLICT DO NOTHING`;
 const UPDATE_SQL = `
 UPDATE findings f
    SET severity = v.severity, message = v.message, remedy = v.remedy, evidence = v.evidence::jsonb, value = v.value,
-       peak_value = v.peak_value, last_evaluated_at = $8,
+       peak_value = v.peak_value, last_evaluated_at = $8::timestamptz,
        state = CASE WHEN v.opens THEN 'open' ELSE f.state END,
-       opened_at = CASE WHEN v.opens THEN $8 ELSE f.opened_at END
+       opened_at = CASE WHEN v.opens THEN $8::timestamptz ELSE f.opened_at END
   FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[], $9::bool[])
        AS v(id, severity, message, remedy, evidence, value, peak_value, opens)
  WHERE f.id = v.id AND f.state <> 'resolved'`;

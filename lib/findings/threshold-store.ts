@@ -1,4 +1,4 @@
-import type { Sql } from '../db/sql';
+import type { Database } from '../db/open';
 import { NotFoundError } from '../errors';
 import type { ThresholdOverride, ThresholdOverrideInput, ThresholdScope } from '../protocol/findings';
 import { FINDING_RULES } from './registry';
@@ -24,8 +24,8 @@ const toOverride = (r: OverrideRow): ThresholdOverride => ({
   updatedAt: new Date(r.updated_at).toISOString(),
 });
 
-export async function listThresholdOverrides(sql: Sql): Promise<ThresholdOverride[]> {
-  const rows = await sql.query<OverrideRow>('SELECT * FROM finding_threshold_overrides ORDER BY rule_id, id');
+export async function listThresholdOverrides(db: Pick<Database, 'sql'>): Promise<ThresholdOverride[]> {
+  const rows = await db.sql.query<OverrideRow>('SELECT * FROM finding_threshold_overrides ORDER BY rule_id, id');
   return rows.map(toOverride);
 }
 
@@ -44,7 +44,8 @@ function selectorOf(input: ThresholdOverrideInput): string {
 }
 
 /** Creates the override for (rule, scope, selector), or replaces the one there is. */
-export async function putThresholdOverride(sql: Sql, input: ThresholdOverrideInput): Promise<ThresholdOverride> {
+export async function putThresholdOverride(db: Pick<Database, 'sql'>, input: ThresholdOverrideInput): Promise<ThresholdOverride> {
+  const { sql } = db;
   checkOverride(FINDING_RULES, input);
   if (input.scope === 'host') {
     const [host] = await sql.query('SELECT 1 FROM hosts WHERE id = $1', [input.hostId]);
@@ -61,7 +62,7 @@ export async function putThresholdOverride(sql: Sql, input: ThresholdOverrideInp
   return toOverride(row!);
 }
 
-export async function deleteThresholdOverride(sql: Sql, id: number): Promise<void> {
-  const rows = await sql.query('DELETE FROM finding_threshold_overrides WHERE id = $1 RETURNING id', [id]);
+export async function deleteThresholdOverride(db: Pick<Database, 'sql'>, id: number): Promise<void> {
+  const rows = await db.sql.query('DELETE FROM finding_threshold_overrides WHERE id = $1 RETURNING id', [id]);
   if (rows.length === 0) throw new NotFoundError(`threshold override ${id} not found`);
 }

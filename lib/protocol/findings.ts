@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema } from './read-api/params';
 
 /** Findings as the read API returns them, and the inputs of its write endpoints. Client-safe: zod only. */
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
@@ -140,16 +141,20 @@ export const acknowledgeInputSchema = z.object({
 });
 export type AcknowledgeInput = z.infer<typeof acknowledgeInputSchema>;
 
-export const findingsQuerySchema = z.object({
-  host: z.coerce.number().int().positive().max(2_147_483_647).optional(),
-  region: z.string().trim().min(1).max(100).optional(),
-  labels: z.string().trim().min(1).max(1000).optional(),
-  rule: ruleIdSchema.optional(),
-  severity: z.enum(SEVERITIES).optional(),
-  /** Default: open. `all` includes resolved occurrences (history). */
-  state: z.enum(['pending', 'open', 'resolved', 'all']).default('open'),
-  limit: z.coerce.number().int().min(1).max(10_000).default(1000),
-});
+export const findingsQuerySchema = z
+  .object({
+    host: hostIdSchema.optional(),
+    region: regionSchema.optional(),
+    labels: labelsSchema.optional(),
+    rule: ruleIdSchema.optional(),
+    severity: z.enum(SEVERITIES).optional(),
+    /** Default: open. `all` includes pending and resolved occurrences (the history). */
+    state: z.enum(['pending', 'open', 'resolved', 'all']).default('open'),
+    /** Occurrences that were unresolved at some time in [from, to). */
+    ...rangeShape,
+    limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+  })
+  .superRefine(checkRange);
 export type FindingsQuery = z.infer<typeof findingsQuerySchema>;
 
 /** One finding per host in the fleet summary: its most severe open one. */
@@ -161,3 +166,21 @@ export interface TopFinding {
 }
 
 export type FindingCounts = Record<Severity, number>;
+
+export interface ResidencyPolicyView {
+  id: number;
+  name: string;
+  selector: Record<string, string>;
+  allowedRegions: string[];
+  createdAt: string;
+}
+
+export const residencyPolicyInputSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  /** Hosts whose labels include all of these; {} means every host. */
+  selector: z.record(z.string().min(1).max(100), z.string().max(200)).default({}),
+  allowedRegions: z.array(regionSchema).min(1).max(100),
+});
+export type ResidencyPolicyInput = z.infer<typeof residencyPolicyInputSchema>;
+
+export const findingPathSchema = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });

@@ -14,7 +14,7 @@ describe('cpu.steal-high', () => {
   test('steal above 5 % over the window is a warning that names the vCPUs that lost most', () => {
     const [v] = stealHigh.evaluate(withSteal(7.2, [{ cpu: 3, avg: 12.5 }, { cpu: 2, avg: 11 }, { cpu: 6, avg: 4 }, { cpu: 0, avg: 1 }]), t, ruleContext());
     expect(v).toMatchObject({ severity: 'warning', value: 7.2 });
-    expect(v!.message).toBe('CPU steal averaged 7.2 % over 5 min (peak 10.8 %); vCPUs 2–3, 6 lost most (12.5 %, 11 %, 4 %).');
+    expect(v!.message).toBe('CPU steal averaged 7.2 % over 5 min (peak 10.8 %); most from vCPU 3 (12.5 %), 2 (11 %), 6 (4 %).');
     expect(v!.evidence.series).toEqual([{ metric: 'cpu_steal' }, { metric: 'cpu_steal_per_cpu' }]);
     expect(v!.remedy).toMatch(/live-migrate/);
   });

@@ -1,5 +1,5 @@
 import { defineHostRule } from '../types';
-import { exceeds, fmtPct, formatCpuList, minutes, windowOf } from './helpers';
+import { exceeds, fmtPct, minutes, windowOf } from './helpers';
 
 const WORST_CPUS_NAMED = 3;
 
@@ -21,9 +21,7 @@ export const stealHigh = defineHostRule({
     if (!steal || !exceeds(steal.avg, t.warningPct, t.clearPct, ctx.isOpen())) return [];
     const severity = steal.avg > t.criticalPct ? 'critical' : 'warning';
     const worst = window.perCpuStealPct.slice(0, WORST_CPUS_NAMED).filter((c) => c.avg > 0);
-    const worstText = worst.length
-      ? `; vCPU${worst.length > 1 ? 's' : ''} ${formatCpuList(worst.map((c) => c.cpu))} lost most (${worst.map((c) => fmtPct(c.avg)).join(', ')})`
-      : '';
+    const worstText = worst.length ? `; most from vCPU ${worst.map((c) => `${c.cpu} (${fmtPct(c.avg)})`).join(', ')}` : '';
     return [
       {
         severity,

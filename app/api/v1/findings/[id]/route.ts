@@ -1,0 +1,17 @@
+import { requireReader } from '@/lib/auth/require-reader';
+import { getDb } from '@/lib/db';
+import { toErrorResponse } from '@/lib/errors';
+import { getFinding } from '@/lib/findings/list-findings';
+import { findingPathSchema } from '@/lib/protocol/findings';
+
+export const dynamic = 'force-dynamic';
+
+export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
+  try {
+    await requireReader(request);
+    const { id } = findingPathSchema.parse(await context.params);
+    return Response.json(await getFinding(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}

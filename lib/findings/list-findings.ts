@@ -1,0 +1,109 @@
+import type { Database } from '../db/open';
+import { ConflictError, NotFoundError } from '../errors';
+import type { AcknowledgeInput, Finding, FindingEvidence, FindingsQuery, FindingsResponse, Severity } from '../protocol/findings';
+import { docsPathOf, findRule } from './registry';
+
+interface FindingRow {
+  id: number;
+  rule_id: string;
+  host_id: number | null;
+  hostname: string | null;
+  region: string;
+  subject: string;
+  severity: Severity;
+  state: Finding['state'];
+  message: string;
+  remedy: string;
+  evidence: FindingEvidence | string;
+  value: number | null;
+  peak_value: number | null;
+  first_seen_at: Date;
+  opened_at: Date | null;
+  resolved_at: Date | null;
+  last_evaluated_at: Date;
+  ack_at: Date | null;
+  ack_reason: string | null;
+  ack_expires_at: Date | null;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+function toFinding(r: FindingRow, nowMs: number): Finding {
+  const rule = findRule(r.rule_id);
+  const ackLive = r.ack_at !== null && (r.ack_expires_at === null || new Date(r.ack_expires_at).getTime() > nowMs);
+  return {
+    id: Number(r.id),
+    ruleId: r.rule_id,
+    title: rule?.title ?? r.rule_id,
+    category: rule?.category ?? 'agent',
+    severity: r.severity,
+    state: r.state,
+    hostId: r.host_id,
+    hostname: r.hostname,
+    region: r.region,
+    subject: r.subject,
+    message: r.message,
+    remedy: r.remedy,
+    docsPath: docsPathOf(r.rule_id),
+    evidence: typeof r.evidence === 'string' ? JSON.parse(r.evidence) : r.evidence,
+    value: r.value,
+    peakValue: r.peak_value,
+    firstSeenAt: iso(r.first_seen_at)!,
+    openedAt: iso(r.opened_at),
+    resolvedAt: iso(r.resolved_at),
+    lastEvaluatedAt: iso(r.last_evaluated_at)!,
+    acknowledgement: ackLive ? { at: iso(r.ack_at)!, reason: r.ack_reason ?? '', expiresAt: iso(r.ack_expires_at) } : null,
+  };
+}
+
+const SELECT = `SELECT f.*, h.hostname FROM findings f LEFT JOIN hosts h ON h.id = f.host_id`;
+const SEVERITY_ORDER = `CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`;
+
+/** Findings matching the query, most severe and newest first. */
+export async function listFindings(db: Pick<Database, 'sql'>, query: FindingsQuery, now = new Date()): Promise<FindingsResponse> {
+  const params: unknown[] = [];
+  const where: string[] = [];
+  const add = (condition: (p: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(condition(`$${params.length}`));
+  };
+  if (query.host !== undefined) add((p) => `f.host_id = ${p}`, query.host);
+  if (query.region !== undefined) add((p) => `f.region = ${p}`, query.region);
+  if (query.labels !== undefined) add((p) => `h.labels @> ${p}::jsonb`, JSON.stringify(query.labels));
+  if (query.rule !== undefined) add((p) => `f.rule_id = ${p}`, query.rule);
+  if (query.severity !== undefined) add((p) => `f.severity = ${p}`, query.severity);
+  if (query.state !== 'all') add((p) => `f.state = ${p}`, query.state);
+  if (query.to) add((p) => `f.first_seen_at < ${p}`, query.to);
+  if (query.from) add((p) => `(f.resolved_at IS NULL OR f.resolved_at >= ${p})`, query.from);
+  params.push(query.limit + 1);
+  const rows = await db.sql.query<FindingRow>(
+    `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY (f.state = 'resolved'), ${SEVERITY_ORDER}, f.first_seen_at DESC, f.id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return { findings: rows.slice(0, query.limit).map((r) => toFinding(r, now.getTime())), truncated: rows.length > query.limit };
+}
+
+export async function getFinding(db: Pick<Database, 'sql'>, id: number, now = new Date()): Promise<Finding> {
+  const [row] = await db.sql.query<FindingRow>(`${SELECT} WHERE f.id = $1`, [id]);
+  if (!row) throw new NotFoundError(`finding ${id} not found`);
+  return toFinding(row, now.getTime());
+}
+
+/** Marks an unresolved finding as known, with why; it lapses at `expiresAt` and the finding shows as new again. */
+export async function acknowledgeFinding(db: Pick<Database, 'sql'>, id: number, input: AcknowledgeInput, now = new Date()): Promise<Finding> {
+  const rows = await db.sql.query<{ state: string }>(
+    `UPDATE findings SET ack_at = $2, ack_reason = $3, ack_expires_at = $4 WHERE id = $1 AND state <> 'resolved' RETURNING state`,
+    [id, now, input.reason, input.expiresAt ? new Date(input.expiresAt) : null],
+  );
+  if (rows.length === 0) {
+    await getFinding(db, id, now);
+    throw new ConflictError(`finding ${id} is resolved; there is nothing to acknowledge`);
+  }
+  return getFinding(db, id, now);
+}
+
+export async function clearAcknowledgement(db: Pick<Database, 'sql'>, id: number, now = new Date()): Promise<Finding> {
+  await db.sql.query('UPDATE findings SET ack_at = NULL, ack_reason = NULL, ack_expires_at = NULL WHERE id = $1', [id]);
+  return getFinding(db, id, now);
+}

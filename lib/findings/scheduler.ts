@@ -1,0 +1,87 @@
+import type { Database } from '../db/open';
+import { DAY_MS } from '../protocol/time';
+import { FindingsEngine, type CycleResult } from './engine';
+
+export interface FindingsSchedulerOptions {
+  /** Full cycles: every rule over every host and region. */
+  intervalMs?: number;
+  /** How often new inventory snapshots are looked for, to judge those hosts at once. */
+  inventoryPollMs?: number;
+  /** Resolved occurrences older than this are deleted. */
+  historyDays?: number;
+  now?: () => Date;
+  onCycle?: (result: CycleResult, hostIds?: readonly number[]) => void;
+  onError?: (err: unknown) => void;
+  engine?: FindingsEngine;
+}
+
+export interface FindingsScheduler {
+  engine: FindingsEngine;
+  /** Runs a full cycle now; resolves when it is written. */
+  runOnce(): Promise<CycleResult>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Series rules need at least one cycle a minute; inventory rules should answer as soon as a host's inventory
+ * changes, so new snapshots are polled for (one indexed query) and their hosts judged in a targeted cycle.
+ */
+export function startFindingsScheduler(db: Pick<Database, 'sql'>, options: FindingsSchedulerOptions = {}): FindingsScheduler {
+  const engine = options.engine ?? new FindingsEngine(db);
+  const now = options.now ?? (() => new Date());
+  const onError = options.onError ?? ((err) => console.error('findings cycle failed:', err));
+  const historyMs = (options.historyDays ?? 90) * DAY_MS;
+  let lastSnapshotId: number | null = null;
+  const inFlight = new Set<Promise<unknown>>();
+  let stopped = false;
+
+  const track = <T>(work: Promise<T>) => {
+    const settled = work.catch(() => {}).finally(() => inFlight.delete(settled));
+    inFlight.add(settled);
+    return work;
+  };
+
+  const full = async () => {
+    const at = now();
+    const [mark] = await db.sql.query<{ id: number | null }>('SELECT max(id) AS id FROM inventory_snapshots');
+    const result = await engine.runCycle(at);
+    lastSnapshotId = Math.max(lastSnapshotId ?? 0, Number(mark?.id ?? 0));
+    await db.sql.query(`DELETE FROM findings WHERE state = 'resolved' AND resolved_at < $1`, [new Date(at.getTime() - historyMs)]);
+    options.onCycle?.(result);
+    return result;
+  };
+
+  const pollInventories = async () => {
+    if (lastSnapshotId === null) return;
+    const rows = await db.sql.query<{ id: number; host_id: number }>(
+      'SELECT id, host_id FROM inventory_snapshots WHERE id > $1 ORDER BY id',
+      [lastSnapshotId],
+    );
+    if (rows.length === 0) return;
+    lastSnapshotId = Number(rows.at(-1)!.id);
+    const hostIds = [...new Set(rows.map((r) => r.host_id))];
+    const result = await engine.runCycle(now(), hostIds);
+    options.onCycle?.(result, hostIds);
+  };
+
+  const fullTimer = setInterval(() => {
+    if (!stopped) void track(full()).catch(onError);
+  }, options.intervalMs ?? 60_000);
+  const pollTimer = setInterval(() => {
+    if (!stopped) void track(pollInventories()).catch(onError);
+  }, options.inventoryPollMs ?? 10_000);
+  fullTimer.unref();
+  pollTimer.unref();
+  void track(full()).catch(onError);
+
+  return {
+    engine,
+    runOnce: () => track(full()),
+    async stop() {
+      stopped = true;
+      clearInterval(fullTimer);
+      clearInterval(pollTimer);
+      await Promise.all(inFlight);
+    },
+  };
+}
