@@ -1,6 +1,7 @@
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFleetMetrics, renderRollupMetrics } from '@/lib/fleet';
+import { countOpenFindings } from '@/lib/findings/host-summaries';
+import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFindingMetrics, renderFleetMetrics, renderRollupMetrics } from '@/lib/fleet';
 import { requireReader } from '@/lib/auth/require-reader';
 import { readRollupBacklog } from '@/lib/series';
 import { processMetrics } from '@/lib/server/process-metrics';
@@ -12,10 +13,11 @@ export async function GET(request: Request) {
     await requireReader(request);
     const db = await getDb();
     const summary = await getFleetSummary(db);
-    const backlog = await readRollupBacklog(db);
+    const [backlog, openFindings] = await Promise.all([readRollupBacklog(db), countOpenFindings(db)]);
     const text =
       renderFleetMetrics(summary) +
       renderRollupMetrics(backlog, new Date(summary.generatedAt)) +
+      renderFindingMetrics(openFindings) +
       // This process's own: ingest's counters and times, Node's event loop and GC.
       (await processMetrics().registry.metrics());
     return new Response(text, { headers: { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' } });

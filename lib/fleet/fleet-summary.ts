@@ -1,5 +1,6 @@
 import type { Database } from '../db';
 import type { Sql } from '../db/sql';
+import { hostFindingSummaries, type HostFindingSummary } from '../findings/host-summaries';
 import type { FleetHost, FleetParams, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 
@@ -70,7 +71,7 @@ export function hostStatus(lastHeardMs: number | null, nowMs: number, staleAfter
   return nowMs - lastHeardMs > staleAfterMs ? 'stale' : 'ok';
 }
 
-export function toFleetHost(row: FleetRow, nowMs: number, staleAfterMs: number): FleetHost {
+export function toFleetHost(row: FleetRow, nowMs: number, staleAfterMs: number, findings: HostFindingSummary | undefined): FleetHost {
   const lastSeenAt = row.last_seen_at ? new Date(row.last_seen_at) : null;
   const latestTs = row.ts ? new Date(row.ts) : null;
   // last_seen_at is written a few seconds behind ingest; the newest sample may be fresher.
@@ -95,6 +96,8 @@ export function toFleetHost(row: FleetRow, nowMs: number, staleAfterMs: number):
           psiIoSomeAvg10: row.psi_io_some_avg10,
         }
       : null,
+    findings: findings?.counts ?? { critical: 0, warning: 0, info: 0 },
+    topFinding: findings?.top ?? null,
   };
 }
 
@@ -106,10 +109,14 @@ export async function getFleetSummary(
 ): Promise<FleetSummary> {
   const now = options.now ?? new Date();
   const staleAfterMs = options.staleAfterMs ?? staleAfterMsFromEnv();
-  const rows = await selectFleetRows(db.sql, { region: params.region, now, lookbackMs: options.lookbackMs });
+  const [rows, findings] = await Promise.all([
+    selectFleetRows(db.sql, { region: params.region, now, lookbackMs: options.lookbackMs }),
+    hostFindingSummaries(db, { region: params.region }),
+  ]);
   return {
     generatedAt: now.toISOString(),
     staleAfterMs,
-    hosts: rows.map((row) => toFleetHost(row, now.getTime(), staleAfterMs)),
+    hosts: rows.map((row) => toFleetHost(row, now.getTime(), staleAfterMs, findings.byHost.get(row.id))),
+    findings: findings.total,
   };
 }

@@ -1,4 +1,5 @@
 import type { Database } from '../db';
+import { hostFindingSummaries } from '../findings/host-summaries';
 import { NotFoundError } from '../errors';
 import type { HostDetail } from '../protocol/read-api/host';
 import { selectFleetRows, staleAfterMsFromEnv, toFleetHost, type FleetOptions } from './fleet-summary';
@@ -11,14 +12,14 @@ export async function getHostDetail(
 ): Promise<HostDetail> {
   const { sql } = db;
   const now = options.now ?? new Date();
-  const [row] = await selectFleetRows(sql, { hostId, now });
+  const [[row], findings] = await Promise.all([selectFleetRows(sql, { hostId, now }), hostFindingSummaries(db, { hostId })]);
   if (!row) throw new NotFoundError(`host ${hostId} not found`);
   const [inventory] = await sql.query<{ taken_at: Date; hash: string; data: unknown }>(
     'SELECT taken_at, hash, data FROM inventory_snapshots WHERE host_id = $1 ORDER BY taken_at DESC LIMIT 1',
     [hostId],
   );
   return {
-    ...toFleetHost(row, now.getTime(), options.staleAfterMs ?? staleAfterMsFromEnv()),
+    ...toFleetHost(row, now.getTime(), options.staleAfterMs ?? staleAfterMsFromEnv(), findings.byHost.get(hostId)),
     createdAt: new Date(row.created_at).toISOString(),
     inventory: inventory
       ? { takenAt: new Date(inventory.taken_at).toISOString(), hash: inventory.hash, data: inventory.data }

@@ -55,6 +55,22 @@ export function renderRollupMetrics(backlog: RollupBacklog, now: Date): string {
   return renderGauges([age, queued]);
 }
 
+export interface OpenFindingCount {
+  ruleId: string;
+  severity: string;
+  region: string;
+  count: number;
+}
+
+/** Open findings by rule, severity and region: alert on `inferwatch_findings_open{severity="critical"} > 0`. */
+export function renderFindingMetrics(counts: readonly OpenFindingCount[]): string {
+  const open = gauge('inferwatch_findings_open', 'Open findings (misconfigurations and conditions), by rule, severity and region.');
+  for (const c of counts) {
+    open.lines.push(`${open.name}{rule="${escapeLabel(c.ruleId)}",severity="${escapeLabel(c.severity)}",region="${escapeLabel(c.region)}"} ${c.count}`);
+  }
+  return renderGauges([open]);
+}
+
 function gauge(name: string, help: string): Family {
   return { name, help, lines: [] };
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FindingsEngine } from '../../lib/findings/engine';
+import { countOpenFindings } from '../../lib/findings/host-summaries';
+import { getFleetSummary, renderFindingMetrics } from '../../lib/fleet';
 import { acknowledgeFinding, listFindings } from '../../lib/findings/list-findings';
 import { deleteThresholdOverride, listThresholdOverrides, putThresholdOverride } from '../../lib/findings/threshold-store';
 import { findingsQuerySchema, type FindingsQuery } from '../../lib/protocol/findings';
@@ -51,6 +53,15 @@ describe('the findings engine over ingested reports', () => {
     expect(findings.map((f) => [f.hostname, f.ruleId, f.severity, f.state])).toEqual([['osl-noisy', 'cpu.steal-high', 'warning', 'open']]);
     expect(findings[0]!.message).toMatch(/^CPU steal averaged 12 % over 5 min \(peak 12 %\); most from vCPU 1 \(16 %\), 0 \(8 %\)\.$/);
     expect(findings[0]!.evidence.window).toEqual({ from: new Date(endMs + 1_000 - 300_000).toISOString(), to: new Date(endMs + 1_000).toISOString() });
+  });
+
+  test('the fleet summary counts open findings and names each host\'s top one; /metrics counts them by rule, severity and region', async () => {
+    const summary = await getFleetSummary(t.db);
+    expect(summary.findings).toEqual({ critical: 0, warning: 1, info: 0 });
+    const byName = Object.fromEntries(summary.hosts.map((h) => [h.hostname, h]));
+    expect(byName['osl-noisy']).toMatchObject({ findings: { critical: 0, warning: 1, info: 0 }, topFinding: { ruleId: 'cpu.steal-high', severity: 'warning', title: 'Noisy neighbour: CPU steal' } });
+    expect(byName['osl-quiet']).toMatchObject({ findings: { critical: 0, warning: 0, info: 0 }, topFinding: null });
+    expect(renderFindingMetrics(await countOpenFindings(t.db))).toContain('inferwatch_findings_open{rule="cpu.steal-high",severity="warning",region="oslo"} 1\n');
   });
 
   test('the next cycle over the same data changes nothing; one without samples in its window leaves the finding open', async () => {

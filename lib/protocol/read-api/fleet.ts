@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FindingCounts, TopFinding } from '../findings';
 import { regionSchema } from './params';
 
 /** GET /api/v1/fleet — the fleet summary the home page shows. */
@@ -27,6 +28,10 @@ export interface FleetHost {
   lastSeenAt: string | null;
   status: HostStatus;
   latest: FleetHostLatest | null;
+  /** Open findings about this host, by severity. */
+  findings: FindingCounts;
+  /** Its most severe open finding, unacknowledged ones first; null when it has none. */
+  topFinding: TopFinding | null;
 }
 
 export interface FleetSummary {
@@ -34,4 +39,6 @@ export interface FleetSummary {
   /** A host is stale when it has not reported for this long. */
   staleAfterMs: number;
   hosts: FleetHost[];
+  /** Open findings of the whole fleet (hosts and regions), by severity. */
+  findings: FindingCounts;
 }
