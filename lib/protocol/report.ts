@@ -239,6 +239,26 @@ export const cgroupConfigSchema = z.object({
 export const logWarningSchema = z.object({ id: nameSchema, line: z.string().max(1000) });
 export type LogWarning = z.infer<typeof logWarningSchema>;
 
+/** Threading and math runtimes a watched process may load, recognised from the libraries in /proc/<pid>/maps. */
+export const RUNTIME_IDS = [
+  'intel-openmp',
+  'gnu-openmp',
+  'llvm-openmp',
+  'openblas-pthreads',
+  'openblas-openmp',
+  'openblas',
+  'mkl',
+  'onednn',
+  'tensorflow',
+  'pytorch',
+  'onnxruntime',
+  'blis',
+] as const;
+export type RuntimeId = (typeof RUNTIME_IDS)[number];
+
+export const loadedRuntimeSchema = z.object({ id: z.enum(RUNTIME_IDS), library: z.string().max(200) });
+export type LoadedRuntime = z.infer<typeof loadedRuntimeSchema>;
+
 export const processInventorySchema = z.object({
   name: nameSchema,
   pid: z.number().int().positive(),
@@ -250,6 +270,10 @@ export const processInventorySchema = z.object({
   /** Why /proc/<pid>/environ could not be read (e.g. another user's process); env is then `{}`. */
   envUnreadable: z.string().max(500).optional(),
   cgroup: cgroupConfigSchema.nullable(),
+  /** The runtimes the process has loaded; absent from agents that predate it, and when maps could not be read. */
+  runtimes: z.array(loadedRuntimeSchema).max(32).optional(),
+  /** Why /proc/<pid>/maps could not be read (e.g. another user's process); runtimes is then absent. */
+  runtimesUnreadable: z.string().max(500).optional(),
   /** Known warnings found in the process's log (--watch-log), each reported once. */
   logWarnings: z.array(logWarningSchema).max(50),
 });
