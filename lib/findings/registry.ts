@@ -1,9 +1,10 @@
 import type { FindingRuleDescription } from '../protocol/findings';
 import { stealHigh } from './rules/cpu.steal-high';
+import { avx2Missing } from './rules/cpu.avx2-missing';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
