@@ -1,10 +1,12 @@
 import type { FindingRuleDescription } from '../protocol/findings';
 import { stealHigh } from './rules/cpu.steal-high';
 import { avx2Missing } from './rules/cpu.avx2-missing';
+import { avx512Hidden } from './rules/cpu.avx512-hidden';
+import { flagsNonuniform } from './rules/cpu.flags-nonuniform';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
