@@ -1,4 +1,4 @@
-import type { CpuInventory, DiskInventory, Inventory, ProcessInventory } from '../../lib/protocol';
+import type { CpuInventory, DiskInventory, Inventory, LoadedRuntime, ProcessInventory, RuntimeId } from '../../lib/protocol';
 import type { FleetFacts, HostFacts, HostWindow, RuleContext } from '../../lib/findings/types';
 
 /** Facts of a well-configured host that no rule should flag; each test changes the one thing it is about. */
@@ -26,6 +26,26 @@ export function nvmeDisk(patch: Partial<DiskInventory> = {}): DiskInventory {
   return { device: 'nvme0n1', class: 'nvme', model: 'Samsung SSD 980 PRO', rotational: false, sizeBytes: 1e12, hwQueues: 8, scheduler: 'none', ...patch };
 }
 
+const RUNTIME_LIBRARIES: Record<RuntimeId, string> = {
+  'intel-openmp': '/opt/conda/lib/libiomp5.so',
+  'gnu-openmp': '/usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0',
+  'llvm-openmp': '/usr/lib/llvm-16/lib/libomp.so.5',
+  'openblas-pthreads': '/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so',
+  'openblas-openmp': '/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblaso-r0.3.21.so',
+  openblas: '/opt/venv/lib/python3.11/site-packages/numpy.libs/libopenblas64_p-r0-0cf96a72.3.23.dev.so',
+  mkl: '/opt/conda/lib/libmkl_intel_thread.so.2',
+  onednn: '/opt/conda/lib/libdnnl.so.3',
+  tensorflow: '/opt/venv/lib/python3.11/site-packages/tensorflow/libtensorflow_framework.so.2',
+  pytorch: '/opt/venv/lib/python3.11/site-packages/torch/lib/libtorch_cpu.so',
+  onnxruntime: '/opt/venv/lib/python3.11/site-packages/onnxruntime/capi/libonnxruntime.so.1.17.0',
+  blis: '/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4',
+};
+
+/** The runtimes a process has mapped, as the agent reports them. */
+export function loaded(...ids: RuntimeId[]): LoadedRuntime[] {
+  return ids.map((id) => ({ id, library: RUNTIME_LIBRARIES[id] }));
+}
+
 export function watchedProcess(patch: Partial<ProcessInventory> = {}): ProcessInventory {
   return {
     name: 'serve.py',
@@ -36,6 +56,7 @@ export function watchedProcess(patch: Partial<ProcessInventory> = {}): ProcessIn
     cpusAllowedCount: 8,
     env: { OMP_NUM_THREADS: '8', KMP_BLOCKTIME: '1', KMP_AFFINITY: 'granularity=fine,compact,1,0' },
     cgroup: null,
+    runtimes: loaded('pytorch', 'intel-openmp', 'mkl'),
     logWarnings: [],
     ...patch,
   };
