@@ -225,7 +225,7 @@ export interface UsableCpus {
   count: number;
   /** The CPUs their affinity masks allow, when fewer than the online CPUs. */
   cpuset: number[] | null;
-  /** The CFS quota in cores, when one limits them. */
+  /** The CFS quota in cores, when one is set below the online CPUs. */
   quotaCores: number | null;
   online: number;
 }
@@ -260,7 +260,7 @@ export function usableCpus(processes: readonly ProcessInventory[], inventory: In
   return {
     count,
     cpuset: allowed.size < online ? [...allowed].sort((a, b) => a - b) : null,
-    quotaCores: quotaCores !== null && quotaCores < Math.min(allowed.size, online) ? quotaCores : null,
+    quotaCores: quotaCores !== null && quotaCores < online ? quotaCores : null,
     online,
   };
 }
