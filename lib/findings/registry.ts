@@ -5,11 +5,11 @@ import { avx512Hidden } from './rules/cpu.avx512-hidden';
 import { flagsNonuniform } from './rules/cpu.flags-nonuniform';
 import { isaNotCompiled } from './rules/runtime.isa-not-compiled';
 import { dataPathSlowDisk } from './rules/storage.data-path-slow-disk';
-import { threadsOversubscribed } from './rules/threads.oversubscribed';
+import { pressureWithoutLoad } from './rules/cpu.pressure-without-load';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, threadsOversubscribed];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, pressureWithoutLoad];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
