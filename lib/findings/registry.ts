@@ -6,10 +6,12 @@ import { flagsNonuniform } from './rules/cpu.flags-nonuniform';
 import { isaNotCompiled } from './rules/runtime.isa-not-compiled';
 import { dataPathSlowDisk } from './rules/storage.data-path-slow-disk';
 import { pressureWithoutLoad } from './rules/cpu.pressure-without-load';
+import { residency } from './rules/region.residency';
+import { rttGap } from './rules/region.rtt-gap';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, pressureWithoutLoad];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, pressureWithoutLoad, residency, rttGap];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 

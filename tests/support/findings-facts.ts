@@ -1,5 +1,5 @@
 import type { CpuInventory, DiskInventory, Inventory, LoadedRuntime, ProcessInventory, RuntimeId } from '../../lib/protocol';
-import type { FleetFacts, HostFacts, HostWindow, RuleContext } from '../../lib/findings/types';
+import type { FleetFacts, HostFacts, HostWindow, RegionFacts, RegionProbeFacts, RegionRule, RuleContext } from '../../lib/findings/types';
 
 /** Facts of a well-configured host that no rule should flag; each test changes the one thing it is about. */
 export const NOW_MS = Date.UTC(2026, 11, 1, 12, 0, 0);
@@ -121,6 +121,23 @@ export function emptyFleet(patch: Partial<FleetFacts> = {}): FleetFacts {
 /** A rule context where the listed subjects ('' for the host itself) are open findings. */
 export function ruleContext(open: string[] = [], fleet: FleetFacts = emptyFleet()): RuleContext {
   return { nowMs: NOW_MS, fleet, isOpen: (subject = '') => open.includes(subject) };
+}
+
+export const PROBE_WINDOW_MS = 15 * 60_000;
+
+/** One region's probe medians over the 15-minute probe window; each probe defaults to 90 samples from one host. */
+export function regionFacts(region: string, probes: (Partial<RegionProbeFacts> & { name: string })[]): RegionFacts {
+  return {
+    region,
+    fromMs: NOW_MS - PROBE_WINDOW_MS,
+    toMs: NOW_MS,
+    probes: probes.map((p) => ({ target: `tcp://${p.name}.example:443`, hosts: 1, samples: 90, medianConnectMs: null, medianResponseMs: null, ...p })),
+  };
+}
+
+/** A region rule's context where the listed [region, subject] pairs are open findings. */
+export function regionRuleContext(open: [string, string][] = [], fleet: FleetFacts = emptyFleet()): Parameters<RegionRule['evaluate']>[2] {
+  return { nowMs: NOW_MS, fleet, isOpen: (region, subject = '') => open.some(([r, s]) => r === region && s === subject) };
 }
 
 /** A rule's default thresholds as the engine passes them. */
