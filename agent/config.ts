@@ -103,7 +103,7 @@ const rawSchema = z.strictObject({
   'watch-process': z.array(z.string().min(1, 'must not be empty').max(200)).default([]),
   'watch-pid': z.array(z.coerce.number({ message: 'must be a pid (a whole number)' }).int('must be a whole number').positive('must be a positive pid')).default([]),
   'watch-log': z.array(z.string().min(1, 'must not be empty')).default([]),
-  'data-path': z.array(z.string().min(1, 'must not be empty')).max(32).default([]),
+  'data-path': z.array(z.string().min(1, 'must not be empty').max(1000)).max(32).default([]),
   probe: z.array(probeSpecSchema).max(64).default([]),
   'statsd-addr': addrSchema.prefault('127.0.0.1:8125'),
   'http-intake-addr': addrSchema.prefault('127.0.0.1:8126'),

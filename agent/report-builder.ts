@@ -1,6 +1,17 @@
 import { createHash } from 'node:crypto';
+import type { z } from 'zod';
 import {
   PROTOCOL_VERSION,
+  cgroupSampleSchema,
+  dataPathSchema,
+  diskInventorySchema,
+  diskSampleSchema,
+  isUnavailable,
+  latencySeriesSchema,
+  perCpuSchema,
+  probeSampleSchema,
+  processInventorySchema,
+  processSampleSchema,
   reportSchema,
   type CgroupSample,
   type CpuSample,
@@ -157,23 +168,54 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Item schemas of the report's lists: an invalid item is dropped alone, the rest of its list stays. */
+const REPORT_LISTS = {
+  disks: diskSampleSchema,
+  cgroups: cgroupSampleSchema,
+  processes: processSampleSchema,
+  latency: latencySeriesSchema,
+  probes: probeSampleSchema,
+} as const;
+const INVENTORY_LISTS = { disks: diskInventorySchema, dataPaths: dataPathSchema, processes: processInventorySchema } as const;
+
 /**
- * A report the server would reject is a bug: log it loudly, replace each offending section with the reason
- * (or an empty list), and still send the rest. Throws only if the report is still invalid after that.
+ * A report the server would reject is a bug: log it loudly, drop each invalid list item (one disk, one process),
+ * replace each other offending section with the reason (or an empty list), and still send the rest.
+ * Throws only if the report is still invalid after that.
  */
 export function validateReport(report: Report, log: Logger): Report {
   const first = reportSchema.safeParse(report);
   if (first.success) return first.data;
+  const bug = (where: string, message: string) =>
+    log.error('BUG: collector produced an invalid report section; replacing it', { seq: report.seq, path: where, error: message });
+
+  const dropInvalidItems = <T>(list: T[], schema: z.ZodType, where: string): T[] =>
+    list.filter((item, i) => {
+      const parsed = schema.safeParse(item);
+      if (!parsed.success) for (const issue of parsed.error.issues) bug([where, i, ...issue.path].join('.'), issue.message);
+      return parsed.success;
+    });
   const repaired: Record<string, unknown> = { ...report };
+  for (const [key, schema] of Object.entries(REPORT_LISTS)) {
+    const list = repaired[key];
+    if (Array.isArray(list)) repaired[key] = dropInvalidItems(list, schema, key);
+  }
+  if (!isUnavailable(report.cpu) && Array.isArray(report.cpu.perCpu)) repaired.cpu = { ...report.cpu, perCpu: dropInvalidItems(report.cpu.perCpu, perCpuSchema, 'cpu.perCpu') };
   let inventory: Record<string, unknown> | undefined = report.inventory ? { ...report.inventory } : undefined;
-  for (const issue of first.error.issues) {
+  if (inventory) {
+    for (const [key, schema] of Object.entries(INVENTORY_LISTS)) {
+      const list = inventory[key];
+      if (Array.isArray(list)) inventory[key] = dropInvalidItems(list, schema, `inventory.${key}`);
+    }
+  }
+  repaired.inventory = inventory;
+  const second = reportSchema.safeParse(repaired);
+  if (second.success) return second.data;
+
+  for (const issue of second.error.issues) {
     const [top, sub] = issue.path.map(String);
     const where = issue.path.join('.');
-    log.error('BUG: collector produced an invalid report section; replacing it', {
-      seq: report.seq,
-      path: where,
-      error: issue.message,
-    });
+    bug(where, issue.message);
     const reason = `invalid data from the agent at ${where}: ${issue.message}`.slice(0, 500);
     if (top === 'inventory' && inventory) {
       if (sub === 'processes' || sub === 'dataPaths') inventory[sub] = [];

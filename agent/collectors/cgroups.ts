@@ -5,8 +5,9 @@ import type { CgroupSample, Unavailable, cgroupConfigSchema } from '../../lib/pr
 import { parseCpuList } from './cpu-list';
 import { readOnlineCpus } from './host';
 import { clampPct, createReadingPairs } from './reading-pairs';
-import { readOptional, unavailableFrom } from './read';
+import { readOptional, unavailable, unavailableFrom } from './read';
 import type { Collector, CollectorContext } from './types';
+import { boundedText, fittingText, parseCounter } from './values';
 
 export type CgroupConfig = z.infer<typeof cgroupConfigSchema>;
 
@@ -22,10 +23,18 @@ export function parseCgroupFile(text: string): CgroupMembership {
     const match = /^(\d+):([^:]*):(.*)$/.exec(line.trim());
     if (!match) continue;
     const [, id, controllers, groupPath] = match as unknown as [string, string, string, string];
+    if (!isGroupPath(groupPath)) continue;
     if (id === '0' && controllers === '') membership.unified = groupPath;
     else for (const controller of controllers.split(',')) if (controller) membership.v1[controller] = groupPath;
   }
   return membership;
+}
+
+const MAX_PATH_LENGTH = 1000;
+
+/** A group path as the protocol carries it: absolute, at most 1000 characters, no control characters. */
+function isGroupPath(groupPath: string): boolean {
+  return groupPath.startsWith('/') && fittingText(groupPath, MAX_PATH_LENGTH) === groupPath;
 }
 
 export interface CpuMax {
@@ -34,12 +43,25 @@ export interface CpuMax {
   periodUs: number;
 }
 
-export function parseCpuMax(text: string): CpuMax {
+/** cpu.max is "max 100000" or "QUOTA PERIOD"; null when it is neither (a limit we cannot read is not "unlimited"). */
+export function parseCpuMax(text: string): CpuMax | null {
   const [quota, period] = text.trim().split(/\s+/);
-  const periodUs = Number(period ?? 100_000);
-  const quotaUs = quota === undefined || quota === 'max' ? null : Number(quota);
-  return { quotaUs: quotaUs !== null && Number.isFinite(quotaUs) ? quotaUs : null, periodUs };
+  const periodUs = period === undefined ? 100_000 : parseCounter(period);
+  const quotaUs = quota === 'max' ? null : parseCounter(quota);
+  if (periodUs === null || !(periodUs > 0) || (quotaUs === null && quota !== 'max')) return null;
+  return { quotaUs, periodUs };
 }
+
+/** v1 cpu.cfs_quota_us and cpu.cfs_period_us: a quota of -1 is unlimited; null when either does not parse. */
+export function parseCfsLimit(quotaText: string, periodText: string): CpuMax | null {
+  const quota = quotaText.trim();
+  const quotaUs = quota === '-1' ? null : parseCounter(quota);
+  const periodUs = parseCounter(periodText);
+  if (periodUs === null || !(periodUs > 0) || (quotaUs === null && quota !== '-1')) return null;
+  return { quotaUs, periodUs };
+}
+
+class UnreadableLimit extends Error {}
 
 export interface CgroupCpuStat {
   /** v2 only; v1 reports usage in cpuacct.usage instead. */
@@ -49,12 +71,20 @@ export interface CgroupCpuStat {
   throttledUs: number;
 }
 
-/** Parses cpu.stat of either version: v2 has usage_usec/throttled_usec, v1 has throttled_time in ns. */
-export function parseCpuStat(text: string): CgroupCpuStat {
+const CPU_STAT_KEYS = new Set(['usage_usec', 'nr_periods', 'nr_throttled', 'throttled_usec', 'throttled_time']);
+
+/**
+ * Parses cpu.stat of either version: v2 has usage_usec/throttled_usec, v1 has throttled_time in ns.
+ * null when a line the agent uses does not parse: 0 throttling would be a claim, not a gap.
+ */
+export function parseCpuStat(text: string): CgroupCpuStat | null {
   const fields = new Map<string, number>();
   for (const line of text.split('\n')) {
     const [key, value] = line.trim().split(/\s+/);
-    if (key && value !== undefined && /^\d+$/.test(value)) fields.set(key, Number(value));
+    if (!key || !CPU_STAT_KEYS.has(key)) continue;
+    const parsed = parseCounter(value);
+    if (parsed === null) return null;
+    fields.set(key, parsed);
   }
   const throttledNs = fields.get('throttled_time');
   return {
@@ -183,19 +213,20 @@ async function quotaCoresOf(sysRoot: string, version: 1 | 2, [mount, groupPath]:
     let limit: CpuMax | null = null;
     if (version === 2) {
       const text = await readIn(sysRoot, where, 'cpu.max');
-      if (text !== undefined) limit = parseCpuMax(text);
+      if (text !== undefined) limit = parseCpuMax(text) ?? unreadableLimit(ancestor, 'cpu.max');
     } else {
       const [quota, period] = await Promise.all([readIn(sysRoot, where, 'cpu.cfs_quota_us'), readIn(sysRoot, where, 'cpu.cfs_period_us')]);
-      if (quota !== undefined && period !== undefined) {
-        const quotaUs = Number(quota.trim());
-        limit = { quotaUs: quotaUs >= 0 ? quotaUs : null, periodUs: Number(period.trim()) };
-      }
+      if (quota !== undefined && period !== undefined) limit = parseCfsLimit(quota, period) ?? unreadableLimit(ancestor, 'cpu.cfs_quota_us/cpu.cfs_period_us');
     }
-    if (limit?.quotaUs == null || !(limit.periodUs > 0)) continue;
+    if (limit?.quotaUs == null) continue;
     const cores = limit.quotaUs / limit.periodUs;
     if (tightest === null || cores < tightest) tightest = cores;
   }
   return tightest;
+}
+
+function unreadableLimit(groupPath: string, file: string): never {
+  throw new UnreadableLimit(`cgroup ${groupPath}: ${file} does not parse`);
 }
 
 /** cpuset files appear only where the controller is enabled, so the nearest ancestor that has one decides. */
@@ -203,8 +234,9 @@ async function cpusetOf(sysRoot: string, version: 1 | 2, [mount, groupPath]: [Cg
   const files = version === 2 ? ['cpuset.cpus.effective'] : ['cpuset.effective_cpus', 'cpuset.cpus'];
   for (const ancestor of lineage(mount, groupPath)) {
     for (const file of files) {
-      const text = (await readIn(sysRoot, [mount, ancestor], file))?.trim();
-      if (text) return text.slice(0, 1000);
+      const text = await readIn(sysRoot, [mount, ancestor], file);
+      const cpus = text === undefined ? '' : boundedText(text, 1000);
+      if (cpus) return cpus;
     }
   }
   return null;
@@ -221,17 +253,24 @@ async function exists(dir: string | null): Promise<boolean> {
 
 async function configOf(ctx: CollectorContext, group: ResolvedGroup): Promise<CgroupConfig | Unavailable> {
   const main = group.quota ?? group.usage;
+  if (!isGroupPath(group.path)) return unavailable('cgroup: the group path from mountinfo or /proc/<pid>/cgroup is not a usable path');
   if (!main || !(await exists(groupDir(ctx.sysRoot, main[0], main[1])))) {
-    return { unavailable: `cgroup ${group.path}: not found under ${main?.[0].mountPoint ?? 'any cgroup mount'}` };
+    return unavailable(`cgroup ${group.path}: not found under ${main?.[0].mountPoint ?? 'any cgroup mount'}`);
   }
-  const [quotaCores, cpusetCpus, online] = await Promise.all([
-    group.quota ? quotaCoresOf(ctx.sysRoot, group.version, group.quota) : null,
+  let quotaCores: number | null;
+  try {
+    quotaCores = group.quota ? await quotaCoresOf(ctx.sysRoot, group.version, group.quota) : null;
+  } catch (err) {
+    if (err instanceof UnreadableLimit) return unavailable(err.message);
+    throw err;
+  }
+  const [cpusetCpus, online] = await Promise.all([
     group.cpuset ? cpusetOf(ctx.sysRoot, group.version, group.cpuset) : null,
     readOnlineCpus(ctx.sysRoot),
   ]);
   const cpusetSize = cpusetCpus === null ? Infinity : parseCpuList(cpusetCpus).length || Infinity;
   const effectiveCpus = Math.min(quotaCores ?? Infinity, cpusetSize, online?.length ?? Infinity);
-  if (!Number.isFinite(effectiveCpus)) return { unavailable: `cgroup ${group.path}: online CPUs unknown and no limit set` };
+  if (!Number.isFinite(effectiveCpus)) return unavailable(`cgroup ${group.path}: online CPUs unknown and no limit set`);
   return { path: group.path, version: group.version, quotaCores, cpusetCpus, effectiveCpus };
 }
 
@@ -259,7 +298,7 @@ export async function collectCgroupConfig(
 ): Promise<CgroupConfig | Unavailable> {
   try {
     const layout = await readLayout(ctx.procRoot);
-    if (typeof layout === 'string') return { unavailable: `cgroups: ${layout}` };
+    if (typeof layout === 'string') return unavailable(`cgroups: ${layout}`);
     const group = resolveGroup(layout, cgroupPath);
     if (!group) return { unavailable: 'cgroup: the process has no group in the mounted cpu hierarchy' };
     return await configOf(ctx, group);
@@ -285,8 +324,9 @@ async function readGroup(ctx: CollectorContext, group: ResolvedGroup): Promise<G
     group.version === 1 && group.usage ? readIn(ctx.sysRoot, group.usage, 'cpuacct.usage') : undefined,
   ]);
   const cpuStat = parseCpuStat(statText ?? '');
-  const usageNs = group.version === 2 ? (cpuStat.usageUs === null ? null : cpuStat.usageUs * 1000) : usageText === undefined ? null : Number(usageText.trim());
-  if (usageNs === null || !Number.isFinite(usageNs)) return null;
+  if (cpuStat === null) return null;
+  const usageNs = group.version === 2 ? (cpuStat.usageUs === null ? null : cpuStat.usageUs * 1000) : parseCounter(usageText);
+  if (usageNs === null) return null;
   return { config, usageNs, nrPeriods: cpuStat.nrPeriods, nrThrottled: cpuStat.nrThrottled, throttledUs: cpuStat.throttledUs };
 }
 
@@ -347,12 +387,13 @@ export function createCgroupCollector(warmupMs?: number): Collector<CgroupSample
       if (!pair) return { unavailable: 'cgroups: warming up, rates start with the next interval' };
       const elapsedS = (pair.curr.atMs - pair.prev.atMs) / 1000;
       if (!(elapsedS > 0)) return { unavailable: 'cgroups: no time elapsed between readings' };
-      const samples: CgroupSample[] = [];
+      const samples = new Map<string, CgroupSample>();
       for (const [key, curr] of pair.curr.value) {
         const prev = pair.prev.value.get(key);
-        if (prev) samples.push(cgroupSampleFrom(prev, curr, elapsedS));
+        // v1 groups that share a cpu path but not a cpuset path are one series to the server: the first one stays.
+        if (prev && !samples.has(curr.config.path)) samples.set(curr.config.path, cgroupSampleFrom(prev, curr, elapsedS));
       }
-      return samples.slice(0, 64);
+      return [...samples.values()].slice(0, 64);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { CpuBreakdown, CpuSample, Unavailable } from '../../lib/protocol';
 import { readRooted, unavailableFrom } from './read';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
 import type { Collector } from './types';
+import { parseCount, parseCounter, parseDecimal } from './values';
 
 export const JIFFY_FIELDS = ['user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal', 'guest', 'guestNice'] as const;
 export type CpuJiffies = Record<(typeof JIFFY_FIELDS)[number], number>;
@@ -11,62 +12,78 @@ const TIME_FIELDS = ['user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq
 type TimeDelta = Record<(typeof TIME_FIELDS)[number], number>;
 
 export interface ProcStat {
-  /** The aggregate "cpu" line. */
-  total: CpuJiffies;
-  /** One entry per online CPU, as the kernel lists them. */
+  /** The aggregate "cpu" line; null when it is missing or does not parse (the total is then summed over CPUs). */
+  total: CpuJiffies | null;
+  /** One entry per online CPU whose line parses, as the kernel lists them. */
   perCpu: { cpu: number; jiffies: CpuJiffies }[];
-  contextSwitches: number;
-  procsRunning: number;
-  procsBlocked: number;
+  /** The number of per-CPU lines, parsed or not: a garbled line is still an online CPU. */
+  onlineCpus: number;
+  /** null when the line is missing or does not parse. */
+  contextSwitches: number | null;
+  procsRunning: number | null;
+  procsBlocked: number | null;
 }
 
 export interface Loadavg {
   load1: number;
   load5: number;
   load15: number;
-  runnableEntities: number;
-  totalEntities: number;
+  runnableEntities: number | null;
+  totalEntities: number | null;
 }
 
-function jiffiesFrom(values: string[]): CpuJiffies {
+/** user … softirq: every kernel since 2.6 prints at least these seven columns. */
+const REQUIRED_JIFFY_COLUMNS = 7;
+/** The server keys per-CPU rows by an int2 CPU number; Linux's NR_CPUS stays far below. */
+const MAX_CPU_NUMBER = 32_767;
+const MAX_PER_CPU = 4096;
+
+function jiffiesFrom(values: string[]): CpuJiffies | null {
+  if (values.length < REQUIRED_JIFFY_COLUMNS) return null;
   // Older kernels print fewer columns (no steal before 2.6.11, no guest before 2.6.24): missing ones are 0.
   const jiffies = {} as CpuJiffies;
-  JIFFY_FIELDS.forEach((field, i) => {
-    jiffies[field] = Number(values[i] ?? 0);
-  });
+  for (const [i, field] of JIFFY_FIELDS.entries()) {
+    const value = values[i] === undefined ? 0 : parseCounter(values[i]);
+    if (value === null) return null;
+    jiffies[field] = value;
+  }
   return jiffies;
 }
 
 export function parseProcStat(text: string): ProcStat {
-  let total: CpuJiffies | undefined;
+  let total: CpuJiffies | null = null;
+  let sawTotal = false;
   const perCpu: ProcStat['perCpu'] = [];
-  let contextSwitches = 0;
-  let procsRunning = 0;
-  let procsBlocked = 0;
+  const seen = new Set<number>();
+  let onlineCpus = 0;
+  let contextSwitches: number | null = null;
+  let procsRunning: number | null = null;
+  let procsBlocked: number | null = null;
   for (const line of text.split('\n')) {
     const [key, ...values] = line.trim().split(/\s+/);
-    if (key === 'cpu') total = jiffiesFrom(values);
-    else if (key !== undefined && /^cpu\d+$/.test(key)) perCpu.push({ cpu: Number(key.slice(3)), jiffies: jiffiesFrom(values) });
-    else if (key === 'ctxt') contextSwitches = Number(values[0]);
-    else if (key === 'procs_running') procsRunning = Number(values[0]);
-    else if (key === 'procs_blocked') procsBlocked = Number(values[0]);
+    if (key === 'cpu') {
+      sawTotal = true;
+      total = jiffiesFrom(values);
+    } else if (key !== undefined && /^cpu\d+$/.test(key)) {
+      onlineCpus++;
+      const cpu = parseCount(key.slice(3), MAX_CPU_NUMBER);
+      const jiffies = jiffiesFrom(values);
+      if (cpu !== null && jiffies !== null && !seen.has(cpu)) perCpu.push({ cpu, jiffies });
+      if (cpu !== null) seen.add(cpu);
+    } else if (key === 'ctxt') contextSwitches = parseCounter(values[0]);
+    else if (key === 'procs_running') procsRunning = parseCount(values[0]);
+    else if (key === 'procs_blocked') procsBlocked = parseCount(values[0]);
   }
-  if (total === undefined) throw new Error('/proc/stat has no aggregate "cpu" line');
-  return { total, perCpu, contextSwitches, procsRunning, procsBlocked };
+  if (!sawTotal && onlineCpus === 0) throw new Error('/proc/stat has no "cpu" lines');
+  return { total, perCpu, onlineCpus, contextSwitches, procsRunning, procsBlocked };
 }
 
 export function parseLoadavg(text: string): Loadavg {
   const [load1, load5, load15, entities] = text.trim().split(/\s+/);
   const [runnable, total] = (entities ?? '').split('/');
-  const loadavg = {
-    load1: Number(load1),
-    load5: Number(load5),
-    load15: Number(load15),
-    runnableEntities: Number(runnable),
-    totalEntities: Number(total),
-  };
-  if (Object.values(loadavg).some((v) => !Number.isFinite(v))) throw new Error(`malformed /proc/loadavg: ${text.trim()}`);
-  return loadavg;
+  const loads = { load1: parseDecimal(load1), load5: parseDecimal(load5), load15: parseDecimal(load15) };
+  if (loads.load1 === null || loads.load5 === null || loads.load15 === null) throw new Error(`malformed /proc/loadavg: ${text.trim().slice(0, 100)}`);
+  return { load1: loads.load1, load5: loads.load5, load15: loads.load15, runnableEntities: parseCount(runnable), totalEntities: parseCount(total) };
 }
 
 /** Per-field jiffy deltas of one CPU, or null when a counter went backwards (reset, CPU back online). */
@@ -116,15 +133,18 @@ export function computeCpuSample(prev: ProcStat, curr: ProcStat, elapsedMs: numb
   }
   // Like mpstat, the total comes from the kernel's aggregate line (its own rounding differs from a sum of per-CPU
   // lines by a jiffy or so); only when a CPU went offline or reset is it the sum over CPUs with a valid interval.
-  const everyCpuValid = validDeltas.length === curr.perCpu.length && curr.perCpu.length === prev.perCpu.length;
-  const totalDelta = everyCpuValid ? jiffyDelta(prev.total, curr.total) : sumDeltas(validDeltas);
+  const everyCpuValid = validDeltas.length === curr.onlineCpus && curr.onlineCpus === prev.onlineCpus;
+  const totalDelta = everyCpuValid && prev.total && curr.total ? jiffyDelta(prev.total, curr.total) : sumDeltas(validDeltas);
   const total = totalDelta && breakdownFrom(totalDelta);
   if (!total) return { unavailable: 'cpu: no CPU has a valid interval (counters went backwards or no time elapsed)' };
+  // These fields are not nullable in the protocol: without them the sample would have to invent a value.
+  if (prev.contextSwitches === null || curr.contextSwitches === null) return { unavailable: 'cpu: /proc/stat has no readable ctxt line' };
+  if (curr.procsRunning === null || curr.procsBlocked === null) return { unavailable: 'cpu: /proc/stat has no readable procs_running/procs_blocked line' };
   const switches = Math.max(0, curr.contextSwitches - prev.contextSwitches);
   return {
     total,
-    perCpu: perCpu.sort((a, b) => a.cpu - b.cpu),
-    onlineCpus: curr.perCpu.length,
+    perCpu: perCpu.sort((a, b) => a.cpu - b.cpu).slice(0, MAX_PER_CPU),
+    onlineCpus: curr.onlineCpus,
     contextSwitchesPerS: elapsedMs > 0 ? (switches * 1000) / elapsedMs : 0,
     load1: loadavg.load1,
     load5: loadavg.load5,

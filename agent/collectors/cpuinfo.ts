@@ -3,6 +3,10 @@ import type { CpuInventory, Unavailable } from '../../lib/protocol';
 import { readOnlineCpus } from './host';
 import { readOptional, unavailableFrom } from './read';
 import type { CollectorContext } from './types';
+import { boundedText } from './values';
+
+/** What a kernel CPU flag looks like (x86 "avx512_vnni", arm64 "asimddp"); anything else is garbage. */
+const CPU_FLAG = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** Flags that decide which kernels ML runtimes can use; the UI shows these first. */
 export const INFERENCE_FLAGS = [
@@ -117,7 +121,7 @@ const KVM_CLOUDS = /seabios|openstack|google compute engine|amazon ec2|digitaloc
 /** Classifies the hypervisor from DMI (readable without root), /sys/hypervisor and the paravirt clocksource. */
 export function classifyHypervisor(evidence: HypervisorEvidence): { hypervisor: Hypervisor; hypervisorVendor: string | null } {
   const dmi = [evidence.sysVendor, evidence.productName, evidence.biosVendor].map((s) => s?.trim()).filter(Boolean).join(' ');
-  const vendor = [evidence.sysVendor, evidence.productName].map((s) => s?.trim()).filter(Boolean).join(' ').slice(0, 100) || null;
+  const vendor = boundedText([evidence.sysVendor, evidence.productName].map((s) => s?.trim()).filter(Boolean).join(' '), 100) || null;
   const dmiMatch = DMI_RULES.find(([pattern]) => pattern.test(dmi));
   if (dmiMatch) return { hypervisor: dmiMatch[1], hypervisorVendor: vendor };
   if (evidence.hypervisorType?.trim() === 'xen') return { hypervisor: 'xen', hypervisorVendor: vendor ?? 'xen' };
@@ -126,7 +130,7 @@ export function classifyHypervisor(evidence: HypervisorEvidence): { hypervisor: 
   const clocks = evidence.clocksources ?? '';
   const byClock: Hypervisor | null =
     /\bkvm-clock\b/.test(clocks) ? 'kvm' : /\bhyperv_clocksource/.test(clocks) ? 'hyperv' : /\bxen\b/.test(clocks) ? 'xen' : null;
-  if (byClock) return { hypervisor: byClock, hypervisorVendor: vendor ?? `clocksource ${clocks.trim()}`.slice(0, 100) };
+  if (byClock) return { hypervisor: byClock, hypervisorVendor: vendor ?? boundedText(`clocksource ${clocks.trim()}`, 100) };
   return { hypervisor: 'other', hypervisorVendor: vendor };
 }
 
@@ -173,11 +177,11 @@ export async function collectCpuInventory(ctx: CollectorContext): Promise<CpuInv
       (await sysfsTopology(ctx.sysRoot, cpus.map((cpu) => cpu.processor))) ?? { sockets: 1, cores: cpus.length, threads: cpus.length };
     const { flags, uniform } = intersectFlags(cpus.map((cpu) => cpu.flags));
     return {
-      vendor: (first.vendorId ?? '').slice(0, 100),
-      model: (first.modelName ?? '').slice(0, 200),
+      vendor: boundedText(first.vendorId ?? '', 100),
+      model: boundedText(first.modelName ?? '', 200),
       ...topology,
       numaNodes,
-      flags: flags.filter((flag) => flag.length <= 64).slice(0, 1000),
+      flags: flags.filter((flag) => CPU_FLAG.test(flag)).slice(0, 1000),
       flagsUniform: uniform,
       ...classifyHypervisor({
         hypervisorFlag: flags.includes('hypervisor') || cpus.some((cpu) => cpu.flags.includes('hypervisor')),
@@ -187,7 +191,7 @@ export async function collectCpuInventory(ctx: CollectorContext): Promise<CpuInv
         hypervisorType,
         clocksources,
       }),
-      governor: governor?.trim().slice(0, 64) || null,
+      governor: governor === undefined ? null : boundedText(governor, 64) || null,
     };
   } catch (err) {
     return unavailableFrom(err, 'cpu inventory');

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { dataPathSchema } from '../../lib/protocol';
 import { resolveLink, wholeDiskOf } from './block-devices';
 import { readOptional, rootedPath } from './read';
+import { fittingText } from './values';
 
 export type DataPath = z.infer<typeof dataPathSchema>;
 
@@ -63,7 +64,14 @@ export async function collectDataPaths(procRoot: string, sysRoot: string, paths:
     paths.map(async (given) => {
       const mount = findMount(mounts, path.resolve(given));
       if (!mount) return { path: given, device: null, mountPoint: null, fsType: null };
-      return { path: given, device: await backingDisk(sysRoot, mount), mountPoint: mount.mountPoint, fsType: mount.fsType };
+      const device = await backingDisk(sysRoot, mount);
+      // All three are nullable: a value too long or garbled for the protocol is unknown, not cut short.
+      return {
+        path: given,
+        device: device === null ? null : fittingText(device, 200),
+        mountPoint: fittingText(mount.mountPoint, 1000),
+        fsType: fittingText(mount.fsType, 64),
+      };
     }),
   );
 }

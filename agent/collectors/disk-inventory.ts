@@ -4,15 +4,31 @@ import type { DiskInventory, Unavailable } from '../../lib/protocol';
 import { listWholeDisks, resolveLink, SKIPPED_BY_DEFAULT } from './block-devices';
 import { readOptional, rootedPath, unavailableFrom } from './read';
 import type { CollectorContext } from './types';
+import { boundedText, fittingText, parseCounter } from './values';
+
+/** The protocol's bound on disks per report. */
+export const MAX_DISKS = 256;
 
 type DiskClass = DiskInventory['class'];
 
 /** The [bracketed] entry of queue/scheduler, or the only entry when there is no choice. */
 export function parseScheduler(text: string): string | null {
   const bracketed = /\[([^\]]+)\]/.exec(text);
-  if (bracketed) return bracketed[1]!;
+  if (bracketed) return fittingText(bracketed[1], 64);
   const words = text.trim().split(/\s+/).filter(Boolean);
-  return words.length === 1 ? words[0]! : null;
+  return words.length === 1 ? fittingText(words[0], 64) : null;
+}
+
+/** queue/rotational is "0" or "1"; anything else is unknown, not "solid state". */
+export function parseRotational(text: string): boolean | null {
+  const flag = text.trim();
+  return flag === '1' ? true : flag === '0' ? false : null;
+}
+
+/** The size file counts 512-byte sectors whatever the device's block size. */
+export function parseSizeBytes(text: string): number | null {
+  const sectors = parseCounter(text);
+  return sectors === null ? null : sectors * 512;
 }
 
 export interface DiskFacts {
@@ -47,7 +63,8 @@ async function describeDisk(sysRoot: string, name: string): Promise<DiskInventor
   const rotational = await readTrimmed(dir, 'queue', 'rotational');
   const devicePath = await realpath(path.join(dir, 'device')).catch(() => null);
   const driverDir = devicePath ? await resolveLink(path.join(devicePath, 'driver')) : null;
-  const model = (await readTrimmed(dir, 'device', 'model')) || null;
+  const modelText = await readTrimmed(dir, 'device', 'model');
+  const model = modelText === null ? null : boundedText(modelText, 200) || null;
   const size = await readTrimmed(dir, 'size');
   const scheduler = await readTrimmed(dir, 'queue', 'scheduler');
   const hwQueues = await readdir(path.join(dir, 'mq'), { withFileTypes: true }).then(
@@ -56,7 +73,7 @@ async function describeDisk(sysRoot: string, name: string): Promise<DiskInventor
   );
   const facts: DiskFacts = {
     name,
-    rotational: rotational === null ? null : rotational === '1',
+    rotational: rotational === null ? null : parseRotational(rotational),
     devicePath,
     driver: driverDir ? path.basename(driverDir) : null,
     model,
@@ -66,7 +83,7 @@ async function describeDisk(sysRoot: string, name: string): Promise<DiskInventor
     class: classifyDisk(facts),
     model,
     rotational: facts.rotational,
-    sizeBytes: size === null ? null : Number(size) * 512,
+    sizeBytes: size === null ? null : parseSizeBytes(size),
     hwQueues,
     scheduler: scheduler === null ? null : parseScheduler(scheduler),
   };
@@ -77,8 +94,11 @@ export async function collectDiskInventory(
   options: { includeVirtual?: boolean } = {},
 ): Promise<DiskInventory[] | Unavailable> {
   try {
-    const names = [...(await listWholeDisks(ctx.sysRoot))].filter((n) => options.includeVirtual || !SKIPPED_BY_DEFAULT.test(n));
-    return await Promise.all(names.sort().map((name) => describeDisk(ctx.sysRoot, name)));
+    const names = [...(await listWholeDisks(ctx.sysRoot))]
+      .filter((n) => (options.includeVirtual || !SKIPPED_BY_DEFAULT.test(n)) && fittingText(n, 200) === n)
+      .sort()
+      .slice(0, MAX_DISKS);
+    return await Promise.all(names.map((name) => describeDisk(ctx.sysRoot, name)));
   } catch (err) {
     return unavailableFrom(err, 'disk inventory');
   }

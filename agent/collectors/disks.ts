@@ -1,8 +1,10 @@
 import type { DiskSample, Unavailable } from '../../lib/protocol';
 import { listWholeDisks, SKIPPED_BY_DEFAULT, sysfsName } from './block-devices';
+import { MAX_DISKS } from './disk-inventory';
 import { readRooted, unavailableFrom } from './read';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
 import type { Collector } from './types';
+import { fittingText, parseCount, parseCounter } from './values';
 
 export { collectDiskInventory } from './disk-inventory';
 export { collectDataPaths, parseMountinfo } from './data-paths';
@@ -33,45 +35,45 @@ export interface DiskStats {
   flushTimeMs: number | null;
 }
 
+const REQUIRED_COUNTERS = [
+  'readsCompleted', 'readsMerged', 'sectorsRead', 'readTimeMs', 'writesCompleted', 'writesMerged', 'sectorsWritten',
+  'writeTimeMs', 'inFlight', 'ioTimeMs', 'weightedIoTimeMs',
+] as const;
+const OPTIONAL_COUNTERS = ['discardsCompleted', 'discardsMerged', 'sectorsDiscarded', 'discardTimeMs', 'flushesCompleted', 'flushTimeMs'] as const;
+
+/** One DiskStats per device; a line with a counter that does not parse is left out (that device alone). */
 export function parseDiskstats(text: string): DiskStats[] {
   const disks: DiskStats[] = [];
+  const names = new Set<string>();
   for (const line of text.split('\n')) {
     const fields = line.trim().split(/\s+/);
     // 2.6-era partition lines carry only 4 counters; they are never whole disks, so they are skipped.
     if (fields.length < 14) continue;
-    const n = (i: number) => Number(fields[i]);
-    const optional = (i: number) => (fields[i] === undefined ? null : Number(fields[i]));
-    disks.push({
-      major: n(0),
-      minor: n(1),
-      name: fields[2]!,
-      readsCompleted: n(3),
-      readsMerged: n(4),
-      sectorsRead: n(5),
-      readTimeMs: n(6),
-      writesCompleted: n(7),
-      writesMerged: n(8),
-      sectorsWritten: n(9),
-      writeTimeMs: n(10),
-      inFlight: n(11),
-      ioTimeMs: n(12),
-      weightedIoTimeMs: n(13),
-      discardsCompleted: optional(14),
-      discardsMerged: optional(15),
-      sectorsDiscarded: optional(16),
-      discardTimeMs: optional(17),
-      flushesCompleted: optional(18),
-      flushTimeMs: optional(19),
-    });
+    const name = fittingText(fields[2], 200);
+    const major = parseCount(fields[0]);
+    const minor = parseCount(fields[1]);
+    // The kernel lists each device once, so a second line with the same name is not that device's.
+    if (name === null || major === null || minor === null || names.has(name)) continue;
+    names.add(name);
+    const required = REQUIRED_COUNTERS.map((counter, i) => (counter === 'inFlight' ? parseCount : parseCounter)(fields[3 + i]));
+    if (required.some((value) => value === null)) continue;
+    const disk = { major, minor, name } as DiskStats;
+    REQUIRED_COUNTERS.forEach((counter, i) => (disk[counter] = required[i]!));
+    OPTIONAL_COUNTERS.forEach((counter, i) => (disk[counter] = parseCounter(fields[14 + i])));
+    disks.push(disk);
   }
   return disks;
 }
 
 const TICKS_MODULO = 2 ** 32;
 
-/** The kernel prints the millisecond fields as 32-bit unsigned, so they wrap after ~49.7 days of busy time. */
-function tickDelta(prev: number, curr: number): number {
-  return curr >= prev ? curr - prev : curr + TICKS_MODULO - prev;
+/**
+ * The kernel prints the millisecond fields as 32-bit unsigned, so they wrap after ~49.7 days of busy time;
+ * a drop larger than one wrap is a reset, and null.
+ */
+function tickDelta(prev: number, curr: number): number | null {
+  const delta = curr >= prev ? curr - prev : curr + TICKS_MODULO - prev;
+  return delta >= 0 ? delta : null;
 }
 
 const EVENT_COUNTERS = ['readsCompleted', 'readsMerged', 'sectorsRead', 'writesCompleted', 'writesMerged', 'sectorsWritten'] as const;
@@ -84,6 +86,9 @@ export function computeDiskSample(prev: DiskStats, curr: DiskStats, elapsedMs: n
   const writes = curr.writesCompleted - prev.writesCompleted;
   const readTicks = tickDelta(prev.readTimeMs, curr.readTimeMs);
   const writeTicks = tickDelta(prev.writeTimeMs, curr.writeTimeMs);
+  const weightedTicks = tickDelta(prev.weightedIoTimeMs, curr.weightedIoTimeMs);
+  const ioTicks = tickDelta(prev.ioTimeMs, curr.ioTimeMs);
+  if (readTicks === null || writeTicks === null || weightedTicks === null || ioTicks === null) return null;
   return {
     device: curr.name,
     readIops: perS(reads),
@@ -92,9 +97,9 @@ export function computeDiskSample(prev: DiskStats, curr: DiskStats, elapsedMs: n
     writeBytesPerS: perS((curr.sectorsWritten - prev.sectorsWritten) * SECTOR_BYTES),
     readAwaitMs: reads > 0 ? readTicks / reads : 0,
     writeAwaitMs: writes > 0 ? writeTicks / writes : 0,
-    queueDepth: tickDelta(prev.weightedIoTimeMs, curr.weightedIoTimeMs) / elapsedMs,
+    queueDepth: weightedTicks / elapsedMs,
     inFlight: curr.inFlight,
-    utilPct: clampPct((tickDelta(prev.ioTimeMs, curr.ioTimeMs) / elapsedMs) * 100),
+    utilPct: clampPct((ioTicks / elapsedMs) * 100),
   };
 }
 
@@ -130,7 +135,7 @@ export function createDiskCollector(options: DiskCollectorOptions = {}): Collect
           const sample = computeDiskSample(prev, curr, elapsedMs);
           if (sample) samples.push(sample);
         }
-        return samples;
+        return samples.slice(0, MAX_DISKS);
       } catch (err) {
         return unavailableFrom(err, 'disks');
       }

@@ -3,12 +3,14 @@ import { hostInventorySchema } from '../../lib/protocol';
 import { parseCpuList } from './cpu-list';
 import { readOptional } from './read';
 import type { CollectorContext } from './types';
+import { boundedText, parseCounter } from './values';
 
 export type HostInventory = z.infer<typeof hostInventorySchema>;
 
 export function parseMemTotalBytes(meminfo: string): number | null {
   const match = /^MemTotal:\s+(\d+)\s*kB/m.exec(meminfo);
-  return match ? Number(match[1]) * 1024 : null;
+  const kb = match ? parseCounter(match[1]) : null;
+  return kb === null ? null : kb * 1024;
 }
 
 /** The online CPUs from /sys/devices/system/cpu/online, or undefined when it cannot be read. */
@@ -30,9 +32,8 @@ export async function collectHostInventory(ctx: CollectorContext): Promise<HostI
     readOptional(ctx.procRoot, 'meminfo'),
     readOnlineCpus(ctx.sysRoot),
   ]);
-  const kernel = osrelease?.trim() || null;
   return {
-    kernel: kernel === null ? null : kernel.slice(0, 200),
+    kernel: osrelease === undefined ? null : boundedText(osrelease, 200) || null,
     memTotalBytes: meminfo === undefined ? null : parseMemTotalBytes(meminfo),
     onlineCpus: online?.length ?? (await countCpuinfoProcessors(ctx.procRoot)),
   };

@@ -1,5 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import type { LogWarning } from '../../lib/protocol';
+import { boundedText } from './values';
 
 export type { LogWarning };
 
@@ -31,7 +32,7 @@ const MAX_WARNINGS_PER_FILE = 50;
 
 export function matchWarning(line: string): LogWarning | null {
   const known = KNOWN_WARNINGS.find(({ pattern }) => pattern.test(line));
-  return known ? { id: known.id, line: line.trim().slice(0, MAX_LINE_CHARS) } : null;
+  return known ? { id: known.id, line: boundedText(line, MAX_LINE_CHARS) } : null;
 }
 
 interface FileState {

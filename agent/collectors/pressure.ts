@@ -1,7 +1,8 @@
 import type { PressureSample, Unavailable } from '../../lib/protocol';
-import { readRooted } from './read';
+import { readRooted, unavailable } from './read';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
 import type { Collector } from './types';
+import { parseCounter, parseDecimal } from './values';
 
 export interface PressureLine {
   avg10: number;
@@ -21,27 +22,28 @@ type Resource = (typeof RESOURCES)[number];
 type PressureResource = Exclude<PressureSample[Resource], Unavailable>;
 type PressureReadings = Record<Resource, Pressure | Unavailable>;
 
-function parseLine(fields: string[]): PressureLine {
-  const values = Object.fromEntries(fields.map((f) => f.split('=') as [string, string]));
-  const line = {
-    avg10: Number(values.avg10),
-    avg60: Number(values.avg60),
-    avg300: Number(values.avg300),
-    totalUs: Number(values.total),
-  };
-  if (Object.values(line).some((v) => !Number.isFinite(v))) throw new Error(`malformed PSI line: ${fields.join(' ')}`);
-  return line;
+/** One "some"/"full" line's fields, or null when any of them does not parse. */
+function parseLine(fields: string[]): PressureLine | null {
+  const values = new Map(fields.map((f) => f.split('=') as [string, string | undefined]));
+  const avg10 = parseDecimal(values.get('avg10'));
+  const avg60 = parseDecimal(values.get('avg60'));
+  const avg300 = parseDecimal(values.get('avg300'));
+  const totalUs = parseCounter(values.get('total'));
+  if (avg10 === null || avg60 === null || avg300 === null || totalUs === null) return null;
+  return { avg10, avg60, avg300, totalUs };
 }
 
+/** A "full" line that does not parse becomes null (the field is nullable); a bad "some" line loses the resource. */
 export function parsePressure(text: string): Pressure {
-  let some: PressureLine | undefined;
+  let some: PressureLine | null | undefined;
   let full: PressureLine | null = null;
   for (const line of text.split('\n')) {
     const [kind, ...fields] = line.trim().split(/\s+/);
     if (kind === 'some') some = parseLine(fields);
     else if (kind === 'full') full = parseLine(fields);
   }
-  if (!some) throw new Error('PSI file has no "some" line');
+  if (some === undefined) throw new Error('PSI file has no "some" line');
+  if (some === null) throw new Error('malformed PSI "some" line');
   return { some, full };
 }
 
@@ -52,7 +54,7 @@ function reasonFor(err: unknown, resource: Resource): Unavailable {
     code === 'EOPNOTSUPP' ? 'PSI disabled (kernel booted with psi=0; add psi=1)' :
     code === 'EACCES' || code === 'EPERM' ? 'permission denied' :
     err instanceof Error ? err.message : String(err);
-  return { unavailable: `pressure ${resource}: ${reason}` };
+  return unavailable(`pressure ${resource}: ${reason}`);
 }
 
 async function readPressure(procRoot: string): Promise<PressureReadings> {
@@ -122,7 +124,7 @@ export function createPressureCollector(options: PressureCollectorOptions = {}):
         return computePressureSample(pair.prev.value, pair.curr.value, elapsedMs);
       } catch (err) {
         if (err instanceof PressureUnavailable) return err.result;
-        return { unavailable: `pressure: ${err instanceof Error ? err.message : String(err)}` };
+        return unavailable(`pressure: ${err instanceof Error ? err.message : String(err)}`);
       }
     },
   };

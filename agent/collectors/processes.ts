@@ -7,6 +7,7 @@ import { parseCpuList } from './cpu-list';
 import { createReadingPairs } from './reading-pairs';
 import { readOptional, unavailableFrom } from './read';
 import type { Collector, CollectorContext, WatchedProcess } from './types';
+import { boundedText, parseCount, parseCounter } from './values';
 
 /** USER_HZ: the unit of utime/stime in /proc/<pid>/stat; 100 on every Linux ABI the agent runs on. */
 export const CLK_TCK = 100;
@@ -73,12 +74,13 @@ export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec)
   return watched;
 }
 
+/** Fields of /proc/<pid>/status; null where the line is missing or does not parse. */
 export interface ProcStatus {
-  threads: number;
+  threads: number | null;
   cpusAllowedList: string | null;
-  voluntaryCtxSwitches: number;
-  nonvoluntaryCtxSwitches: number;
-  /** null for kernel threads, which have no VmRSS line. */
+  voluntaryCtxSwitches: number | null;
+  nonvoluntaryCtxSwitches: number | null;
+  /** Kernel threads have no VmRSS line and hold no user memory: 0 for them, null for a line that does not parse. */
   rssBytes: number | null;
 }
 
@@ -88,17 +90,14 @@ export function parseStatus(text: string): ProcStatus {
     const colon = line.indexOf(':');
     if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trim());
   }
-  const int = (key: string) => {
-    const value = Number.parseInt(fields.get(key) ?? '', 10);
-    return Number.isFinite(value) ? value : 0;
-  };
-  const rssKb = /^(\d+)\s*kB$/.exec(fields.get('VmRSS') ?? '');
+  const rss = fields.get('VmRSS');
+  const rssKb = rss === undefined ? 0 : parseCounter(/^(\d+)\s*kB$/.exec(rss)?.[1]);
   return {
-    threads: int('Threads'),
+    threads: parseCount(fields.get('Threads')),
     cpusAllowedList: fields.get('Cpus_allowed_list') ?? null,
-    voluntaryCtxSwitches: int('voluntary_ctxt_switches'),
-    nonvoluntaryCtxSwitches: int('nonvoluntary_ctxt_switches'),
-    rssBytes: rssKb ? Number(rssKb[1]) * 1024 : null,
+    voluntaryCtxSwitches: parseCounter(fields.get('voluntary_ctxt_switches')),
+    nonvoluntaryCtxSwitches: parseCounter(fields.get('nonvoluntary_ctxt_switches')),
+    rssBytes: rssKb === null ? null : rssKb * 1024,
   };
 }
 
@@ -117,10 +116,10 @@ export function parseProcStat(text: string): ProcStat | null {
   if (open < 0 || close < open) return null;
   const rest = text.slice(close + 2).trim().split(/\s+/);
   // rest[0] is field 3 (state): utime is field 14, stime 15, starttime 22.
-  const utime = Number(rest[11]);
-  const stime = Number(rest[12]);
-  const start = Number(rest[19]);
-  if (![utime, stime, start].every(Number.isFinite)) return null;
+  const utime = parseCounter(rest[11]);
+  const stime = parseCounter(rest[12]);
+  const start = parseCounter(rest[19]);
+  if (utime === null || stime === null || start === null) return null;
   return { comm: text.slice(open + 1, close), utimeTicks: utime, stimeTicks: stime, startTicks: start };
 }
 
@@ -181,17 +180,22 @@ async function readProcesses(ctx: CollectorContext): Promise<Map<string, Process
   return readings;
 }
 
-export function processSampleFrom(prev: ProcessReading, curr: ProcessReading, elapsedS: number): ProcessSample {
+/** null when a status field the sample needs does not parse: every field of a sample is required. */
+export function processSampleFrom(prev: ProcessReading, curr: ProcessReading, elapsedS: number): ProcessSample | null {
   const perS = (a: number, b: number) => Math.max(0, b - a) / elapsedS;
   const ticks = (stat: ProcStat) => stat.utimeTicks + stat.stimeTicks;
+  const { threads, rssBytes, voluntaryCtxSwitches: voluntary, nonvoluntaryCtxSwitches: nonvoluntary } = curr.status;
+  const { voluntaryCtxSwitches: prevVoluntary, nonvoluntaryCtxSwitches: prevNonvoluntary } = prev.status;
+  if (threads === null || rssBytes === null || voluntary === null || nonvoluntary === null) return null;
+  if (prevVoluntary === null || prevNonvoluntary === null) return null;
   return {
     name: curr.name,
     pid: curr.pid,
-    threads: curr.status.threads,
+    threads,
     cpuCores: perS(ticks(prev.stat), ticks(curr.stat)) / CLK_TCK,
-    rssBytes: curr.status.rssBytes ?? 0,
-    voluntaryCtxSwitchesPerS: perS(prev.status.voluntaryCtxSwitches, curr.status.voluntaryCtxSwitches),
-    nonvoluntaryCtxSwitchesPerS: perS(prev.status.nonvoluntaryCtxSwitches, curr.status.nonvoluntaryCtxSwitches),
+    rssBytes,
+    voluntaryCtxSwitchesPerS: perS(prevVoluntary, voluntary),
+    nonvoluntaryCtxSwitchesPerS: perS(prevNonvoluntary, nonvoluntary),
   };
 }
 
@@ -211,7 +215,8 @@ export function createProcessCollector(warmupMs?: number): Collector<ProcessSamp
       const samples: ProcessSample[] = [];
       for (const [key, curr] of pair.curr.value) {
         const prev = pair.prev.value.get(key);
-        if (prev) samples.push(processSampleFrom(prev, curr, elapsedS));
+        const sample = prev && processSampleFrom(prev, curr, elapsedS);
+        if (sample) samples.push(sample);
       }
       return samples.sort((a, b) => a.pid - b.pid).slice(0, 64);
     },
@@ -233,13 +238,15 @@ export async function collectProcessInventory(
       ]);
       if (comm === undefined || statusText === undefined) return null;
       const status = parseStatus(statusText);
+      // threads is required and is what the oversubscription findings read: no guess, the process is left out.
+      if (status.threads === null) return null;
       const { env, unreadable } = await readEnviron(ctx.procRoot, pid);
       const cgroup = cgroupText === undefined ? null : await collectCgroupConfig(ctx, parseCgroupFile(cgroupText));
-      const cpusAllowedList = (status.cpusAllowedList ?? '').slice(0, 1000);
+      const cpusAllowedList = boundedText(status.cpusAllowedList ?? '', 1000);
       return {
         name: name.slice(0, 200),
         pid,
-        comm: comm.trim().slice(0, 64),
+        comm: boundedText(comm, 64),
         threads: status.threads,
         cpusAllowedList,
         cpusAllowedCount: parseCpuList(cpusAllowedList).length,

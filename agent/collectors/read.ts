@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Unavailable } from '../../lib/protocol';
+import { boundedText } from './values';
 
 export function rootedPath(root: string, ...parts: string[]): string {
   return path.join(root, ...parts);
@@ -21,11 +22,16 @@ export async function readOptional(root: string, ...parts: string[]): Promise<st
   }
 }
 
+/** `{ unavailable: reason }` within the protocol's bounds: reasons quote paths and file text, which can be anything. */
+export function unavailable(reason: string): Unavailable {
+  return { unavailable: boundedText(reason, 500) || 'unavailable' };
+}
+
 export function unavailableFrom(err: unknown, what: string): Unavailable {
   const code = (err as NodeJS.ErrnoException)?.code;
   const reason =
     code === 'ENOENT' ? 'not present on this kernel' :
     code === 'EACCES' || code === 'EPERM' ? 'permission denied' :
     err instanceof Error ? err.message : String(err);
-  return { unavailable: `${what}: ${reason}` };
+  return unavailable(`${what}: ${reason}`);
 }

@@ -133,6 +133,31 @@ describe('createReportBuilder', () => {
     expect(report.cpu).toEqual({ unavailable: expect.stringContaining('invalid data from the agent at cpu.load1') });
     expect(lines.some((l) => l.startsWith('error BUG') && l.includes('cpu.load1'))).toBe(true);
   });
+
+  test('an invalid item of a list is dropped alone and logged with its path; the rest of the list stays', async () => {
+    const disk = { device: 'sda', class: 'ssd' as const, model: null, rotational: false, sizeBytes: 512, hwQueues: 1, scheduler: null };
+    const fake = fakeSources({
+      collectHostInventory: async () => ({
+        host: { kernel: '6.1.0', memTotalBytes: 1024, onlineCpus: 2 },
+        cpu: { unavailable: 'test' },
+        disks: [disk, { ...disk, device: 'sdb', sizeBytes: Number.NaN }, { ...disk, device: 'sdc' }],
+        dataPaths: [],
+        cgroup: { unavailable: 'test' },
+      }),
+    });
+    fake.sources.collectors.cpu = {
+      name: 'cpu',
+      collect: async () => ({ ...cpuSample, perCpu: [{ cpu: 0, ...cpuSample.total }, { cpu: 1, ...cpuSample.total, userPct: -3 }] }),
+    };
+    const { logger, lines } = capturingLogger();
+    const report = await build(fake.sources, logger).build(input(0));
+    expect(report.inventory?.disks).toEqual([disk, { ...disk, device: 'sdc' }]);
+    expect(report.cpu).toEqual({ ...cpuSample, perCpu: [{ cpu: 0, ...cpuSample.total }] });
+    expect(lines.filter((l) => l.startsWith('error BUG')).map((l) => JSON.parse(l.slice(l.indexOf('{'))).path)).toEqual([
+      'cpu.perCpu.1.userPct',
+      'inventory.disks.1.sizeBytes',
+    ]);
+  });
 });
 
 test('canonicalJson sorts keys at every level so equal data hashes the same', () => {

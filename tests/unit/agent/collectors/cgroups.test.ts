@@ -8,6 +8,7 @@ import {
   mountPointUnder,
   parseCgroupFile,
   parseCgroupMounts,
+  parseCfsLimit,
   parseCpuMax,
   parseCpuStat,
 } from '../../../../agent/collectors/cgroups';
@@ -34,6 +35,22 @@ describe('cgroup parsers', () => {
   test('parseCpuMax: "max" is unlimited, "200000 100000" is a 2-core quota', () => {
     expect(parseCpuMax('max 100000\n')).toEqual({ quotaUs: null, periodUs: 100000 });
     expect(parseCpuMax('200000 100000\n')).toEqual({ quotaUs: 200000, periodUs: 100000 });
+  });
+
+  test('parseCgroupFile ignores a group path that is empty, relative or too long for the protocol', () => {
+    expect(parseCgroupFile(`0::\n4:cpu:docker/x\n5:cpuset:/${'a'.repeat(1000)}\n6:cpuacct:/ok\n`)).toEqual({ unified: null, v1: { cpuacct: '/ok' } });
+  });
+
+  test('parseCpuMax and parseCfsLimit: a limit that does not parse is null, not "unlimited"', () => {
+    for (const odd of ['', 'x 100000', '-5 100000', '200000 0', '200000 x', 'max -1']) expect(parseCpuMax(odd), odd).toBeNull();
+    expect(parseCfsLimit('-1\n', '100000\n')).toEqual({ quotaUs: null, periodUs: 100000 });
+    expect(parseCfsLimit('150000', '100000')).toEqual({ quotaUs: 150000, periodUs: 100000 });
+    for (const [quota, period] of [['x', '100000'], ['-2', '100000'], ['150000', ''], ['150000', '0']]) expect(parseCfsLimit(quota!, period!)).toBeNull();
+  });
+
+  test('parseCpuStat is null when a line it uses does not parse, rather than 0 throttling', () => {
+    expect(parseCpuStat('usage_usec 500\nnr_periods x\nnr_throttled 3\n')).toBeNull();
+    expect(parseCpuStat('usage_usec 500\nsome_new_field x\n')).toMatchObject({ usageUs: 500 });
   });
 
   test('parseCpuStat reads v2 usage and throttling in microseconds', () => {
@@ -84,6 +101,18 @@ describe('collectCgroupConfig', () => {
     expect(await collectCgroupConfig(treeContext(root), '/kubepods.slice/pod1/ctr1')).toEqual({
       path: '/kubepods.slice/pod1/ctr1', version: 2, quotaCores: 1.5, cpusetCpus: '0-3', effectiveCpus: 1.5,
     });
+  });
+
+  test('a parent cpu.max that does not parse makes the config unavailable, not unlimited', async () => {
+    const tree = await scratchTree('inventory-cgroup-v2-handmade');
+    try {
+      await tree.write('sys/fs/cgroup/kubepods.slice/pod1/cpu.max', 'garbage\n');
+      expect(await collectCgroupConfig(treeContext(tree.root), '/kubepods.slice/pod1/ctr1')).toEqual({
+        unavailable: 'cgroup /kubepods.slice/pod1: cpu.max does not parse',
+      });
+    } finally {
+      await tree.cleanup();
+    }
   });
 
   test('a group that does not exist is unavailable with the reason', async () => {
@@ -146,6 +175,36 @@ describe('createCgroupCollector', () => {
         path: '/docker/abc', version: 1, quotaCores: 2.5, cpusetCpus: '0-1', effectiveCpus: 2,
         usageCores: 1, throttledPeriodsPerS: 2.5, throttledPct: 25, throttledMsPerS: 50,
       });
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  test('a cpu.stat or cpu.max that does not parse costs that group alone; the host group is still sampled', async () => {
+    for (const [file, text] of [['cpu.stat', 'usage_usec 503000000\nnr_throttled lots\n'], ['cpu.max', 'x 100000\n']] as const) {
+      const tree = await scratchTree('inventory-cgroup-v2-handmade');
+      try {
+        const collector = createCgroupCollector(0);
+        const watched = [{ name: 'server.py', pid: 777 }];
+        await collector.collect(treeContext(tree.root, watched, 1000));
+        await tree.write(`sys/fs/cgroup/kubepods.slice/pod1/ctr1/${file}`, text);
+        const samples = expectAvailable(await collector.collect(treeContext(tree.root, watched, 3000)));
+        expect(samples.map((sample) => sample.path), file).toEqual(['/']);
+      } finally {
+        await tree.cleanup();
+      }
+    }
+  });
+
+  test('v1 groups that share the cpu path but not the cpuset path are one sample: the server keys them by path', async () => {
+    const tree = await scratchTree('inventory-cgroup-v1-handmade');
+    try {
+      await tree.write('proc/4243/cgroup', '11:cpuset:/docker/abc\n4:cpu,cpuacct:/\n');
+      const collector = createCgroupCollector(0);
+      const watched = [{ name: 'gunicorn', pid: 4243 }];
+      await collector.collect(treeContext(tree.root, watched, 0));
+      const samples = expectAvailable(await collector.collect(treeContext(tree.root, watched, 1000)));
+      expect(samples.map((sample) => [sample.path, sample.cpusetCpus])).toEqual([['/', '0-7']]);
     } finally {
       await tree.cleanup();
     }

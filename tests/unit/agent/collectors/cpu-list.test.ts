@@ -14,3 +14,14 @@ describe('parseCpuList', () => {
     expect(parseCpuList('\n')).toEqual([]);
   });
 });
+
+describe('parseCpuList on garbled lists', () => {
+  test('a range of numbers past 2^53 ends instead of looping forever, and gives no CPUs', () => {
+    expect(parseCpuList('99999999999999999999-99999999999999999999')).toEqual([]);
+    expect(parseCpuList('9007199254740993-9007199254740999,1')).toEqual([1]);
+  });
+
+  test('a range beyond any kernel CPU count is cut at 65,536 CPUs', () => {
+    expect(parseCpuList('0-4294967295')).toHaveLength(65_536);
+  });
+});

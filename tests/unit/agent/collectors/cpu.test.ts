@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { createCpuCollector, parseLoadavg, parseProcStat } from '../../../../agent/collectors/cpu';
+import { computeCpuSample, createCpuCollector, parseLoadavg, parseProcStat } from '../../../../agent/collectors/cpu';
 import { cpuSampleSchema } from '../../../../lib/protocol';
 import { collectTwice, contextAt, expectData, fixture } from './two-readings';
 
@@ -26,8 +26,40 @@ describe('parseProcStat', () => {
     expect(stat.procsRunning).toBe(2);
   });
 
-  test('rejects text without the aggregate cpu line', () => {
+  test('rejects text without any cpu line', () => {
     expect(() => parseProcStat('ctxt 5\nprocs_running 1\n')).toThrow(/cpu/);
+  });
+
+  test('leaves out a per-CPU line that does not parse but still counts that CPU as online', () => {
+    const stat = parseProcStat('cpu  20 0 6 70 2 0 1\ncpu0 10 0 3 35 1 0 0\ncpu1 10 x 3 35 1 0 1\ncpu2 10 0 3\nctxt 9\n');
+    expect(stat.perCpu.map((c) => c.cpu)).toEqual([0]);
+    expect(stat.onlineCpus).toBe(3);
+    expect(stat.total).toMatchObject({ user: 20, idle: 70 });
+  });
+
+  test('gives null, never NaN, for an aggregate line, ctxt or procs line that does not parse', () => {
+    const stat = parseProcStat('cpu  20 0 6 -70 2 0 1\ncpu0 10 0 3 35 1 0 0\nctxt 1e9\nprocs_running 4294967295\nprocs_blocked\n');
+    expect(stat).toMatchObject({ total: null, contextSwitches: null, procsRunning: null, procsBlocked: null });
+    expect(stat.perCpu).toHaveLength(1);
+  });
+});
+
+describe('computeCpuSample with odd lines', () => {
+  const stat = (cpu1: string, extra = 'ctxt 100\nprocs_running 1\nprocs_blocked 0\n') =>
+    parseProcStat(`cpu  200 0 0 200 0 0 0\ncpu0 100 0 0 100 0 0 0\ncpu1 ${cpu1}\n${extra}`);
+  const loadavg = parseLoadavg('0.5 0.4 0.3 1/100 42\n');
+
+  test('a garbled CPU line costs that CPU only: the total is summed over the CPUs that parse', () => {
+    const prev = stat('100 0 0 100 0 0 0');
+    const curr = parseProcStat('cpu  300 0 0 300 0 0 0\ncpu0 150 0 0 150 0 0 0\ncpu1 ??? 0 0 150 0 0 0\nctxt 200\nprocs_running 1\nprocs_blocked 0\n');
+    const cpu = computeCpuSample(prev, curr, 1000, loadavg);
+    expect(cpu).toMatchObject({ onlineCpus: 2, perCpu: [{ cpu: 0, userPct: 50 }], total: { userPct: 50, idlePct: 50 }, contextSwitchesPerS: 100 });
+    expect(cpuSampleSchema.parse(cpu)).toEqual(cpu);
+  });
+
+  test('a ctxt line that does not parse makes the sample unavailable with the reason (the field is required)', () => {
+    const cpu = computeCpuSample(stat('100 0 0 100 0 0 0'), stat('150 0 0 150 0 0 0', 'ctxt many\nprocs_running 1\nprocs_blocked 0\n'), 1000, loadavg);
+    expect(cpu).toEqual({ unavailable: 'cpu: /proc/stat has no readable ctxt line' });
   });
 });
 
@@ -40,6 +72,11 @@ describe('parseLoadavg', () => {
 
   test('rejects a malformed line', () => {
     expect(() => parseLoadavg('garbage')).toThrow(/loadavg/);
+    expect(() => parseLoadavg('-0.5 0.1 0.1 1/2 3')).toThrow(/loadavg/);
+  });
+
+  test('keeps the load averages when only the entities field is garbled (it is not reported)', () => {
+    expect(parseLoadavg('0.22 0.35 0.20 2/x 1')).toEqual({ load1: 0.22, load5: 0.35, load15: 0.2, runnableEntities: 2, totalEntities: null });
   });
 });
 

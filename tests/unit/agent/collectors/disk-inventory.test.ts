@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { classifyDisk, parseScheduler } from '../../../../agent/collectors/disk-inventory';
+import { classifyDisk, parseRotational, parseScheduler, parseSizeBytes } from '../../../../agent/collectors/disk-inventory';
 import { collectDiskInventory } from '../../../../agent/collectors/disks';
 import { diskInventorySchema } from '../../../../lib/protocol';
 import { expectData, fixture } from './two-readings';
@@ -45,6 +45,19 @@ describe('classifyDisk', () => {
   });
   test('calls a disk with unknown rotation other', () => {
     expect(classifyDisk({ ...facts, rotational: null })).toBe('other');
+  });
+});
+
+describe('odd sysfs attribute files', () => {
+  test('parseRotational: only "0" and "1" say something; anything else is unknown, not solid state', () => {
+    expect([parseRotational('1\n'), parseRotational('0\n'), parseRotational(''), parseRotational('2'), parseRotational('yes')]).toEqual([true, false, null, null, null]);
+  });
+  test('parseSizeBytes: 512-byte sectors, null (never NaN) when the file is not a number', () => {
+    expect(parseSizeBytes('209715200\n')).toBe(209715200 * 512);
+    for (const odd of ['', 'x', '-1', '1.5', '9'.repeat(30)]) expect(parseSizeBytes(odd), odd).toBeNull();
+  });
+  test('parseScheduler: an entry too long for the protocol is unknown, not cut short', () => {
+    expect(parseScheduler(`none [${'x'.repeat(65)}]`)).toBeNull();
   });
 });
 

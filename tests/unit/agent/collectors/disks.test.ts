@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
-import { createDiskCollector, parseDiskstats } from '../../../../agent/collectors/disks';
+import { computeDiskSample, createDiskCollector, parseDiskstats } from '../../../../agent/collectors/disks';
 import { diskSampleSchema } from '../../../../lib/protocol';
 import { collectTwice, contextAt, expectData, fixture } from './two-readings';
 
@@ -33,6 +33,35 @@ describe('parseDiskstats', () => {
 
   test('skips the 4-counter partition lines of 2.6-era kernels', () => {
     expect(parseDiskstats('   8    1 sda1 90 720 180 1440\n')).toEqual([]);
+  });
+
+  test('leaves out only the device whose line has a counter that does not parse (never NaN)', () => {
+    const text = [
+      '   8    0 sda 100 0 800 50 200 0 1600 100 0 120 150',
+      '   8   16 sdb 100 0 x 50 200 0 1600 100 0 120 150',
+      ' 259    0 nvme0n1 1 2 3 4 5 6 7 8 4294967295 10 11',
+      ' 259    1 nvme1n1 1 2 3 4 5 6 7 8 1 10 -11',
+      ' 253    0 dm-0 1 2 3 4 5 6 7 8 0 10 11 z',
+    ].join('\n');
+    const disks = parseDiskstats(text);
+    expect(disks.map((d) => d.name)).toEqual(['sda', 'dm-0']);
+    expect(disks[1]).toMatchObject({ inFlight: 0, discardsCompleted: null });
+  });
+
+  test('keeps the first line of a device listed twice: the server keys disk rows by name', () => {
+    const disks = parseDiskstats('8 0 sda 1 0 8 5 2 0 16 1 0 1 1\n8 0 sda 9 9 9 9 9 9 9 9 9 9 9\n');
+    expect(disks).toHaveLength(1);
+    expect(disks[0]!.readsCompleted).toBe(1);
+  });
+});
+
+describe('computeDiskSample with odd counters', () => {
+  const [prev] = parseDiskstats('8 0 sda 100 0 800 50 200 0 1600 100 0 120 150\n');
+  test('a millisecond field that dropped by more than one 32-bit wrap is a reset: no sample', () => {
+    const [curr] = parseDiskstats('8 0 sda 110 0 880 99999999999 210 0 1680 110 0 130 160\n');
+    expect(computeDiskSample(prev!, curr!, 1000)).not.toBeNull();
+    const [dropped] = parseDiskstats('8 0 sda 110 0 880 60 210 0 1680 110 0 130 160\n');
+    expect(computeDiskSample({ ...prev!, weightedIoTimeMs: 2 ** 40 }, dropped!, 1000)).toBeNull();
   });
 });
 

@@ -7,6 +7,21 @@ describe('host inventory', () => {
   test('parseMemTotalBytes converts MemTotal kB to bytes, null without the line', () => {
     expect(parseMemTotalBytes('MemTotal:       24684096 kB\nMemFree: 1 kB\n')).toBe(24684096 * 1024);
     expect(parseMemTotalBytes('MemFree: 1 kB\n')).toBeNull();
+    expect(parseMemTotalBytes(`MemTotal: ${'9'.repeat(400)} kB\n`)).toBeNull();
+  });
+
+  test('an osrelease of control characters or a huge one still fits the protocol', async () => {
+    const tree = await scratchTree('inventory-firecracker-v1');
+    try {
+      await tree.write('proc/sys/kernel/osrelease', '\u0000\u0001\n');
+      expect((await collectHostInventory(treeContext(tree.root))).kernel).toBeNull();
+      await tree.write('proc/sys/kernel/osrelease', 'x'.repeat(5000));
+      const host = await collectHostInventory(treeContext(tree.root));
+      expect(host.kernel).toHaveLength(200);
+      expect(hostInventorySchema.parse(host)).toEqual(host);
+    } finally {
+      await tree.cleanup();
+    }
   });
 
   test('reads kernel, memory and online CPUs from the tree captured on this Firecracker host', async () => {

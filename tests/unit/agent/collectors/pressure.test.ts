@@ -21,6 +21,16 @@ describe('parsePressure', () => {
     });
   });
 
+  test('a full line that does not parse becomes null; a some line that does not parse rejects the file', () => {
+    const some = 'some avg10=0.50 avg60=0.10 avg300=0.00 total=12345';
+    expect(parsePressure(`${some}\nfull avg10=x avg60=0.00 avg300=0.00 total=5\n`)).toEqual({
+      some: { avg10: 0.5, avg60: 0.1, avg300: 0, totalUs: 12345 },
+      full: null,
+    });
+    expect(() => parsePressure('some avg10=0.50 avg60=0.10 avg300=0.00 total=-1\n')).toThrow(/malformed/);
+    expect(() => parsePressure('some avg10=0.50 avg60=0.10 total=1\n')).toThrow(/malformed/);
+  });
+
   test('rejects a file without a some line', () => {
     expect(() => parsePressure('full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n')).toThrow(/some/);
   });

@@ -24,8 +24,13 @@ describe('process parsers', () => {
     expect(status).toEqual({ threads: 1, cpusAllowedList: '0-1', voluntaryCtxSwitches: 16, nonvoluntaryCtxSwitches: 3, rssBytes: 8300 * 1024 });
   });
 
-  test('parseStatus gives null RSS for a kernel thread', () => {
-    expect(parseStatus('Name:\tkworker/0:1\nThreads:\t1\nCpus_allowed_list:\t0\n').rssBytes).toBeNull();
+  test('parseStatus gives 0 RSS for a kernel thread, which has no VmRSS line and no user memory', () => {
+    expect(parseStatus('Name:\tkworker/0:1\nThreads:\t1\nCpus_allowed_list:\t0\n').rssBytes).toBe(0);
+  });
+
+  test('parseStatus gives null, not a number, for each field whose line does not parse', () => {
+    const status = parseStatus('Threads:\tmany\nVmRSS:\t12 MB\nvoluntary_ctxt_switches:\t-4\nnonvoluntary_ctxt_switches:\t1e3\n');
+    expect(status).toEqual({ threads: null, cpusAllowedList: null, voluntaryCtxSwitches: null, nonvoluntaryCtxSwitches: null, rssBytes: null });
   });
 
   test('parseProcStat reads utime, stime and start time, even when comm holds spaces and parentheses', async () => {

@@ -1,0 +1,66 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PayloadTooLargeError, toErrorEnvelope } from '../../errors';
+import type { IngestInput, IngestOutput } from '../ingest-request';
+
+const MAX_COMPRESSED_BYTES = 1024 * 1024;
+
+/** Reads the body, refusing it as soon as it passes the limit (by Content-Length, or while it streams). */
+export function readBodyLimited(req: IncomingMessage, maxBytes = MAX_COMPRESSED_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBytes) {
+      reject(new PayloadTooLargeError(`request body exceeds ${maxBytes} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let length = 0;
+    req.on('data', (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > maxBytes) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new PayloadTooLargeError(`request body exceeds ${maxBytes} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, output: IngestOutput): void {
+  const payload = JSON.stringify(output.body);
+  res.writeHead(output.status, {
+    ...output.headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(payload),
+    'Cache-Control': 'no-store',
+  });
+  res.end(payload);
+}
+
+export type IngestFn = (input: IngestInput) => Promise<IngestOutput>;
+
+/** A node:http handler for POST /api/v1/ingest over an ingest function (the process's, or a test's or benchmark's own). */
+export function createIngestHttpHandler(ingest: IngestFn) {
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      if (req.method !== 'POST') {
+        res.setHeader('Allow', 'POST');
+        send(res, { status: 405, body: { error: { code: 'method_not_allowed', message: 'use POST' } }, headers: {} });
+        return;
+      }
+      const body = await readBodyLimited(req);
+      send(res, await ingest({
+        authorization: req.headers.authorization,
+        contentEncoding: req.headers['content-encoding'],
+        contentType: req.headers['content-type'],
+        body,
+      }));
+    } catch (err) {
+      const { status, body, headers } = toErrorEnvelope(err);
+      send(res, { status, body, headers: { ...headers, ...(status === 413 ? { Connection: 'close' } : {}) } });
+    }
+  };
+}
