@@ -5,13 +5,16 @@ import { avx512Hidden } from './rules/cpu.avx512-hidden';
 import { flagsNonuniform } from './rules/cpu.flags-nonuniform';
 import { isaNotCompiled } from './rules/runtime.isa-not-compiled';
 import { dataPathSlowDisk } from './rules/storage.data-path-slow-disk';
+import { diskSaturated } from './rules/storage.disk-saturated';
+import { iowaitHigh } from './rules/storage.iowait-high';
 import { pressureWithoutLoad } from './rules/cpu.pressure-without-load';
+import { threadsOversubscribed } from './rules/threads.oversubscribed';
 import { residency } from './rules/region.residency';
 import { rttGap } from './rules/region.rtt-gap';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, pressureWithoutLoad, residency, rttGap];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, pressureWithoutLoad, threadsOversubscribed, residency, rttGap];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 

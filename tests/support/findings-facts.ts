@@ -1,5 +1,5 @@
 import type { CpuInventory, DiskInventory, Inventory, LoadedRuntime, ProcessInventory, RuntimeId } from '../../lib/protocol';
-import type { FleetFacts, HostFacts, HostWindow, RegionFacts, RegionProbeFacts, RegionRule, RuleContext } from '../../lib/findings/types';
+import type { DiskWindow, FleetFacts, HostFacts, HostWindow, RegionFacts, RegionProbeFacts, RegionRule, RuleContext } from '../../lib/findings/types';
 
 /** Facts of a well-configured host that no rule should flag; each test changes the one thing it is about. */
 export const NOW_MS = Date.UTC(2026, 11, 1, 12, 0, 0);
@@ -100,6 +100,19 @@ export function cleanWindow(patch: Partial<HostWindow> = {}): HostWindow {
     cgroups: [],
     processes: [{ name: 'serve.py', pid: 4242, threadsMax: 12, cpuCores: 3.5 }],
     droppedReports: 0,
+    ...patch,
+  };
+}
+
+/** One disk's window: the clean host's idle NVMe unless patched. */
+export function diskWindow(patch: Partial<DiskWindow> = {}): DiskWindow {
+  return {
+    device: 'nvme0n1',
+    queueDepth: { avg: 0.4, max: 1.2 },
+    readAwaitMs: { avg: 0.3, max: 0.9 },
+    writeAwaitMs: { avg: 0.5, max: 1.5 },
+    utilPct: { avg: 12, max: 30 },
+    iops: 800,
     ...patch,
   };
 }
