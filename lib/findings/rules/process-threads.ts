@@ -194,12 +194,18 @@ export function largestPool(pools: readonly ThreadPool[]): ThreadPool | null {
   return pools.reduce<ThreadPool | null>((best, pool) => (best === null || pool.threads > best.threads ? pool : best), null);
 }
 
+/** Whether the runtime reads its pool size from the environment at all (ONNX Runtime only from code). */
+export const readsEnvironment = (pool: ThreadPool) => (POOLS[pool.runtime]?.variables.length ?? 0) > 0;
+
+/** "OMP_NUM_THREADS=16", "OMP_NUM_THREADS unset", or "no setting in the environment" for a runtime that reads none. */
+export function poolKnob(pool: ThreadPool): string {
+  if (pool.variable) return `${pool.variable}=${pool.value}`;
+  return readsEnvironment(pool) ? `${POOLS[pool.runtime]!.variables.join(', ')} unset` : 'no setting in the environment';
+}
+
 /** "OMP_NUM_THREADS=16", or "OMP_NUM_THREADS unset (8 = the CPUs it may run on)". */
 export function describePool(pool: ThreadPool): string {
-  if (pool.variable) return `${pool.variable}=${pool.value}`;
-  const variables = POOLS[pool.runtime]?.variables ?? [];
-  const unset = variables.length ? `${variables.join(', ')} unset` : 'not set in the environment';
-  return `${unset} (${pool.threads} = ${DEFAULT_BASIS_TEXT[pool.defaultBasis!]})`;
+  return pool.variable ? poolKnob(pool) : `${poolKnob(pool)} (${pool.threads} = ${DEFAULT_BASIS_TEXT[pool.defaultBasis!]})`;
 }
 
 export const DEFAULT_BASIS_TEXT: Record<DefaultBasis, string> = {
