@@ -11,10 +11,11 @@ import { pressureWithoutLoad } from './rules/cpu.pressure-without-load';
 import { threadsOversubscribed } from './rules/threads.oversubscribed';
 import { residency } from './rules/region.residency';
 import { rttGap } from './rules/region.rtt-gap';
+import { threadsCountHigh } from './rules/threads.count-high';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, pressureWithoutLoad, threadsOversubscribed, residency, rttGap];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
