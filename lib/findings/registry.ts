@@ -7,6 +7,7 @@ import { isaNotCompiled } from './rules/runtime.isa-not-compiled';
 import { dataPathSlowDisk } from './rules/storage.data-path-slow-disk';
 import { diskSaturated } from './rules/storage.disk-saturated';
 import { iowaitHigh } from './rules/storage.iowait-high';
+import { virtualRotational } from './rules/storage.virtual-rotational';
 import { pressureWithoutLoad } from './rules/cpu.pressure-without-load';
 import { threadsOversubscribed } from './rules/threads.oversubscribed';
 import { residency } from './rules/region.residency';
@@ -16,7 +17,7 @@ import { threadsUnsetInQuota } from './rules/threads.unset-in-quota';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
