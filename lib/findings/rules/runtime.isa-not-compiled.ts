@@ -10,10 +10,11 @@ export interface UnusedInstructions {
   instructions: string[];
 }
 
-// The three wordings of tensorflow/core/platform/cpu_feature_guard.cc: TF 1.x (one instruction per line), a build
-// without oneDNN, and a oneDNN build (the official wheels since 2.4), which names what its other operations lack.
+// The wordings of tensorflow/core/platform/cpu_feature_guard.cc: TF 1.x (one instruction per line), a build without
+// oneDNN, and a oneDNN build (the official wheels since 2.4, in two wordings), which names what its other operations lack.
 const MESSAGES: readonly { pattern: RegExp; scope: UnusedScope }[] = [
   { pattern: /To enable the following instructions:\s*(.+?),\s*in other operations/, scope: 'outside-onednn' },
+  { pattern: /\(oneDNN\) to use the following CPU instructions in performance-critical operations:\s*(.+)$/, scope: 'outside-onednn' },
   { pattern: /binary was not compiled to use:\s*(.+)$/, scope: 'binary' },
   { pattern: /library wasn't compiled to use (\S+) instructions/, scope: 'binary' },
 ];
