@@ -31,6 +31,11 @@ describe('intraOpPools: each runtime reads its own variables, in its own order',
     expect(sizes(proc({ runtimes: loaded('intel-openmp'), env: { OMP_NUM_THREADS: '6' } }))).toEqual([['intel-openmp', 6, 'OMP_NUM_THREADS']]);
   });
 
+  test('OMP_THREAD_LIMIT caps what an OpenMP runtime starts, set or default', () => {
+    expect(sizes(proc({ runtimes: loaded('gnu-openmp'), env: { OMP_NUM_THREADS: '12', OMP_THREAD_LIMIT: '4' } }))).toEqual([['gnu-openmp', 4, 'OMP_NUM_THREADS']]);
+    expect(sizes(proc({ runtimes: loaded('intel-openmp'), env: { OMP_THREAD_LIMIT: '6' } }))).toEqual([['intel-openmp', 6, null]]);
+  });
+
   test('MKL reads MKL_NUM_THREADS before OMP_NUM_THREADS, and scales down to physical cores unless MKL_DYNAMIC=FALSE', () => {
     expect(sizes(proc({ runtimes: loaded('mkl'), env: { MKL_NUM_THREADS: '2', OMP_NUM_THREADS: '6' } }))).toEqual([['mkl', 2, 'MKL_NUM_THREADS']]);
     expect(sizes(proc({ runtimes: loaded('mkl'), env: { OMP_NUM_THREADS: '6' } }))).toEqual([['mkl', 6, 'OMP_NUM_THREADS']]);

@@ -44,9 +44,11 @@ interface PoolSpec {
   setting(n: number): string;
   /** The pool never exceeds the affinity mask however large the variable (OpenBLAS caps at get_num_procs). */
   capsAtAffinity?: boolean;
+  /** An OpenMP runtime: OMP_THREAD_LIMIT caps whatever size it picks. */
+  openmp?: boolean;
 }
 
-const OPENMP_POOL: PoolSpec = { variables: ['OMP_NUM_THREADS'], unsetDefault: 'affinity', setting: (n) => `OMP_NUM_THREADS=${n}` };
+const OPENMP_POOL: PoolSpec = { variables: ['OMP_NUM_THREADS'], unsetDefault: 'affinity', setting: (n) => `OMP_NUM_THREADS=${n}`, openmp: true };
 
 const POOLS: Partial<Record<RuntimeId, PoolSpec>> = {
   'intel-openmp': OPENMP_POOL,
@@ -147,6 +149,12 @@ function defaultSize(basis: DefaultBasis, process: ProcessInventory, host: HostC
 }
 
 function poolFrom(runtime: RuntimeId, spec: PoolSpec, env: Readonly<Record<string, string>>, process: ProcessInventory, host: HostCpus, loaded: ReadonlySet<RuntimeId>): ThreadPool | null {
+  const pool = uncappedPoolFrom(runtime, spec, env, process, host, loaded);
+  const limit = spec.openmp ? parseThreadCount(env.OMP_THREAD_LIMIT) : null;
+  return pool && limit !== null && limit < pool.threads ? { ...pool, threads: limit } : pool;
+}
+
+function uncappedPoolFrom(runtime: RuntimeId, spec: PoolSpec, env: Readonly<Record<string, string>>, process: ProcessInventory, host: HostCpus, loaded: ReadonlySet<RuntimeId>): ThreadPool | null {
   for (const variable of spec.variables) {
     const n = parseThreadCount(env[variable]);
     if (n === null) continue;
