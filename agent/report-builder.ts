@@ -58,6 +58,7 @@ export interface BuildInput {
   tsMs: number;
   /** Monotonic time of the end of the interval, ms; collectors compute rates from it. */
   monoMs: number;
+  /** monoMs minus the monoMs of the previous warmUp() or build(): exactly the time the rates cover. */
   intervalMs: number;
   procRoot: string;
   sysRoot: string;
@@ -74,9 +75,21 @@ export interface ReportBuilderOptions {
   inventoryEvery?: number;
 }
 
+export interface WarmUpInput {
+  /** Monotonic time of the baseline, ms: the first report's interval starts here. */
+  monoMs: number;
+  procRoot: string;
+  sysRoot: string;
+}
+
 export interface ReportBuilder {
+  /** Takes the rate collectors' baseline readings, so the first build() can already report rates. */
+  warmUp(input: WarmUpInput): Promise<void>;
   build(input: BuildInput): Promise<Report>;
 }
+
+/** The collectors that turn counters into rates and so need a reading before the interval they report. */
+const RATE_COLLECTORS = ['cpu', 'pressure', 'disks', 'cgroups', 'processes'] as const;
 
 const SECTIONS = ['cpu', 'pressure', 'disks', 'cgroups'] as const;
 
@@ -98,10 +111,20 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
   }
   const unavailable = (reason: string): Unavailable => ({ unavailable: reason });
 
+  const contextFor = async (input: WarmUpInput): Promise<CollectorContext> => {
+    const watched = await section('watched processes', () => sources.resolveWatched(input.procRoot), () => []);
+    return { procRoot: input.procRoot, sysRoot: input.sysRoot, nowMs: input.monoMs, watched };
+  };
+
   return {
+    async warmUp(input) {
+      const ctx = await contextFor(input);
+      const baseline = (name: (typeof RATE_COLLECTORS)[number]) => section<unknown>(name, () => sources.collectors[name].collect(ctx), () => undefined);
+      await Promise.all(RATE_COLLECTORS.map(baseline));
+    },
+
     async build(input) {
-      const watched = await section('watched processes', () => sources.resolveWatched(input.procRoot), () => []);
-      const ctx: CollectorContext = { procRoot: input.procRoot, sysRoot: input.sysRoot, nowMs: input.monoMs, watched };
+      const ctx = await contextFor(input);
       const { collectors } = sources;
       const refreshHost = hostInventory === undefined || built % inventoryEvery === 0;
       const [cpu, pressure, disks, cgroups, processes, probes, freshHostInventory, processInventory] = await Promise.all([

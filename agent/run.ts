@@ -2,11 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Report } from '../lib/protocol';
+import { systemClock, type Clock } from './clock';
 import { createReportSources, type ReportSourcesHandle } from './collectors';
 import type { AgentConfig } from './config';
 import type { Logger } from './log';
 import { createReportBuilder, type ReportSources } from './report-builder';
-import { DEFAULT_BACKOFF, backoffDelayMs, sleep, type BackoffSettings } from './transport/backoff';
+import { DEFAULT_BACKOFF, backoffDelayMs, type BackoffSettings } from './transport/backoff';
 import { EnrollError, enroll, readHostToken, readMachineId, type HostToken } from './transport/enroll';
 import { createSender } from './transport/sender';
 import { openSeqStore, type SeqStore } from './transport/seq-store';
@@ -18,6 +19,8 @@ export const EXIT_FAILED = 1;
 export const EXIT_CONFIG = 2;
 
 const ONCE_DELIVERY_TIMEOUT_MS = 60_000;
+/** Baseline readings this long before the first report, so that report already carries rates. */
+export const DEFAULT_WARMUP_MS = 250;
 
 export interface RunOptions {
   config: AgentConfig;
@@ -28,6 +31,8 @@ export interface RunOptions {
   /** Test seams. */
   sources?: ReportSources;
   backoff?: BackoffSettings;
+  clock?: Clock;
+  warmupMs?: number;
 }
 
 interface Delivery {
@@ -39,6 +44,8 @@ interface Delivery {
 /** Runs the agent until `signal` aborts (or after one report with --once); resolves to the exit code. */
 export async function runAgent(opts: RunOptions): Promise<number> {
   const { config, log, signal } = opts;
+  const clock = opts.clock ?? systemClock;
+  const warmupMs = opts.warmupMs ?? DEFAULT_WARMUP_MS;
   const print = opts.print ?? ((text: string) => process.stdout.write(text));
   const host = { hostname: os.hostname(), machineId: await readMachineId() };
 
@@ -75,24 +82,27 @@ export async function runAgent(opts: RunOptions): Promise<number> {
   });
 
   let memorySeq = 0;
-  const startMono = performance.now();
-  let prevMono = startMono;
+  const startMono = clock.monoMs();
+  const roots = { procRoot: config.procRoot, sysRoot: config.sysRoot };
+  // The monoMs last handed to the collectors: every rate covers the time from there to the next collection.
+  let prevMono: number | undefined;
   const collect = async (): Promise<Report> => {
-    const monoMs = performance.now();
+    if (prevMono === undefined) {
+      prevMono = clock.monoMs();
+      await builder.warmUp({ monoMs: prevMono, ...roots });
+      await clock.sleep(warmupMs, signal);
+    }
+    const monoMs = clock.monoMs();
     const report = await builder.build({
       seq: delivery ? delivery.seqs.nextSeq : memorySeq,
-      tsMs: Date.now(),
+      tsMs: clock.wallMs(),
       monoMs,
       intervalMs: Math.max(1, Math.round(monoMs - prevMono)),
-      procRoot: config.procRoot,
-      sysRoot: config.sysRoot,
+      ...roots,
       droppedReports: delivery?.spool.droppedCount ?? 0,
       spoolBytes: delivery?.spool.size ?? 0,
     });
-    const first = prevMono === startMono;
     prevMono = monoMs;
-    // The first report's rates come from the collectors' short warm-up, so it covers the collection itself.
-    if (first) return { ...report, ts: Date.now(), intervalMs: Math.max(1, Math.round(performance.now() - startMono)) };
     return report;
   };
 
@@ -130,11 +140,11 @@ export async function runAgent(opts: RunOptions): Promise<number> {
         log.error('could not produce or spool a report', { error: (err as Error).message });
       }
       // Ticks sit on a fixed grid from the start, so a slow collection never shifts the ones after it.
-      const elapsed = performance.now() - startMono;
+      const elapsed = clock.monoMs() - startMono;
       const next = Math.max(tick + 1, Math.ceil(elapsed / config.intervalMs));
       if (next > tick + 1) log.warn('collection overran the interval; skipping ticks', { skipped: next - tick - 1 });
       tick = next;
-      await sleep(startMono + tick * config.intervalMs - performance.now(), signal);
+      await clock.sleep(startMono + tick * config.intervalMs - clock.monoMs(), signal);
     }
     senderAbort.abort();
     await senderDone;
@@ -180,7 +190,7 @@ async function prepareDelivery(
       }
       const delayMs = backoffDelayMs(attempt, backoff);
       log.warn(err.message, { server, attempt, delayMs });
-      await sleep(delayMs, signal);
+      await (opts.clock ?? systemClock).sleep(delayMs, signal);
     }
   }
   return EXIT_OK;

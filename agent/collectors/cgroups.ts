@@ -371,10 +371,10 @@ export function cgroupSampleFrom(prev: GroupReading, curr: GroupReading, elapsed
 /**
  * Samples the host group (HOST_GROUP: the root of the visible hierarchy — inside a container with its own cgroup
  * namespace that is the container) and the group of each watched process, once each. A group appears from its
- * second reading on; the first collect() takes two readings a short warm-up apart.
+ * second reading on; the first collect() only takes the baseline.
  */
-export function createCgroupCollector(warmupMs?: number): Collector<CgroupSample[] | Unavailable> {
-  const pairs = createReadingPairs(readAllGroups, warmupMs);
+export function createCgroupCollector(): Collector<CgroupSample[] | Unavailable> {
+  const pairs = createReadingPairs(readAllGroups);
   return {
     name: 'cgroups',
     async collect(ctx) {

@@ -154,13 +154,9 @@ export function computeCpuSample(prev: ProcStat, curr: ProcStat, elapsedMs: numb
   };
 }
 
-export interface CpuCollectorOptions {
-  /** The first collect() reads /proc/stat twice this far apart; 0 makes it return "warming up" instead. */
-  warmupMs?: number;
-}
-
-export function createCpuCollector(options: CpuCollectorOptions = {}): Collector<CpuSample | Unavailable> {
-  const nextPair = createReadingPairs(async (ctx) => parseProcStat(await readRooted(ctx.procRoot, 'stat')), options.warmupMs);
+/** The first collect() takes the baseline and says "warming up"; rates start with the second. */
+export function createCpuCollector(): Collector<CpuSample | Unavailable> {
+  const nextPair = createReadingPairs(async (ctx) => parseProcStat(await readRooted(ctx.procRoot, 'stat')));
   return {
     name: 'cpu',
     async collect(ctx) {

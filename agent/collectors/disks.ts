@@ -108,12 +108,10 @@ export interface DiskCollectorOptions {
   includeVirtual?: boolean;
   /** Report only devices whose name matches. */
   deviceFilter?: RegExp;
-  /** The first collect() reads twice this far apart; 0 makes it return "warming up" instead. */
-  warmupMs?: number;
 }
 
 export function createDiskCollector(options: DiskCollectorOptions = {}): Collector<DiskSample[] | Unavailable> {
-  const nextPair = createReadingPairs(async (ctx) => parseDiskstats(await readRooted(ctx.procRoot, 'diskstats')), options.warmupMs);
+  const nextPair = createReadingPairs(async (ctx) => parseDiskstats(await readRooted(ctx.procRoot, 'diskstats')));
   const wanted = (name: string, wholeDisks: Set<string>) =>
     wholeDisks.has(sysfsName(name)) &&
     (options.includeVirtual || !SKIPPED_BY_DEFAULT.test(name)) &&

@@ -23,8 +23,6 @@ export interface ReportSourcesHandle {
 export interface SourcesOptions {
   /** Start the StatsD / HTTP timing listeners (not for --once). */
   listen: boolean;
-  /** Warm-up of rate collectors on their first call; 0 makes the first report say "warming up" (golden test). */
-  warmupMs?: number;
 }
 
 type SourcesConfig = Pick<
@@ -33,13 +31,13 @@ type SourcesConfig = Pick<
 >;
 
 /** The one list of collectors: every source a report is built from. */
-export function createIntervalCollectors(config: SourcesConfig, warmupMs?: number): IntervalCollectors {
+export function createIntervalCollectors(config: SourcesConfig): IntervalCollectors {
   return {
-    cpu: createCpuCollector({ warmupMs }),
-    pressure: createPressureCollector({ warmupMs }),
-    disks: createDiskCollector({ warmupMs }),
-    cgroups: createCgroupCollector(warmupMs),
-    processes: createProcessCollector(warmupMs),
+    cpu: createCpuCollector(),
+    pressure: createPressureCollector(),
+    disks: createDiskCollector(),
+    cgroups: createCgroupCollector(),
+    processes: createProcessCollector(),
     probes: createProbeCollector(config.probes, { intervalMs: config.intervalMs }),
   };
 }
@@ -84,7 +82,7 @@ export async function createReportSources(
   const sources: ReportSources = {
     resolveWatched: (procRoot) =>
       resolveWatchedProcesses(procRoot, { names: config.watchProcesses, pids: config.watchPids }),
-    collectors: createIntervalCollectors(config, options.warmupMs),
+    collectors: createIntervalCollectors(config),
     async collectHostInventory(ctx) {
       const [host, cpu, disks, dataPaths, cgroup] = await Promise.all([
         collectHostInventory(ctx),

@@ -106,13 +106,9 @@ export function computePressureSample(prev: PressureReadings, curr: PressureRead
   return { cpu: resource('cpu'), io: resource('io'), memory: resource('memory') };
 }
 
-export interface PressureCollectorOptions {
-  /** The first collect() reads twice this far apart; 0 makes it return "warming up" instead. */
-  warmupMs?: number;
-}
-
-export function createPressureCollector(options: PressureCollectorOptions = {}): Collector<PressureSample | Unavailable> {
-  const nextPair = createReadingPairs((ctx) => readPressure(ctx.procRoot), options.warmupMs);
+/** The first collect() takes the baseline and says "warming up"; rates start with the second. */
+export function createPressureCollector(): Collector<PressureSample | Unavailable> {
+  const nextPair = createReadingPairs((ctx) => readPressure(ctx.procRoot));
   return {
     name: 'pressure',
     async collect(ctx) {

@@ -203,8 +203,8 @@ export function processSampleFrom(prev: ProcessReading, curr: ProcessReading, el
  * Per watched process: CPU in cores and context-switch rates over the interval. A process shows up from its
  * second reading; one that exited (or whose pid was reused) is simply left out.
  */
-export function createProcessCollector(warmupMs?: number): Collector<ProcessSample[]> {
-  const pairs = createReadingPairs(readProcesses, warmupMs);
+export function createProcessCollector(): Collector<ProcessSample[]> {
+  const pairs = createReadingPairs(readProcesses);
   return {
     name: 'processes',
     async collect(ctx) {

@@ -36,12 +36,13 @@ test('one run of the whole report builder over captured /proc and /sys trees mat
       intervalMs: 1000,
     },
     silentLogger,
-    { listen: false, warmupMs: 0 },
+    { listen: false },
   );
   const options = { sources, host: { hostname: 'golden-host', machineId: 'golden-machine-id' }, version: '0.0.0-golden', log: silentLogger };
-  // The first builder only primes the rate collectors with the "before" reading; the second reports "after".
-  await createReportBuilder(options).build({ ...header(0, 10_000), ...rootsOf('before') });
-  const report = await createReportBuilder(options).build({ ...header(1, 11_000), ...rootsOf('after') });
+  // The warm-up takes the rate collectors' baseline from the "before" reading; the report covers "after".
+  const builder = createReportBuilder(options);
+  await builder.warmUp({ monoMs: 10_000, ...rootsOf('before') });
+  const report = await builder.build({ ...header(1, 11_000), ...rootsOf('after') });
   await close();
 
   expect(reportSchema.parse(report)).toEqual(report);

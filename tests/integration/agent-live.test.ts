@@ -69,8 +69,8 @@ describe('agent collectors against mpstat and iostat on this machine under load'
     expect(missingTools, `missing ${missingTools.join(', ')}: run apt-get install sysstat fio stress-ng`).toEqual([]);
     expect(load.every((child) => child.exitCode === null), 'stress-ng and fio must still be running').toBe(true);
 
-    const cpuCollector = createCpuCollector({ warmupMs: 0 });
-    const diskCollector = createDiskCollector({ warmupMs: 0, deviceFilter: new RegExp(`^${device}$`) });
+    const cpuCollector = createCpuCollector();
+    const diskCollector = createDiskCollector({ deviceFilter: new RegExp(`^${device}$`) });
     const mpstat = run('mpstat', ['-o', 'JSON', String(MEASURE_S), '1']);
     const iostat = run('iostat', ['-x', '-y', '-d', '-o', 'JSON', device, String(MEASURE_S), '1']);
     await Promise.all([cpuCollector.collect(liveCtx()), diskCollector.collect(liveCtx())]);

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import type { CollectorContext } from '../../../agent/collectors/types';
 import type { Logger } from '../../../agent/log';
 import { canonicalJson, createReportBuilder, type BuildInput, type ReportSources } from '../../../agent/report-builder';
 import type { CpuSample, ProcessInventory } from '../../../lib/protocol';
@@ -116,6 +117,26 @@ describe('createReportBuilder', () => {
     expect(changed.inventory?.processes).toHaveLength(1);
     expect(changed.inventory?.hash).not.toBe(first.inventory?.hash);
     expect((await builder.build(input(3))).inventory).toBeUndefined();
+  });
+
+  test('warmUp hands every rate collector the baseline time, and nothing else runs', async () => {
+    const fake = fakeSources();
+    const calledAt: Record<string, number[]> = {};
+    for (const [name, collector] of Object.entries(fake.sources.collectors)) {
+      const collect = collector.collect.bind(collector);
+      collector.collect = async (ctx: CollectorContext) => {
+        (calledAt[name] ??= []).push(ctx.nowMs);
+        return collect(ctx);
+      };
+    }
+    const builder = build(fake.sources);
+    await builder.warmUp({ monoMs: 750, procRoot: '/proc', sysRoot: '/sys' });
+    expect(calledAt).toEqual({ cpu: [750], pressure: [750], disks: [750], cgroups: [750], processes: [750] });
+    expect(fake.calls.hostInventory).toBe(0);
+    const report = await builder.build(input(1));
+    expect(calledAt.cpu).toEqual([750, 1000]);
+    expect(calledAt.probes).toEqual([1000]);
+    expect(report.inventory).toBeDefined();
   });
 
   test('re-reads the host inventory every 6th report', async () => {

@@ -1,18 +1,28 @@
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../../agent/config';
-import { silentLogger } from '../../../agent/log';
+import type { Logger } from '../../../agent/log';
 import type { ReportSources } from '../../../agent/report-builder';
 import { runAgent } from '../../../agent/run';
 import type { Report } from '../../../lib/protocol';
+import { createVirtualClock, type VirtualClock } from './virtual-clock';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Every test here runs the real loop on a virtual clock: collections "take" time by advancing it, so the
+// outcome is the same on a fast or a slow machine.
 
-function sourcesWithCollectionTime(collectMs: number): ReportSources {
+/** Sources whose cpu collector records the ctx.nowMs it was handed and takes `collectMs` of virtual time. */
+function sourcesTaking(clock: VirtualClock, collectMs: number, collectedAt: number[]): ReportSources {
   const unavailable = { name: 'x', collect: async () => ({ unavailable: 'test' }) };
   return {
     resolveWatched: async () => [],
     collectors: {
-      cpu: { name: 'cpu', collect: async () => (await sleep(collectMs), { unavailable: 'test' }) },
+      cpu: {
+        name: 'cpu',
+        collect: async (ctx) => {
+          collectedAt.push(ctx.nowMs);
+          clock.advance(collectMs);
+          return { unavailable: 'test' };
+        },
+      },
       pressure: unavailable,
       disks: unavailable,
       cgroups: unavailable,
@@ -26,43 +36,72 @@ function sourcesWithCollectionTime(collectMs: number): ReportSources {
   };
 }
 
-async function runFor(ms: number, intervalS: string, collectMs: number): Promise<Report[]> {
-  const action = loadConfig({ argv: ['--print', '--interval', intervalS], env: {} });
-  if (action.kind !== 'run') throw new Error('expected run');
-  const reports: Report[] = [];
-  const controller = new AbortController();
-  const done = runAgent({
-    config: action.config,
-    log: silentLogger,
-    signal: controller.signal,
-    print: (text) => reports.push(JSON.parse(text) as Report),
-    sources: sourcesWithCollectionTime(collectMs),
-  });
-  await sleep(ms);
-  controller.abort();
-  expect(await done).toBe(0);
-  return reports;
+interface Run {
+  reports: Report[];
+  /** ctx.nowMs of every cpu collection: the warm-up's baseline first, then one per report. */
+  collectedAt: number[];
+  warnings: string[];
+  startMs: number;
 }
 
+async function runUntil(count: number, { intervalS, collectMs, warmupMs }: { intervalS: string; collectMs: number; warmupMs: number }): Promise<Run> {
+  const action = loadConfig({ argv: ['--print', '--interval', intervalS], env: {} });
+  if (action.kind !== 'run') throw new Error('expected run');
+  const clock = createVirtualClock();
+  const startMs = clock.monoMs();
+  const reports: Report[] = [];
+  const collectedAt: number[] = [];
+  const warnings: string[] = [];
+  const log: Logger = { debug: () => {}, info: () => {}, warn: (msg) => warnings.push(msg), error: () => {} };
+  const controller = new AbortController();
+  const exitCode = await runAgent({
+    config: action.config,
+    log,
+    signal: controller.signal,
+    print: (text) => {
+      reports.push(JSON.parse(text) as Report);
+      if (reports.length === count) controller.abort();
+    },
+    sources: sourcesTaking(clock, collectMs, collectedAt),
+    clock,
+    warmupMs,
+  });
+  expect(exitCode).toBe(0);
+  return { reports, collectedAt, warnings, startMs };
+}
+
+const differences = (values: number[]) => values.slice(1).map((v, i) => v - values[i]!);
+
 describe('runAgent loop', () => {
-  test('ticks on a fixed grid: a slow collection does not push later ticks back', async () => {
-    const reports = await runFor(1150, '0.2', 120);
-    expect(reports.length).toBeGreaterThanOrEqual(5);
-    expect(reports.map((r) => r.seq)).toEqual(reports.map((_, i) => i));
-    for (const report of reports.slice(1)) expect(Math.abs(report.intervalMs - 200)).toBeLessThan(40);
-    // Drift-free: tick k lands at start + k·200 ms, so the k-th report is not k·(200 + 120) ms late.
-    const spanMs = reports.at(-1)!.ts - reports[1]!.ts;
-    expect(Math.abs(spanMs - (reports.length - 2) * 200)).toBeLessThan(60);
+  test('each report states the time its rates cover: the first from the warm-up baseline, the next from the first report on', async () => {
+    const { reports, collectedAt, startMs } = await runUntil(4, { intervalS: '10', collectMs: 30, warmupMs: 250 });
+    // Baseline at the start (taking 30 ms), 250 ms warm-up, then the first report at +280; ticks at +10 s, +20 s, +30 s.
+    expect(collectedAt.map((t) => t - startMs)).toEqual([0, 280, 10_000, 20_000, 30_000]);
+    expect(reports.map((r) => r.intervalMs)).toEqual([280, 9_720, 10_000, 10_000]);
+    expect(reports.map((r) => r.intervalMs)).toEqual(differences(collectedAt));
+    // ts is the end of the interval, on the wall clock.
+    expect(differences(reports.map((r) => r.ts))).toEqual(reports.slice(1).map((r) => r.intervalMs));
   });
 
-  test('skips ticks when a collection overruns the interval and measures the real elapsed time', async () => {
-    const reports = await runFor(1300, '0.2', 300);
-    expect(reports.length).toBeGreaterThanOrEqual(2);
-    for (const report of reports.slice(1)) expect(Math.abs(report.intervalMs - 400)).toBeLessThan(60);
+  test('ticks on a fixed grid: a slow collection does not push later ticks back', async () => {
+    const { reports, collectedAt, startMs, warnings } = await runUntil(6, { intervalS: '0.2', collectMs: 120, warmupMs: 50 });
+    expect(reports.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+    // Baseline 0–120 ms, warm-up to 170, first report 170–290; then tick k lands at k·200 ms, not k·(200 + 120).
+    expect(collectedAt.map((t) => t - startMs)).toEqual([0, 170, 400, 600, 800, 1000, 1200]);
+    expect(reports.map((r) => r.intervalMs)).toEqual([170, 230, 200, 200, 200, 200]);
+    expect(warnings).toEqual(['collection overran the interval; skipping ticks']);
+  });
+
+  test('skips ticks when a collection overruns the interval and states the real elapsed time', async () => {
+    const { reports, collectedAt, warnings } = await runUntil(5, { intervalS: '0.2', collectMs: 300, warmupMs: 0 });
+    expect(reports.map((r) => r.intervalMs)).toEqual(differences(collectedAt));
+    expect(reports.slice(2).map((r) => r.intervalMs)).toEqual([400, 400, 400]);
+    expect(warnings.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(warnings)).toEqual(new Set(['collection overran the interval; skipping ticks']));
   });
 
   test('only the first report carries the inventory when nothing changes', async () => {
-    const reports = await runFor(500, '0.1', 0);
+    const { reports } = await runUntil(5, { intervalS: '0.1', collectMs: 0, warmupMs: 250 });
     expect(reports[0]!.inventory).toBeDefined();
     expect(reports.slice(1).every((r) => r.inventory === undefined)).toBe(true);
   });

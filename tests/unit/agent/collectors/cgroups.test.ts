@@ -140,7 +140,7 @@ describe('createCgroupCollector', () => {
   test('v2: usage, throttled periods and throttled time become rates for the host group and a watched container', async () => {
     const tree = await scratchTree('inventory-cgroup-v2-handmade');
     try {
-      const collector = createCgroupCollector(0);
+      const collector = createCgroupCollector();
       const watched = [{ name: 'server.py', pid: 777 }];
       expect(await collector.collect(treeContext(tree.root, watched, 1000))).toEqual({ unavailable: 'cgroups: warming up, rates start with the next interval' });
 
@@ -163,7 +163,7 @@ describe('createCgroupCollector', () => {
     const tree = await scratchTree('inventory-cgroup-v1-handmade');
     try {
       await tree.write('proc/4243/cgroup', '11:cpuset:/docker/abc\n4:cpu,cpuacct:/docker/abc\n');
-      const collector = createCgroupCollector(0);
+      const collector = createCgroupCollector();
       const watched = [{ name: 'gunicorn', pid: 4242 }, { name: 'gunicorn', pid: 4243 }];
       await collector.collect(treeContext(tree.root, watched, 0));
       const dir = 'sys/fs/cgroup/cpu,cpuacct/docker/abc';
@@ -184,7 +184,7 @@ describe('createCgroupCollector', () => {
     for (const [file, text] of [['cpu.stat', 'usage_usec 503000000\nnr_throttled lots\n'], ['cpu.max', 'x 100000\n']] as const) {
       const tree = await scratchTree('inventory-cgroup-v2-handmade');
       try {
-        const collector = createCgroupCollector(0);
+        const collector = createCgroupCollector();
         const watched = [{ name: 'server.py', pid: 777 }];
         await collector.collect(treeContext(tree.root, watched, 1000));
         await tree.write(`sys/fs/cgroup/kubepods.slice/pod1/ctr1/${file}`, text);
@@ -200,7 +200,7 @@ describe('createCgroupCollector', () => {
     const tree = await scratchTree('inventory-cgroup-v1-handmade');
     try {
       await tree.write('proc/4243/cgroup', '11:cpuset:/docker/abc\n4:cpu,cpuacct:/\n');
-      const collector = createCgroupCollector(0);
+      const collector = createCgroupCollector();
       const watched = [{ name: 'gunicorn', pid: 4243 }];
       await collector.collect(treeContext(tree.root, watched, 0));
       const samples = expectAvailable(await collector.collect(treeContext(tree.root, watched, 1000)));
@@ -213,7 +213,7 @@ describe('createCgroupCollector', () => {
   test('a counter that goes backwards (group recreated) gives 0, not a negative rate', async () => {
     const tree = await scratchTree('inventory-cgroup-v2-handmade');
     try {
-      const collector = createCgroupCollector(0);
+      const collector = createCgroupCollector();
       await collector.collect(treeContext(tree.root, [], 0));
       await tree.write('sys/fs/cgroup/cpu.stat', 'usage_usec 10\n');
       const [host] = expectAvailable(await collector.collect(treeContext(tree.root, [], 1000)));

@@ -68,7 +68,7 @@ describe('computeDiskSample with odd counters', () => {
 describe('createDiskCollector over two readings', () => {
   test('computes iostat -x figures for vda between the two captured Debian KVM readings, skipping loop and zram', async () => {
     const { baseline, sample } = await collectTwice(
-      createDiskCollector({ warmupMs: 0 }),
+      createDiskCollector(),
       { procRoot: fixture('debian-kvm', 'proc'), sysRoot: fixture('debian-kvm', 'sys'), nowMs: 1_000 },
       { procRoot: fixture('debian-kvm-1s-later', 'proc'), sysRoot: fixture('debian-kvm', 'sys'), nowMs: 2_000 },
     );
@@ -87,7 +87,7 @@ describe('createDiskCollector over two readings', () => {
 
   test('reports whole disks only (NVMe, HDD, virtio, dm, md), never partitions, and skips a device whose counters reset', async () => {
     const { sample } = await collectTwice(
-      createDiskCollector({ warmupMs: 0 }),
+      createDiskCollector(),
       { procRoot: mixed('t0', 'proc'), sysRoot: mixed('sys'), nowMs: 0 },
       { procRoot: mixed('t1', 'proc'), sysRoot: mixed('sys'), nowMs: 2_000 },
     );
@@ -109,7 +109,7 @@ describe('createDiskCollector over two readings', () => {
 
   test('treats the 32-bit millisecond counters as wrapping instead of going backwards', async () => {
     const { sample } = await collectTwice(
-      createDiskCollector({ warmupMs: 0, deviceFilter: /^sdb$/ }),
+      createDiskCollector({ deviceFilter: /^sdb$/ }),
       { procRoot: mixed('t0', 'proc'), sysRoot: mixed('sys'), nowMs: 0 },
       { procRoot: mixed('t1', 'proc'), sysRoot: mixed('sys'), nowMs: 2_000 },
     );
@@ -123,7 +123,7 @@ describe('createDiskCollector over two readings', () => {
   test('includes loop devices only when asked to, and honours the device filter', async () => {
     const run = async (options: Parameters<typeof createDiskCollector>[0]) =>
       expectData((await collectTwice(
-        createDiskCollector({ warmupMs: 0, ...options }),
+        createDiskCollector({ ...options }),
         { procRoot: mixed('t0', 'proc'), sysRoot: mixed('sys'), nowMs: 0 },
         { procRoot: mixed('t1', 'proc'), sysRoot: mixed('sys'), nowMs: 2_000 },
       )).sample).map((d) => d.device);
@@ -133,7 +133,7 @@ describe('createDiskCollector over two readings', () => {
 
   test('computes figures from the 14-field diskstats of an old kernel', async () => {
     const { sample } = await collectTwice(
-      createDiskCollector({ warmupMs: 0, deviceFilter: /^sda$/ }),
+      createDiskCollector({ deviceFilter: /^sda$/ }),
       { procRoot: fixture('handmade', 'old-kernel', 't0', 'proc'), sysRoot: mixed('sys'), nowMs: 0 },
       { procRoot: fixture('handmade', 'old-kernel', 't1', 'proc'), sysRoot: mixed('sys'), nowMs: 4_000 },
     );

@@ -39,7 +39,7 @@ describe('parsePressure', () => {
 describe('createPressureCollector over two readings', () => {
   test('computes stall % as delta(total µs) over elapsed µs between the two captured Debian KVM readings', async () => {
     const { baseline, sample } = await collectTwice(
-      createPressureCollector({ warmupMs: 0 }),
+      createPressureCollector(),
       { procRoot: fixture('debian-kvm', 'proc'), nowMs: 5_000 },
       { procRoot: fixture('debian-kvm-1s-later', 'proc'), nowMs: 6_000 },
     );
@@ -58,7 +58,7 @@ describe('createPressureCollector over two readings', () => {
 
   test('reports cpu full as null on a kernel without the cpu full line, over a 2 s interval', async () => {
     const { sample } = await collectTwice(
-      createPressureCollector({ warmupMs: 0 }),
+      createPressureCollector(),
       { procRoot: fixture('handmade', 'psi-no-cpu-full', 't0', 'proc'), nowMs: 0 },
       { procRoot: fixture('handmade', 'psi-no-cpu-full', 't1', 'proc'), nowMs: 2_000 },
     );

@@ -49,8 +49,8 @@ describe('watched processes on the live /proc', () => {
 
   test('measures the busy child at close to one core, then drops it once it is killed', async () => {
     const watched: WatchedProcess[] = [{ name: SCRIPT, pid: child.pid! }];
-    const processes = createProcessCollector(0);
-    const cgroups = createCgroupCollector(0);
+    const processes = createProcessCollector();
+    const cgroups = createCgroupCollector();
     await processes.collect(live(watched));
     await cgroups.collect(live(watched));
     await sleep(1000);

@@ -101,7 +101,7 @@ describe('createProcessCollector', () => {
   test('turns utime+stime ticks and context switches into per-second rates', async () => {
     const tree = await scratchTree('inventory-firecracker-v1');
     try {
-      const collector = createProcessCollector(0);
+      const collector = createProcessCollector();
       const watched = [{ name: 'server.py', pid: PYTHON_PID }];
       expect(await collector.collect(treeContext(tree.root, watched, 10_000))).toEqual([]);
       const dir = `proc/${PYTHON_PID}`;
@@ -123,7 +123,7 @@ describe('createProcessCollector', () => {
     try {
       await tree.write('proc/4242/stat', '4242 (gunicorn) S 1 1 1 0 -1 0 0 0 0 0 10 5 0 0 20 0 9 0 500 0 0\n');
       await tree.write('proc/4242/status', 'Threads:\t9\nvoluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t1\n');
-      const collector = createProcessCollector(0);
+      const collector = createProcessCollector();
       const watched = [{ name: 'python3', pid: PYTHON_PID }, { name: 'gunicorn', pid: 4242 }];
       await collector.collect(treeContext(tree.root, watched, 0));
       await tree.remove('proc/4242');
@@ -137,7 +137,7 @@ describe('createProcessCollector', () => {
   test('a reused pid (new start time) starts a new baseline instead of a bogus rate', async () => {
     const tree = await scratchTree('inventory-firecracker-v1');
     try {
-      const collector = createProcessCollector(0);
+      const collector = createProcessCollector();
       const watched = [{ name: 'python3', pid: PYTHON_PID }];
       await collector.collect(treeContext(tree.root, watched, 0));
       const stat = await readFile(path.join(tree.root, `proc/${PYTHON_PID}/stat`), 'utf8');

@@ -107,7 +107,7 @@ export async function collectSections(pair: TreePair): Promise<Sections> {
   const { sources, close } = await createReportSources(
     { ...pair, probes: [], statsdAddr: null, httpIntakeAddr: null, intervalMs: 1000 },
     silentLogger,
-    { listen: false, warmupMs: 0 },
+    { listen: false },
   );
   try {
     const contextFor = async (r: Roots, nowMs: number): Promise<CollectorContext> => ({

@@ -17,7 +17,7 @@ export function contextAt(reading: ReadingAt): CollectorContext {
   return { procRoot: reading.procRoot, sysRoot: reading.sysRoot ?? fixture('debian-kvm', 'sys'), nowMs: reading.nowMs, watched: [] };
 }
 
-/** Runs a collector made with warmupMs 0 twice: the baseline from the first tree, the sample from the second. */
+/** Runs a collector twice: the baseline from the first tree, the sample from the second. */
 export async function collectTwice<T>(collector: Collector<T>, first: ReadingAt, second: ReadingAt): Promise<{ baseline: T; sample: T }> {
   const baseline = await collector.collect(contextAt(first));
   const sample = await collector.collect(contextAt(second));
