@@ -16,10 +16,11 @@ import { threadsCountHigh } from './rules/threads.count-high';
 import { threadsUnsetInQuota } from './rules/threads.unset-in-quota';
 import { tfInterOp } from './rules/threads.tf-inter-op';
 import { spinWait } from './rules/openmp.spin-wait';
+import { affinityUnset } from './rules/openmp.affinity-unset';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, spinWait];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, spinWait, affinityUnset];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
