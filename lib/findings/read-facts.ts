@@ -58,7 +58,7 @@ interface WindowRow {
   busy_avg: Num; busy_max: Num;
   psi_cpu_avg: Num; psi_cpu_max: Num;
   psi_io_avg: Num; psi_io_max: Num;
-  dropped: Num;
+  dropped_range: Num;
 }
 
 const stat = (avg: Num, max: Num) => (avg === null || max === null ? null : { avg: Number(avg), max: Number(max) });
@@ -72,7 +72,7 @@ async function readWindows(sql: Sql, from: Date, to: Date, hostIds?: readonly nu
        max(cpu_user_pct + cpu_nice_pct + cpu_system_pct + cpu_irq_pct + cpu_softirq_pct)::float8 AS busy_max,
        avg(psi_cpu_some_avg10)::float8 AS psi_cpu_avg, max(psi_cpu_some_avg10)::float8 AS psi_cpu_max,
        avg(psi_io_some_avg10)::float8 AS psi_io_avg, max(psi_io_some_avg10)::float8 AS psi_io_max,
-       (max(dropped_reports) - min(dropped_reports))::float8 AS dropped
+       (max(dropped_reports) - min(dropped_reports))::float8 AS dropped_range
      FROM host_samples WHERE ts > $1 AND ts <= $2 ${filterHosts(hostIds, 'host_id', 3)}
      GROUP BY host_id`,
     hostIds ? [from, to, hostIds] : [from, to],
@@ -87,6 +87,30 @@ async function readPerCpuSteal(sql: Sql, from: Date, to: Date, hostIds: readonly
       WHERE a.ts > $1 AND a.ts <= $2 AND a.host_id = ANY($3::int4[])
       GROUP BY a.host_id, u.cpu`,
     [from, to, hostIds],
+  );
+}
+
+// The counter lives in the agent's spool state and survives restarts, but starts again from 0 when that state is lost:
+// a fall is a restart, after which the new value is the count since.
+async function readDroppedReports(sql: Sql, from: Date, to: Date, hostIds: readonly number[]) {
+  if (hostIds.length === 0) return [];
+  return sql.query<{ host_id: number; dropped: number }>(
+    `SELECT host_id, sum(CASE WHEN d >= prev THEN d - prev ELSE d END)::float8 AS dropped
+       FROM (SELECT host_id, dropped_reports AS d, lag(dropped_reports) OVER (PARTITION BY host_id ORDER BY ts) AS prev
+               FROM host_samples WHERE ts > $1 AND ts <= $2 AND host_id = ANY($3::int4[])) s
+      WHERE prev IS NOT NULL
+      GROUP BY host_id`,
+    [from, to, hostIds],
+  );
+}
+
+/** The newest report's interval of hosts with no samples in the window (a long interval, or gone quiet). */
+async function readLastIntervals(sql: Sql, hostIds: readonly number[]) {
+  if (hostIds.length === 0) return [];
+  return sql.query<{ host_id: number; interval_ms: number }>(
+    `SELECT s.host_id, s.interval_ms FROM hosts h JOIN host_samples s ON s.host_id = h.id AND s.ts = h.last_report_ts
+      WHERE h.id = ANY($1::int4[])`,
+    [hostIds],
   );
 }
 
@@ -175,13 +199,19 @@ export async function readHostFacts(sql: Sql, options: ReadFactsOptions): Promis
     readProcesses(sql, from, to, hostIds),
   ]);
   const stolenFrom = windows.filter((w) => (w.steal_avg ?? 0) >= PER_CPU_STEAL_MIN_PCT).map((w) => w.host_id);
-  const [perCpu, inventoryData] = await Promise.all([
+  const droppedFrom = windows.filter((w) => (w.dropped_range ?? 0) > 0).map((w) => w.host_id);
+  const windowByHost = new Map(windows.map((w) => [w.host_id, w]));
+  const quiet = hosts.filter((h) => !windowByHost.has(h.id) && h.last_report_ts !== null).map((h) => h.id);
+  const [perCpu, dropped, lastIntervals, inventoryData] = await Promise.all([
     readPerCpuSteal(sql, from, to, stolenFrom),
+    readDroppedReports(sql, from, to, droppedFrom),
+    readLastIntervals(sql, quiet),
     options.inventories.load(sql, latestInventory.map((r) => Number(r.id))),
   ]);
   if (!hostIds) options.inventories.retainOnly(latestInventory.map((r) => Number(r.id)));
 
-  const windowByHost = new Map(windows.map((w) => [w.host_id, w]));
+  const droppedByHost = new Map(dropped.map((d) => [d.host_id, Number(d.dropped)]));
+  const lastIntervalByHost = new Map(lastIntervals.map((r) => [r.host_id, Number(r.interval_ms)]));
   const inventoryByHost = new Map(latestInventory.map((r) => [r.host_id, r]));
   const disksByHost = groupBy(disks);
   const cgroupsByHost = groupBy(cgroups);
@@ -203,8 +233,11 @@ export async function readHostFacts(sql: Sql, options: ReadFactsOptions): Promis
       },
       nowMs: now.getTime(),
       lastReportMs: heard.length ? Math.max(...heard) : null,
+      lastIntervalMs: w ? Number(w.interval_ms) : (lastIntervalByHost.get(h.id) ?? null),
       inventory: inv && data ? { takenAtMs: new Date(inv.taken_at).getTime(), data } : null,
-      window: w ? toWindow(w, from, to, disksByHost.get(h.id), cgroupsByHost.get(h.id), processesByHost.get(h.id), perCpuByHost.get(h.id)) : null,
+      window: w
+        ? toWindow(w, from, to, droppedByHost.get(h.id) ?? 0, disksByHost.get(h.id), cgroupsByHost.get(h.id), processesByHost.get(h.id), perCpuByHost.get(h.id))
+        : null,
     };
   });
 }
@@ -213,6 +246,7 @@ function toWindow(
   w: WindowRow,
   from: Date,
   to: Date,
+  droppedReports: number,
   disks: Awaited<ReturnType<typeof readDisks>> = [],
   cgroups: Awaited<ReturnType<typeof readCgroups>> = [],
   processes: Awaited<ReturnType<typeof readProcesses>> = [],
@@ -247,7 +281,7 @@ function toWindow(
       throttledPctSecondHalf: g.thr_second,
     })),
     processes: processes.map((p): ProcessWindow => ({ name: p.name, pid: p.pid, threadsMax: p.threads, cpuCores: p.cpu })),
-    droppedReports: Math.max(0, Number(w.dropped ?? 0)),
+    droppedReports,
   };
 }
 

@@ -15,12 +15,12 @@ import { rttGap } from './rules/region.rtt-gap';
 import { threadsCountHigh } from './rules/threads.count-high';
 import { threadsUnsetInQuota } from './rules/threads.unset-in-quota';
 import { tfInterOp } from './rules/threads.tf-inter-op';
-import { spinWait } from './rules/openmp.spin-wait';
-import { affinityUnset } from './rules/openmp.affinity-unset';
+import { stoppedReporting } from './rules/agent.stopped-reporting';
+import { spoolDropped } from './rules/agent.spool-dropped';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, spinWait, affinityUnset];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 

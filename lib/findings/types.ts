@@ -51,7 +51,7 @@ export interface HostWindow {
   disks: DiskWindow[];
   cgroups: CgroupWindow[];
   processes: ProcessWindow[];
-  /** Reports the agent's spool dropped within the window (its counter's rise). */
+  /** Reports the agent's spool dropped within the window: the rises of its counter, which restarts from 0 when the spool's state is lost. */
   droppedReports: number;
 }
 
@@ -60,6 +60,8 @@ export interface HostFacts {
   nowMs: number;
   /** When the host last reported (its newest sample, or its last request), null when it never did. */
   lastReportMs: number | null;
+  /** The newest report's interval, known for a host with no samples in the window too; null when it never reported. */
+  lastIntervalMs: number | null;
   inventory: { takenAtMs: number; data: Inventory } | null;
   /** null when the host sent no samples within the window. */
   window: HostWindow | null;

@@ -1,0 +1,63 @@
+import { describe, expect, test } from 'vitest';
+import { NOW_MS, cleanWindow, defaultsOf, hostFacts, ruleContext } from '../../../tests/support/findings-facts';
+import { stoppedReporting } from './agent.stopped-reporting';
+
+const t = defaultsOf(stoppedReporting.defaults);
+const silentFor = (ms: number, patch: Parameters<typeof hostFacts>[0] = {}) => hostFacts({ window: null, lastReportMs: NOW_MS - ms, ...patch });
+const judge = (facts: ReturnType<typeof hostFacts>, thresholds = t) => stoppedReporting.evaluate(facts, thresholds, ruleContext());
+
+describe('agent.stopped-reporting', () => {
+  test('a host that reported 5 s ago raises nothing', () => {
+    expect(judge(hostFacts())).toEqual([]);
+  });
+
+  test('three missed 10 s reports are a warning with the age and the last report time', () => {
+    const [v] = judge(silentFor(250_000));
+    expect(v).toMatchObject({ severity: 'warning', value: 250 });
+    expect(v!.message).toBe(
+      'No report for 4 min 10 s (last 2026-12-01 11:55:50 UTC): 25 reports missed at its 10 s interval. ' +
+        'Its other findings stay as they were when it went silent.',
+    );
+    expect(v!.remedy).toMatch(/systemctl status inferwatch-agent/);
+    expect(v!.remedy).toMatch(/journalctl -u inferwatch-agent/);
+    expect(v!.remedy).toMatch(/\/api\/health/);
+    expect(v!.remedy).toMatch(/\/var\/lib\/inferwatch-agent\/spool\//);
+  });
+
+  test('exactly three intervals old does not raise; a moment more does', () => {
+    expect(judge(silentFor(30_000))).toEqual([]);
+    expect(judge(silentFor(30_001))).toHaveLength(1);
+  });
+
+  test('silence beyond 15 minutes is critical', () => {
+    expect(judge(silentFor(15 * 60_000))[0]!.severity).toBe('warning');
+    expect(judge(silentFor(15 * 60_000 + 1_000))[0]!.severity).toBe('critical');
+    expect(judge(silentFor(3 * 86_400_000 + 4 * 3_600_000))[0]!.message).toMatch(/^No report for 3 d 4 h /);
+  });
+
+  test('the host\'s own interval counts: from its window, else its newest report, else 10 s', () => {
+    const window60 = cleanWindow({ intervalMs: 60_000 });
+    expect(judge(hostFacts({ window: window60, lastReportMs: NOW_MS - 150_000 }))).toEqual([]);
+    expect(judge(hostFacts({ window: window60, lastReportMs: NOW_MS - 181_000 }))).toHaveLength(1);
+    // An hourly agent has samples in the window only now and then: its quiet stretches are not silence.
+    expect(judge(silentFor(50 * 60_000, { lastIntervalMs: 3_600_000 }))).toEqual([]);
+    expect(judge(silentFor(40_000, { lastIntervalMs: null }))).toHaveLength(1);
+  });
+
+  test('the critical threshold never comes before the warning one', () => {
+    const [v] = judge(silentFor(4 * 3_600_000, { lastIntervalMs: 3_600_000 }));
+    expect(v!.severity).toBe('critical');
+    expect(judge(silentFor(3 * 3_600_000 + 60_000, { lastIntervalMs: 3_600_000 }))[0]!.severity).toBe('critical');
+    expect(judge(silentFor(40 * 60_000, { lastIntervalMs: 600_000 }))[0]!.severity).toBe('critical');
+    expect(judge(silentFor(20 * 60_000, { lastIntervalMs: 600_000 }))).toEqual([]);
+  });
+
+  test('a host that never reported raises nothing: enrolled is not yet running', () => {
+    expect(judge(hostFacts({ window: null, lastReportMs: null }))).toEqual([]);
+  });
+
+  test('thresholds come from the caller (overrides)', () => {
+    expect(judge(silentFor(25_000), { ...t, missedIntervals: 2 })).toHaveLength(1);
+    expect(judge(silentFor(6 * 60_000), { ...t, criticalAfterMin: 5 })[0]!.severity).toBe('critical');
+  });
+});

@@ -1,0 +1,70 @@
+import { defineHostRule } from '../types';
+import { fmt } from './helpers';
+
+/** The agent's default --interval: what a missed report counts in when the host's own interval is unknown. */
+const DEFAULT_INTERVAL_MS = 10_000;
+const MINUTE_MS = 60_000;
+
+/** 45 s, 4 min 10 s, 2 h 5 min, 3 d 4 h: the two largest units. */
+function describeAge(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  const units: [number, string][] = [[86_400, 'd'], [3600, 'h'], [60, 'min'], [1, 's']];
+  const i = units.findIndex(([size]) => s >= size);
+  if (i < 0) return '0 s';
+  const [size, unit] = units[i]!;
+  const head = `${Math.floor(s / size)} ${unit}`;
+  const next = units[i + 1];
+  const rest = next ? Math.floor((s % size) / next[0]) : 0;
+  return rest > 0 ? `${head} ${rest} ${next![1]}` : head;
+}
+
+const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+
+export const stoppedReporting = defineHostRule({
+  id: 'agent.stopped-reporting',
+  title: 'Agent stopped reporting',
+  category: 'agent',
+  severities: ['warning', 'critical'],
+  defaults: {
+    missedIntervals: { value: 3, unit: 'intervals', description: 'reports missed in a row (at the host\'s interval, 10 s when unknown) that raise a warning' },
+    criticalAfterMin: { value: 15, unit: 'min', description: 'silence that makes it critical (never before the warning threshold)' },
+  },
+  openAfterMs: 0,
+  needs: 'none',
+  evaluate(facts, t) {
+    // A host that never reported has nothing to have stopped: enrolling it is not yet running it.
+    if (facts.lastReportMs === null) return [];
+    const intervalMs = facts.window?.intervalMs ?? facts.lastIntervalMs ?? DEFAULT_INTERVAL_MS;
+    const ageMs = facts.nowMs - facts.lastReportMs;
+    const warnAfterMs = t.missedIntervals * intervalMs;
+    if (!(ageMs > warnAfterMs)) return [];
+    const severity = ageMs > Math.max(t.criticalAfterMin * MINUTE_MS, warnAfterMs) ? 'critical' : 'warning';
+    const missed = Math.floor(ageMs / intervalMs);
+    return [
+      {
+        severity,
+        value: ageMs / 1000,
+        message:
+          `No report for ${describeAge(ageMs)} (last ${utc(facts.lastReportMs)}): ${missed} reports missed at its ` +
+          `${fmt(intervalMs / 1000)} s interval. Its other findings stay as they were when it went silent.`,
+        remedy:
+          'On the host: `systemctl status inferwatch-agent` (stopped with exit status 2: a bad option in ' +
+          '/etc/inferwatch/agent.env, which the unit does not restart from), then `journalctl -u inferwatch-agent -n 100`. ' +
+          '"delivery failed; will retry": the server is unreachable — test the path with `curl -sS <server>/api/health`, ' +
+          '<server> being INFERWATCH_SERVER in /etc/inferwatch/agent.env (DNS, firewall, proxy, TLS). "host token rejected ' +
+          '— re-enroll": delete /var/lib/inferwatch-agent/host-token.json and restart with a valid key in ' +
+          '/etc/inferwatch/enroll-key. Meanwhile reports wait in /var/lib/inferwatch-agent/spool/ (`ls ' +
+          '/var/lib/inferwatch-agent/spool/r-*.json | wc -l`) and go out oldest first once delivery works; beyond ' +
+          '--spool-max-mb the oldest are dropped. No answer from the machine at all: the provider\'s console.',
+        evidence: {
+          values: [
+            { label: 'last report', value: new Date(facts.lastReportMs).toISOString() },
+            { label: 'silent for', value: Math.round(ageMs / 1000), unit: 's' },
+            { label: 'report interval', value: intervalMs / 1000, unit: 's' },
+            { label: 'reports missed', value: missed },
+          ],
+        },
+      },
+    ];
+  },
+});
