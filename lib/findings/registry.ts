@@ -17,10 +17,11 @@ import { threadsUnsetInQuota } from './rules/threads.unset-in-quota';
 import { tfInterOp } from './rules/threads.tf-inter-op';
 import { stoppedReporting } from './rules/agent.stopped-reporting';
 import { spoolDropped } from './rules/agent.spool-dropped';
+import { processUnreadable } from './rules/agent.process-unreadable';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped, processUnreadable];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
