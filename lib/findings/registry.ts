@@ -18,10 +18,12 @@ import { tfInterOp } from './rules/threads.tf-inter-op';
 import { stoppedReporting } from './rules/agent.stopped-reporting';
 import { spoolDropped } from './rules/agent.spool-dropped';
 import { processUnreadable } from './rules/agent.process-unreadable';
+import { spinWait } from './rules/openmp.spin-wait';
+import { affinityUnset } from './rules/openmp.affinity-unset';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped, processUnreadable];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped, processUnreadable, spinWait, affinityUnset];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
