@@ -3,12 +3,11 @@
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
-import { ensureLocalEnrollmentKey } from './lib/auth';
+import { ensureLocalEnrollmentKey } from './lib/auth/ensure-local-enrollment-key';
 import { closeDb, getDb } from './lib/db';
 import { describeTarget } from './lib/db/target';
-import { handleIngestHttp } from './lib/ingest/http-handler';
-import { closeIngest } from './lib/ingest/ingest-service';
 import { startLocalAgent } from './lib/server/local-agent';
+import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
 import { buildIfNeeded } from './lib/server/production-build';
 import { startSeriesMaintenance } from './lib/series';
 

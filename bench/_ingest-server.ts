@@ -9,10 +9,10 @@
 import http from 'node:http';
 import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { closeDb, getDb } from '../lib/db';
-import { createIngestHttpHandler } from '../lib/ingest/http-handler';
+import { createIngestHttpHandler } from '../lib/ingest/http/node-handler';
 import { ingestRequest } from '../lib/ingest/ingest-request';
-import { createIngestDeps } from '../lib/ingest/ingest-service';
-import { GroupCommitWriter, type FlushOutcome } from '../lib/ingest/server-writer';
+import { createIngestDeps } from '../lib/ingest/ingest-deps';
+import { GroupCommitWriter, type FlushOutcome } from '../lib/ingest/write/group-commit/group-commit-writer';
 import type { IngestResponse } from '../lib/protocol';
 
 const port = Number(process.env.PORT ?? 3901);

@@ -69,10 +69,9 @@ const { openDatabase } = await import('../lib/db/open');
 const { createEnrollmentKey } = await import('../lib/auth/enrollment-keys');
 const { enrollHost } = await import('../lib/auth/enroll-host');
 const { realisticReport } = await import('./_ingest-report');
-const { appendReportRows, emptyRowBatch, reportToRows, totalRowCount } = await import('../lib/ingest/report-rows');
-const { toCopyBinary } = await import('../lib/ingest/copy-binary');
-const { toCopyText } = await import('../lib/ingest/copy-text');
-const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/table-specs');
+const { appendReportRows, emptyRowBatch } = await import('../lib/ingest/write/report-rows');
+const { reportToRows, toCopyBinary, toCopyText, totalRowCount } = await import('./_ingest-encoding');
+const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/write/table-specs');
 const { rollUp } = await import('../lib/series/rollup');
 
 function log(message: string) {

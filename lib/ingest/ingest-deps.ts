@@ -9,7 +9,7 @@ import { EmbeddedWriter } from './write/embedded-writer';
 import { GroupCommitWriter } from './write/group-commit/group-commit-writer';
 import type { ReportWriter } from './write/writer';
 
-export function createWriter(db: Database, metrics?: IngestMetrics): ReportWriter {
+function createWriter(db: Database, metrics?: IngestMetrics): ReportWriter {
   return db.pool ? new GroupCommitWriter(db.pool, { onFlush: (flush) => metrics?.observeFlush(flush) }) : new EmbeddedWriter(db.sql);
 }
 

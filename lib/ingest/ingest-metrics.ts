@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 import type { IngestOutput } from './ingest-request';
-import type { FlushOutcome } from './server-writer';
+import type { FlushOutcome } from './write/group-commit/group-commit-writer';
 
 const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const REPORTS_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000];

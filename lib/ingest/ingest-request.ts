@@ -2,12 +2,12 @@ import type { AuthenticatedHost } from '../auth/host-token-cache';
 import { bearerToken } from '../auth/tokens';
 import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
 import type { IngestResponse } from '../protocol';
-import { checkContentType, decodeBody, parseJson } from './decode-body';
+import { checkContentType, decodeBody, parseJson } from './validate/decode-body';
 import type { IngestMetrics } from './ingest-metrics';
 import type { IngestLimits } from './limits';
 import type { HostRateLimiter } from './rate-limit';
-import { validateReports } from './validate-reports';
-import type { ReportWriter, WriteResult } from './write-plan';
+import { validateReports } from './validate/validate-reports';
+import type { ReportWriter, WriteResult } from './write/writer';
 
 export interface IngestInput {
   authorization: string | null | undefined;

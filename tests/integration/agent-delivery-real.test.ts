@@ -11,7 +11,7 @@ beforeAll(async () => {
   process.env.DATABASE_URL = testDb.url;
 });
 afterAll(async () => {
-  const { closeIngest } = await import('../../lib/ingest/ingest-service');
+  const { closeIngest } = await import('../../lib/server/process-ingest');
   const { closeDb } = await import('../../lib/db');
   await closeIngest();
   await closeDb();
@@ -20,9 +20,9 @@ afterAll(async () => {
 
 /** The production ingest handler and enroll route on a real PostgreSQL database, served like server.ts serves them. */
 async function createRealServer(): Promise<DeliveryTarget> {
-  const { handleIngestHttp } = await import('../../lib/ingest/http-handler');
+  const { handleIngestHttp } = await import('../../lib/server/process-ingest');
   const { POST: enroll } = await import('../../app/api/v1/enroll/route');
-  const { createEnrollmentKey } = await import('../../lib/auth');
+  const { createEnrollmentKey } = await import('../../lib/auth/enrollment-keys');
   const { getDb } = await import('../../lib/db');
   const db = await getDb();
   const { key } = await createEnrollmentKey(db, { name: 'delivery', region: 'oslo', labels: {} });

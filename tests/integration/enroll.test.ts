@@ -12,8 +12,8 @@ import { ensureLocalEnrollmentKey } from '../../lib/auth/ensure-local-enrollment
 import { hashToken } from '../../lib/auth/tokens';
 import { toErrorEnvelope } from '../../lib/errors';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
-import { createIngestDeps } from '../../lib/ingest/ingest-service';
-import { GroupCommitWriter } from '../../lib/ingest/server-writer';
+import { createIngestDeps } from '../../lib/ingest/ingest-deps';
+import { GroupCommitWriter } from '../../lib/ingest/write/group-commit/group-commit-writer';
 import { createServerDatabase, jsonBody, type TestDatabase } from './ingest-helpers';
 
 async function rejection(promise: Promise<unknown>) {

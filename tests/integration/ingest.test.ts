@@ -7,10 +7,10 @@ import type { Database } from '../../lib/db/open';
 import { poolSql } from '../../lib/db/sql';
 import { rollUp } from '../../lib/series/rollup';
 import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/ingest/ingest-request';
-import { createIngestDeps } from '../../lib/ingest/ingest-service';
+import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
-import { GroupCommitWriter, type FlushOutcome } from '../../lib/ingest/server-writer';
-import { UPDATE_HOSTS_SQL } from '../../lib/ingest/write-plan';
+import { GroupCommitWriter, type FlushOutcome } from '../../lib/ingest/write/group-commit/group-commit-writer';
+import { UPDATE_HOSTS_SQL } from '../../lib/ingest/write/host-progress';
 import type { Report } from '../../lib/protocol';
 import {
   createEmbeddedDatabase,

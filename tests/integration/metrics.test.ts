@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 import { markLateMinutes, rollUp } from '../../lib/series';
 import { insertHost, insertHostSample, syncLastReportTs } from './series-support';
 import { realisticReport } from '../../bench/_ingest-report';
-import { closeIngest, ingestWithProcessDatabase } from '../../lib/ingest/ingest-service';
+import { closeIngest, ingestWithProcessDatabase } from '../../lib/server/process-ingest';
 import { enrolledHost, jsonBody } from './ingest-helpers';
 
 let testDb: TestDatabase;

@@ -5,7 +5,7 @@ import type { IngestInput, IngestOutput } from '../ingest-request';
 const MAX_COMPRESSED_BYTES = 1024 * 1024;
 
 /** Reads the body, refusing it as soon as it passes the limit (by Content-Length, or while it streams). */
-export function readBodyLimited(req: IncomingMessage, maxBytes = MAX_COMPRESSED_BYTES): Promise<Buffer> {
+function readBodyLimited(req: IncomingMessage, maxBytes = MAX_COMPRESSED_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > maxBytes) {

@@ -31,7 +31,7 @@ export function isDataError(err: unknown): boolean {
 }
 
 /** statement_timeout (57014) or pg's client-side read timeout: the database is hung or far too slow. */
-export function isTimeout(err: unknown): boolean {
+function isTimeout(err: unknown): boolean {
   const e = pgError(err);
   return e.code === '57014' || e.message === 'Query read timeout';
 }

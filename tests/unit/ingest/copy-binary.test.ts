@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeBinaryTuples } from '../../../lib/ingest/copy-binary';
+import { encodeBinaryTuples } from '../../support/copy-tuples';
 
 describe('encodeBinaryTuples', () => {
   it('writes each cell big-endian behind its byte length, arrays with their element oid, null as length -1', () => {

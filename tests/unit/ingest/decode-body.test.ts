@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { AppError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../../lib/errors';
-import { decodeBody } from '../../../lib/ingest/decode-body';
+import { decodeBody } from '../../../lib/ingest/validate/decode-body';
 import { thrownBy } from '../../support/thrown';
 
 // The basics (a small gzip body, identity via null, a 32 MB bomb with a truthful trailer, br and deflate refused)

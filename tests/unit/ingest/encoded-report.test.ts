@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { realisticReport } from '../../../bench/_ingest-report';
-import { BinaryWriter, encodeBinaryTuples } from '../../../lib/ingest/copy-binary';
-import { encodeReport, hasTableRows, writeTableTuples } from '../../../lib/ingest/encoded-report';
-import { reportToRows } from '../../../lib/ingest/report-rows';
-import { SERIES_KINDS, SERIES_SPECS } from '../../../lib/ingest/table-specs';
+import { reportToRows } from '../../../bench/_ingest-encoding';
+import { BinaryWriter } from '../../../lib/ingest/write/group-commit/copy-binary';
+import { encodeReport, hasTableRows, writeTableTuples } from '../../../lib/ingest/write/group-commit/encoded-report';
+import { SERIES_KINDS, SERIES_SPECS } from '../../../lib/ingest/write/table-specs';
+import { encodeBinaryTuples } from '../../support/copy-tuples';
 
 const T0 = Date.UTC(2026, 10, 30, 12);
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { realisticReport } from '../../../bench/_ingest-report';
-import { HostProgressMap, hostProgress, hostUpdateParams, type HostProgress, type PlannedReport } from '../../../lib/ingest/write-plan';
+import { HostProgressMap, hostProgress, hostUpdateParams, type HostProgress } from '../../../lib/ingest/write/host-progress';
+import type { PlannedReport } from '../../../lib/ingest/write/plan';
 
 const T0 = Date.UTC(2026, 10, 29, 12);
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { BinaryWriter, writeBinaryTuples } from '../../../lib/ingest/copy-binary';
-import { encodePipelinedMessage, type CopyData } from '../../../lib/ingest/pipelined-copy';
+import { BinaryWriter, writeBinaryTuples } from '../../../lib/ingest/write/group-commit/copy-binary';
+import { encodePipelinedMessage, type CopyData } from '../../../lib/ingest/write/group-commit/pipelined-copy';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const TS = Date.UTC(2026, 10, 29, 12, 0, 0, 250);

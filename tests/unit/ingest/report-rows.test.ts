@@ -1,10 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { realisticReport } from '../../../bench/_ingest-report';
-import { toCopyText } from '../../../lib/ingest/copy-text';
-import { toColumnArrays } from '../../../lib/ingest/embedded-writer';
-import { canonicalTags, reportToRows, rowCount } from '../../../lib/ingest/report-rows';
-import { SERIES_SPECS } from '../../../lib/ingest/table-specs';
-import { inlineArrayParams, inventoryChanges, planWrites, resultsByRequest } from '../../../lib/ingest/write-plan';
+import { reportToRows, rowCount, toCopyText } from '../../../bench/_ingest-encoding';
+import { toColumnArrays } from '../../../lib/ingest/write/embedded-writer';
+import { inventoryChanges } from '../../../lib/ingest/write/inventory';
+import { inlineArrayParams } from '../../../lib/ingest/write/pg-array';
+import { planWrites, resultsByRequest } from '../../../lib/ingest/write/plan';
+import { canonicalTags } from '../../../lib/ingest/write/report-rows';
+import { SERIES_SPECS } from '../../../lib/ingest/write/table-specs';
 import type { Report } from '../../../lib/protocol';
 
 const TS = Date.UTC(2026, 10, 29, 12, 0, 0);

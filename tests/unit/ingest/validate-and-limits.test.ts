@@ -2,9 +2,9 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { realisticReport } from '../../../bench/_ingest-report';
 import { RateLimitedError } from '../../../lib/errors';
-import { decodeBody } from '../../../lib/ingest/decode-body';
+import { decodeBody } from '../../../lib/ingest/validate/decode-body';
 import { HostRateLimiter } from '../../../lib/ingest/rate-limit';
-import { validateReports } from '../../../lib/ingest/validate-reports';
+import { validateReports } from '../../../lib/ingest/validate/validate-reports';
 import { thrownBy } from '../../support/thrown';
 
 const NOW = Date.UTC(2026, 10, 29, 12);

@@ -1,6 +1,6 @@
 import { toErrorResponse } from '@/lib/errors';
-import { ingestWithProcessDatabase } from '@/lib/ingest/ingest-service';
-import { readWebBodyLimited } from '@/lib/ingest/read-web-body';
+import { readWebBodyLimited } from '@/lib/ingest/http/web-body';
+import { ingestWithProcessDatabase } from '@/lib/server/process-ingest';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';

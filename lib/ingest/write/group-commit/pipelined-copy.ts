@@ -54,7 +54,7 @@ export function encodePipelinedMessage(
  * PostgreSQL runs a multi-statement Query as one implicit transaction and, on an error, discards the rest of the
  * message and any CopyData that follows, so a failure leaves nothing behind.
  */
-export class PipelinedCopy {
+class PipelinedCopy {
   callback?: (err: Error | null) => void;
   private error: Error | null = null;
   private finished = false;

@@ -1,38 +1,10 @@
 import 'server-only';
-import { authenticateHost } from '../auth/authenticate-host';
-import { getDb, type Database } from '../db';
+import { getDb } from '../db';
 import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
-import { processMetrics } from '../server/process-metrics';
-import { EmbeddedWriter } from './embedded-writer';
-import { IngestMetrics } from './ingest-metrics';
-import { ingestRequest, UnavailableBreaker, type IngestDeps, type IngestInput, type IngestOutput } from './ingest-request';
-import { ingestLimitsFromEnv } from './limits';
-import { HostRateLimiter } from './rate-limit';
-import { GroupCommitWriter } from './server-writer';
-import type { ReportWriter } from './write-plan';
-
-export function createWriter(db: Database, metrics?: IngestMetrics): ReportWriter {
-  return db.pool ? new GroupCommitWriter(db.pool, { onFlush: (flush) => metrics?.observeFlush(flush) }) : new EmbeddedWriter(db.sql);
-}
-
-/**
- * Everything ingest needs for one database: the writer (group commit on a server), rate limits, the breaker, and
- * metrics (on a registry of their own unless given the process's).
- */
-export function createIngestDeps(db: Database, overrides: Partial<IngestDeps> = {}): IngestDeps {
-  const limits = overrides.limits ?? ingestLimitsFromEnv();
-  const metrics = overrides.metrics ?? new IngestMetrics();
-  return {
-    authenticate: (token) => authenticateHost(db, token),
-    writer: overrides.writer ?? createWriter(db, metrics),
-    rateLimiter: new HostRateLimiter(limits.rate),
-    limits,
-    nowMs: Date.now,
-    breaker: new UnavailableBreaker(),
-    metrics,
-    ...overrides,
-  };
-}
+import { createIngestDeps } from '../ingest/ingest-deps';
+import { ingestRequest, type IngestDeps, type IngestInput, type IngestOutput } from '../ingest/ingest-request';
+import { createIngestHttpHandler } from '../ingest/http/node-handler';
+import { processMetrics } from './process-metrics';
 
 // One writer per process even when Next's bundle and the custom server each load this module.
 const holder = globalThis as typeof globalThis & { __inferwatchIngest?: Promise<IngestDeps> };
@@ -70,3 +42,6 @@ export async function closeIngest(): Promise<void> {
   holder.__inferwatchIngest = undefined;
   if (pending) await (await pending.catch(() => null))?.writer.close();
 }
+
+/** What the custom server routes `POST /api/v1/ingest` to: the same core as the Next route, without Next. */
+export const handleIngestHttp = createIngestHttpHandler(ingestWithProcessDatabase);
