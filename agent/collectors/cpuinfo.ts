@@ -134,13 +134,25 @@ export function classifyHypervisor(evidence: HypervisorEvidence): { hypervisor: 
   return { hypervisor: 'other', hypervisorVendor: vendor };
 }
 
-async function countNumaNodes(sysRoot: string): Promise<number> {
+/**
+ * Each NUMA node's CPU list ("0-15,32-47") in node order, from /sys/devices/system/node/node<N>/cpulist; a node
+ * without CPUs (memory only) has "". undefined unless every node's list could be read.
+ */
+export function parseNodeCpuLists(nodes: readonly { name: string; cpulist: string | undefined }[]): string[] | undefined {
+  const listed = nodes.filter((node) => /^node\d+$/.test(node.name)).sort((a, b) => Number(a.name.slice(4)) - Number(b.name.slice(4)));
+  if (listed.length === 0 || listed.some((node) => node.cpulist === undefined)) return undefined;
+  return listed.slice(0, 1024).map((node) => node.cpulist!.trim().slice(0, 1000));
+}
+
+async function readNumaNodes(sysRoot: string): Promise<{ count: number; cpuLists: string[] | undefined }> {
+  let names: string[];
   try {
-    const entries = await readdir(`${sysRoot}/devices/system/node`);
-    return Math.max(1, entries.filter((name) => /^node\d+$/.test(name)).length);
+    names = (await readdir(`${sysRoot}/devices/system/node`)).filter((name) => /^node\d+$/.test(name));
   } catch {
-    return 1;
+    return { count: 1, cpuLists: undefined };
   }
+  const nodes = await Promise.all(names.map(async (name) => ({ name, cpulist: await readOptional(sysRoot, `devices/system/node/${name}/cpulist`) })));
+  return { count: Math.max(1, names.length), cpuLists: parseNodeCpuLists(nodes) };
 }
 
 async function sysfsTopology(sysRoot: string, cpus: number[]): Promise<CpuTopology | null> {
@@ -171,7 +183,7 @@ export async function collectCpuInventory(ctx: CollectorContext): Promise<CpuInv
       sys('hypervisor/type'),
       sys('devices/system/clocksource/clocksource0/available_clocksource'),
       sys('devices/system/cpu/cpu0/cpufreq/scaling_governor'),
-      countNumaNodes(ctx.sysRoot),
+      readNumaNodes(ctx.sysRoot),
     ]);
     const topology = topologyOf(cpus) ??
       (await sysfsTopology(ctx.sysRoot, cpus.map((cpu) => cpu.processor))) ?? { sockets: 1, cores: cpus.length, threads: cpus.length };
@@ -180,7 +192,8 @@ export async function collectCpuInventory(ctx: CollectorContext): Promise<CpuInv
       vendor: boundedText(first.vendorId ?? '', 100),
       model: boundedText(first.modelName ?? '', 200),
       ...topology,
-      numaNodes,
+      numaNodes: numaNodes.count,
+      ...(numaNodes.cpuLists ? { numaNodeCpus: numaNodes.cpuLists } : {}),
       flags: flags.filter((flag) => CPU_FLAG.test(flag)).slice(0, 1000),
       flagsUniform: uniform,
       ...classifyHypervisor({

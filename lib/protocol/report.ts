@@ -193,6 +193,8 @@ export const cpuInventorySchema = z.object({
   cores: countSchema,
   threads: countSchema,
   numaNodes: countSchema,
+  /** Each NUMA node's CPU list (/sys/devices/system/node/node<N>/cpulist), in node order; absent when not readable. */
+  numaNodeCpus: z.array(z.string().max(1000)).max(1024).optional(),
   /** The flags every online CPU reports (the intersection). */
   flags: z.array(z.string().max(64)).max(1000),
   flagsUniform: z.boolean(),

@@ -7,6 +7,7 @@ import {
   collectCpuInventory,
   intersectFlags,
   parseCpuinfo,
+  parseNodeCpuLists,
 } from '../../../../agent/collectors/cpuinfo';
 import { cpuInventorySchema } from '../../../../lib/protocol';
 import { expectAvailable, inventoryFixture, scratchTree, treeContext } from './inventory-trees';
@@ -37,6 +38,23 @@ describe('parseCpuinfo', () => {
   test('reads arm64 Features and CPU implementer and leaves missing fields null', () => {
     const [cpu] = parseCpuinfo('processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm aes crc32 atomics\nCPU implementer\t: 0x41\n');
     expect(cpu).toEqual({ processor: 0, vendorId: '0x41', modelName: null, physicalId: null, coreId: null, flags: ['fp', 'asimd', 'evtstrm', 'aes', 'crc32', 'atomics'], cpuMhz: null });
+  });
+});
+
+describe('parseNodeCpuLists', () => {
+  test('orders the nodes by number, keeps a memory-only node as an empty list and ignores other entries', () => {
+    expect(parseNodeCpuLists([
+      { name: 'node10', cpulist: '40-43\n' },
+      { name: 'node2', cpulist: '8-15,48-55\n' },
+      { name: 'node0', cpulist: '0-7\n' },
+      { name: 'node3', cpulist: '\n' },
+      { name: 'possible', cpulist: '0-10' },
+    ])).toEqual(['0-7', '8-15,48-55', '', '40-43']);
+  });
+
+  test('gives nothing unless every node has a list', () => {
+    expect(parseNodeCpuLists([{ name: 'node0', cpulist: '0-3' }, { name: 'node1', cpulist: undefined }])).toBeUndefined();
+    expect(parseNodeCpuLists([])).toBeUndefined();
   });
 });
 
@@ -86,6 +104,7 @@ describe('collectCpuInventory', () => {
       cores: 2,
       threads: 2,
       numaNodes: 1,
+      numaNodeCpus: ['0-1'],
       flagsUniform: true,
       hypervisor: 'kvm',
       hypervisorVendor: 'clocksource tsc kvm-clock',
@@ -98,6 +117,7 @@ describe('collectCpuInventory', () => {
   test('bare metal (hand-made): 2 sockets x 2 cores x 2 threads, 2 NUMA nodes, performance governor, no hypervisor', async () => {
     const cpu = await inventoryOf('inventory-baremetal-handmade');
     expect(cpu).toMatchObject({ sockets: 2, cores: 4, threads: 8, numaNodes: 2, hypervisor: 'none', hypervisorVendor: null, governor: 'performance', flagsUniform: true });
+    expect(cpu.numaNodeCpus).toEqual(['0-3', '4-7']);
   });
 
   test('VMware with one vCPU lacking AVX-512 (hand-made): intersection drops avx512*, offline CPUs ignored, topology from sysfs', async () => {
