@@ -1,23 +1,37 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { Providers } from '@/components/providers';
+import { BannerSlot } from '@/components/shell/banner-slot';
+import { MainNav } from '@/components/shell/main-nav';
+import { ThemeToggle } from '@/components/shell/theme-toggle';
 import './globals.css';
 
 export const metadata: Metadata = {
-  title: 'inferwatch',
+  title: { default: 'inferwatch', template: '%s · inferwatch' },
   description: 'Latency and host-health monitoring for ML inference fleets',
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en">
+    // next-themes sets data-theme before hydration, so the attribute differs from the server's by design.
+    <html lang="en" suppressHydrationWarning>
       <body>
-        <header className="topbar">
-          <a href="/" className="brand">inferwatch</a>
-          <span className="muted">inference fleet health</span>
-        </header>
         <Providers>
-          <main>{children}</main>
+          <a href="#main" className="skip-link">
+            Skip to content
+          </a>
+          <header className="topbar">
+            <Link href="/" className="brand">
+              inferwatch
+            </Link>
+            <MainNav />
+            <ThemeToggle />
+          </header>
+          <BannerSlot />
+          <main id="main" tabIndex={-1}>
+            {children}
+          </main>
         </Providers>
       </body>
     </html>

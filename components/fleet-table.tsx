@@ -20,7 +20,7 @@ export function FleetTable() {
 
   const now = new Date(data.generatedAt);
   return (
-    <table className="fleet" aria-label="Hosts">
+    <table className="data" aria-label="Hosts">
       <thead>
         <tr>
           <th scope="col">Host</th>

@@ -1,11 +1,21 @@
 'use client';
 
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { ThemeProvider } from 'next-themes';
+import { NuqsAdapter } from 'nuqs/adapters/next/app';
 import { useState, type ReactNode } from 'react';
 
+export function makeQueryClient(): QueryClient {
+  return new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 } } });
+}
+
 export function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 } } }),
+  const [queryClient] = useState(makeQueryClient);
+  return (
+    <ThemeProvider attribute="data-theme" defaultTheme="system" enableSystem disableTransitionOnChange>
+      <NuqsAdapter>
+        <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
+      </NuqsAdapter>
+    </ThemeProvider>
   );
-  return <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>;
 }
