@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema } from './read-api/params';
+import { HOUR_MS } from './time';
+import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema, withDefaultRange } from './read-api/params';
 
 /** Findings as the read API returns them, and the inputs of its write endpoints. Client-safe: zod only. */
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
@@ -43,6 +44,8 @@ export interface FindingEvidence {
   /** The time window the values were measured over; absent for inventory judgements. */
   window?: { from: string; to: string };
   series?: EvidenceSeries[];
+  /** A latency regression's likely causes, strongest first (see LatencyCause). */
+  causes?: LatencyCause[];
 }
 
 export interface FindingAcknowledgement {
@@ -184,3 +187,74 @@ export const residencyPolicyInputSchema = z.object({
 export type ResidencyPolicyInput = z.infer<typeof residencyPolicyInputSchema>;
 
 export const findingPathSchema = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+
+/** What "latency explained" can name as a p99 regression's cause (docs/findings/latency-explained.md). */
+export const LATENCY_CAUSE_KINDS = ['region', 'steal', 'iowait', 'disk-await', 'disk-queue', 'throttling', 'pressure', 'inventory'] as const;
+export type LatencyCauseKind = (typeof LATENCY_CAUSE_KINDS)[number];
+
+export interface LatencyCause {
+  kind: LatencyCauseKind;
+  /** The device, cgroup path or pressure resource it is about; null for the host as a whole. */
+  subject: string | null;
+  /** One phrase with the measured values: "steal 0.4 % → 14 % (most on vCPUs 2–3)". */
+  summary: string;
+  /** The gauge's average over the baseline and over the current range (null for an inventory change). */
+  before: number | null;
+  after: number | null;
+  unit: string;
+  /** 0–1: how far it rose past its minimum change, and how closely it moved with p99 minute by minute. */
+  strength: number;
+  /** Spearman's rank correlation of its per-minute values with per-minute p99; null when not measurable. */
+  correlation: number | null;
+  /** The read-API series to chart it with. */
+  series: EvidenceSeries | null;
+}
+
+/** `region-wide`: the host regressed, and the rest of its region as much: not this host. */
+export const LATENCY_VERDICTS = ['regressed', 'region-wide', 'no-regression', 'insufficient-data'] as const;
+export type LatencyVerdict = (typeof LATENCY_VERDICTS)[number];
+
+export interface LatencyP99 {
+  p99Ms: number | null;
+  requests: number;
+}
+
+/**
+ * Did the rest of the host's region regress at once? `region-p99`: the region's p99 without this host's requests
+ * over the same ranges (the read API); `host-count`: how many of the region's other hosts regressed too (the rule).
+ */
+export type LatencyRegionCheck = {
+  region: string;
+  otherHosts: number;
+  regressed: boolean;
+} & (
+  | { method: 'region-p99'; baseline: LatencyP99; current: LatencyP99 }
+  | { method: 'host-count'; otherHostsRegressed: number }
+);
+
+/** GET /api/v1/hosts/:id/latency-explained */
+export interface LatencyExplanation {
+  hostId: number;
+  hostname: string;
+  hostRegion: string;
+  /** The latency series. */
+  name: string;
+  range: { from: string; to: string };
+  baselineRange: { from: string; to: string };
+  verdict: LatencyVerdict;
+  regressed: boolean;
+  /** The median of the baseline's hourly p99s, and how many hours had requests. */
+  baseline: LatencyP99 & { hours: number };
+  current: LatencyP99;
+  /** current ÷ baseline p99. */
+  ratio: number | null;
+  region: LatencyRegionCheck | null;
+  causes: LatencyCause[];
+  summary: string;
+}
+
+export const latencyExplainedParamsSchema = z
+  .object({ name: z.string().trim().min(1).max(200), ...rangeShape })
+  .superRefine(checkRange)
+  .transform(withDefaultRange(HOUR_MS));
+export type LatencyExplainedParams = z.infer<typeof latencyExplainedParamsSchema>;

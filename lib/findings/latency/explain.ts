@@ -1,0 +1,205 @@
+import type { LatencyCause, LatencyP99, LatencyRegionCheck, LatencyVerdict } from '../../protocol/findings';
+import { fmt, formatCpuList } from '../rules/helpers';
+import { DEFAULT_METHOD, type CauseGauge, type ExplainMethod } from './method';
+import { median, spearman } from './rank-correlation';
+
+/** One gauge over the baseline and the current range (for a device or cgroup: one key of it). */
+export interface GaugeObservation {
+  gauge: CauseGauge;
+  key: string | null;
+  before: number | null;
+  after: number | null;
+  /** Its average per minute of the current range, by minute start (ms). */
+  perMinute?: ReadonlyMap<number, number>;
+  /** For steal: the vCPUs it concentrated on. */
+  cpus?: readonly number[];
+}
+
+export interface InventoryObservation {
+  atMs: number;
+  /** What changed, as diffInventories says it. */
+  changes: readonly string[];
+}
+
+export type RegionObservation =
+  | { method: 'region-p99'; region: string; otherHosts: number; baseline: LatencyP99; current: LatencyP99 }
+  | { method: 'host-count'; region: string; otherHosts: number; otherHostsRegressed: number };
+
+export interface ExplainInput {
+  name: string;
+  fromMs: number;
+  toMs: number;
+  baseline: LatencyP99 & { hours: number };
+  current: LatencyP99;
+  /** p99 per minute of the current range, by minute start (ms). */
+  perMinuteP99: ReadonlyMap<number, number>;
+  gauges: readonly GaugeObservation[];
+  inventory: readonly InventoryObservation[];
+  region: RegionObservation | null;
+}
+
+export interface Explained {
+  verdict: LatencyVerdict;
+  regressed: boolean;
+  ratio: number | null;
+  region: LatencyRegionCheck | null;
+  causes: LatencyCause[];
+  summary: string;
+}
+
+/** Minutes of per-minute p99 needed on each side of an inventory change to call it a step. */
+const STEP_MINUTES = 3;
+/** Ranking when nothing minute by minute says whether a cause moved with p99. */
+const UNKNOWN_TRACKING = 0.5;
+
+export const fmtMs = (ms: number) => `${ms >= 10 ? Math.round(ms) : fmt(ms)} ms`;
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const fmtValue = (value: number, unit: string) => (unit === '%' ? `${fmt(value)} %` : unit === 'ms' ? fmtMs(value) : fmt(value));
+const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`;
+
+/** p99 regressed: above `ratio` × baseline and at least `minRiseMs` above it. */
+export function isRegression(current: number | null, baseline: number | null, ratio: number, minRiseMs: number): boolean {
+  if (current === null || baseline === null) return false;
+  return current > ratio * baseline && current - baseline >= minRiseMs;
+}
+
+/** `magnitude` 0–1 (a rise of r minimum changes is r / (r + 1)), `tracking` how it moved with p99 minute by minute. */
+function strengthOf(magnitude: number, tracking: number | null): number {
+  return round2((magnitude + (tracking === null ? UNKNOWN_TRACKING : Math.max(0, tracking))) / 2);
+}
+
+function gaugeSummary(o: GaugeObservation, before: number, after: number): string {
+  const { gauge } = o;
+  const change = gauge.unit === 'ms'
+    ? `${fmt(before)} → ${fmtMs(after)}`
+    : `${fmtValue(before, gauge.unit)} → ${fmtValue(after, gauge.unit)}${gauge.unit === '% of periods' ? ' % of periods' : ''}`;
+  switch (gauge.kind) {
+    case 'steal':
+      return `steal ${change}${o.cpus?.length ? ` (most on vCPU${o.cpus.length > 1 ? 's' : ''} ${formatCpuList(o.cpus)})` : ''}`;
+    case 'disk-await':
+    case 'disk-queue':
+      return `${o.key} ${gauge.label} ${change}`;
+    case 'throttling':
+      return `CPU throttling of ${o.key} ${change}`;
+    default:
+      return `${gauge.label} ${change}`;
+  }
+}
+
+/** The gauge's causes: it rose by its minimum change and to `causeRatio` × its baseline; never one that did not move. */
+function gaugeCause(o: GaugeObservation, input: ExplainInput, method: ExplainMethod): LatencyCause | null {
+  const { before, after, gauge } = o;
+  if (before === null || after === null) return null;
+  const delta = after - before;
+  if (delta < gauge.minChange || after < method.causeRatio * before) return null;
+  let correlation: number | null = null;
+  const minutes = o.perMinute ? [...o.perMinute.entries()].filter(([t]) => input.perMinuteP99.has(t)) : [];
+  const values = minutes.map(([, v]) => v);
+  // A gauge flat within the range (it stepped before it) says nothing minute by minute, either way.
+  if (minutes.length >= method.minCorrelationMinutes && Math.max(...values) - Math.min(...values) >= gauge.minChange) {
+    const rho = spearman(values, minutes.map(([t]) => input.perMinuteP99.get(t)!));
+    correlation = rho === null ? null : round2(rho);
+  }
+  return {
+    kind: gauge.kind,
+    subject: o.key ?? (gauge.kind === 'pressure' ? gauge.metric.replace('psi_', '') : null),
+    summary: gaugeSummary(o, before, after),
+    before,
+    after,
+    unit: gauge.unit,
+    strength: strengthOf(delta / gauge.minChange / (delta / gauge.minChange + 1), correlation),
+    correlation,
+    series: { metric: gauge.metric, key: o.key },
+  };
+}
+
+/** How far per-minute p99 stepped up at the change, 0–1 (1 at `ratio` ×); null without minutes on both sides. */
+function stepAt(atMs: number, perMinute: ReadonlyMap<number, number>, ratio: number): number | null {
+  const before = [...perMinute].filter(([t]) => t < atMs).map(([, v]) => v);
+  const after = [...perMinute].filter(([t]) => t >= atMs).map(([, v]) => v);
+  if (before.length < STEP_MINUTES || after.length < STEP_MINUTES) return null;
+  const step = median(after)! / Math.max(median(before)!, 1e-9);
+  return Math.min(1, Math.max(0, (step - 1) / (ratio - 1)));
+}
+
+function inventoryCause(o: InventoryObservation, input: ExplainInput, method: ExplainMethod): LatencyCause {
+  const tracking = stepAt(o.atMs, input.perMinuteP99, method.ratio);
+  return {
+    kind: 'inventory',
+    subject: null,
+    summary: `inventory change at ${hhmm(o.atMs)}: ${o.changes.join(', ')}`,
+    before: null,
+    after: null,
+    unit: '',
+    // A configuration change is a full step of its own; only its timing against p99 can weaken it.
+    strength: strengthOf(1, tracking),
+    correlation: tracking === null ? null : round2(tracking),
+    series: null,
+  };
+}
+
+function regionCheck(region: RegionObservation, hostRatio: number, method: ExplainMethod): LatencyRegionCheck {
+  if (region.method === 'host-count') {
+    const regressed = region.otherHosts >= 2 && region.otherHostsRegressed >= method.regionShare * region.otherHosts;
+    return { ...region, regressed };
+  }
+  const { baseline, current } = region;
+  const rose = current.requests >= method.minRequests && isRegression(current.p99Ms, baseline.p99Ms, method.ratio, method.minRiseMs);
+  const regionRatio = rose ? current.p99Ms! / baseline.p99Ms! : 1;
+  return { ...region, regressed: rose && regionRatio - 1 >= method.regionShare * (hostRatio - 1) };
+}
+
+function regionCause(check: LatencyRegionCheck): LatencyCause {
+  const summary =
+    check.method === 'region-p99'
+      ? `the rest of ${check.region} rose as well (p99 ${fmt(Math.round(check.baseline.p99Ms!))} → ${fmtMs(check.current.p99Ms!)})`
+      : `${check.otherHostsRegressed} of ${check.otherHosts} other hosts in ${check.region} regressed at the same time`;
+  const values = check.method === 'region-p99' ? { before: check.baseline.p99Ms, after: check.current.p99Ms, unit: 'ms' } : { before: null, after: null, unit: '' };
+  return { kind: 'region', subject: check.region, summary, ...values, strength: 1, correlation: null, series: null };
+}
+
+const KIND_ORDER = ['region', 'inventory', 'steal', 'throttling', 'disk-await', 'disk-queue', 'iowait', 'pressure'];
+
+/**
+ * The judgement of docs/findings/latency-explained.md over measured inputs: did p99 regress against its baseline,
+ * did the rest of the region regress at once, and which gauges and inventory changes moved with it, strongest
+ * first. Pure: the readers (explainLatency, the findings engine's latency facts) measure.
+ */
+export function explainRegression(input: ExplainInput, method: ExplainMethod = DEFAULT_METHOD): Explained {
+  const { baseline, current, name } = input;
+  const none = { regressed: false, region: null, causes: [] };
+  if (current.p99Ms === null || current.requests < method.minRequests) {
+    return { ...none, verdict: 'insufficient-data', ratio: null, summary: `Too few requests of ${name} to judge: ${current.requests} in the range (at least ${method.minRequests}).` };
+  }
+  if (baseline.p99Ms === null || baseline.hours < method.minBaselineHours) {
+    return {
+      ...none,
+      verdict: 'insufficient-data',
+      ratio: null,
+      summary: `No baseline for ${name} yet: ${baseline.hours} hours with requests in the 24 h before (at least ${method.minBaselineHours}).`,
+    };
+  }
+  const ratio = round2(current.p99Ms / Math.max(baseline.p99Ms, 1e-9));
+  const change = `p99 of ${name} rose from ${fmtMs(baseline.p99Ms)} to ${fmtMs(current.p99Ms)} (${fmt(ratio)}×)`;
+  const region = input.region ? regionCheck(input.region, current.p99Ms / baseline.p99Ms, method) : null;
+  if (!isRegression(current.p99Ms, baseline.p99Ms, method.ratio, method.minRiseMs)) {
+    return {
+      ...none,
+      verdict: 'no-regression',
+      ratio,
+      region,
+      summary: `p99 of ${name} was ${fmtMs(current.p99Ms)} against a baseline of ${fmtMs(baseline.p99Ms)} (${fmt(ratio)}×): no regression.`,
+    };
+  }
+  const hostCauses = [
+    ...input.gauges.flatMap((o) => gaugeCause(o, input, method) ?? []),
+    ...input.inventory.filter((o) => o.changes.length > 0).map((o) => inventoryCause(o, input, method)),
+  ].sort((a, b) => b.strength - a.strength || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+  if (region?.regressed) {
+    return { verdict: 'region-wide', regressed: true, ratio, region, causes: [regionCause(region), ...hostCauses], summary: `${change}, and ${regionCause(region).summary}: region-wide, not this host.` };
+  }
+  const [top, ...rest] = hostCauses;
+  const also = rest.length ? `; also ${rest.slice(0, 2).map((c) => c.summary).join('; ')}` : '';
+  const summary = top ? `${change}; likely cause: ${top.summary}${also}.` : `${change}; no host-level cause found.`;
+  return { verdict: 'regressed', regressed: true, ratio, region, causes: hostCauses, summary };
+}
