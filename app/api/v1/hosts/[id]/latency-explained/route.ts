@@ -1,0 +1,22 @@
+import { requireReader } from '@/lib/auth/require-reader';
+import { getDb } from '@/lib/db';
+import { toErrorResponse } from '@/lib/errors';
+import { explainLatency } from '@/lib/findings/latency-explained';
+import { latencyExplainedParamsSchema } from '@/lib/protocol/findings';
+import { hostPathSchema } from '@/lib/protocol/read-api/host';
+import { searchParamsObject } from '@/lib/protocol/read-api/params';
+
+export const dynamic = 'force-dynamic';
+
+/** Did the host's p99 of `name` regress over [from, to) (default the last hour) against the 24 h before, and why. */
+export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
+  try {
+    await requireReader(request);
+    const { id } = hostPathSchema.parse(await context.params);
+    const params = latencyExplainedParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
+    const explanation = await explainLatency((await getDb()).sql, { hostId: id, ...params });
+    return Response.json(explanation, { headers: { 'Cache-Control': 'no-store' } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}

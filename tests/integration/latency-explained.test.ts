@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { realisticReport, seededRandom } from '../../bench/_ingest-report';
+import { enrollHost } from '../../lib/auth/enroll-host';
+import { createEnrollmentKey } from '../../lib/auth/enrollment-keys';
+import { closeDb } from '../../lib/db';
+import { explainLatency } from '../../lib/findings/latency-explained';
+import { createIngestDeps } from '../../lib/ingest/ingest-deps';
+import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
+import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import type { Inventory, Report } from '../../lib/protocol';
+import type { LatencyExplanation } from '../../lib/protocol/findings';
+import { HOUR_MS, MINUTE_MS, floorTo } from '../../lib/protocol/time';
+import { getLatencyQuantiles, rollUp } from '../../lib/series';
+import { LatencySketch } from '../../lib/sketch';
+import { GET } from '../../app/api/v1/hosts/[id]/latency-explained/route';
+import { cleanInventory, watchedProcess } from '../support/findings-facts';
+import { createServerDatabase, jsonBody, type TestDatabase } from './ingest-helpers';
+
+const NAME = 'inference.request';
+const NOW = floorTo(Date.now(), MINUTE_MS);
+const FROM = NOW - HOUR_MS;
+/** Where each planted regression begins: 20 minutes into the current hour. */
+const STEP = FROM + 20 * MINUTE_MS;
+
+interface Plan {
+  region: string;
+  /** p99 × this from STEP on. */
+  slowdown?: number;
+  stealFromStep?: boolean;
+  ompFromStep?: boolean;
+}
+
+const inventoryOf = (omp: string): Inventory => {
+  const inv = cleanInventory({ processes: [watchedProcess({ name: 'triton', env: { OMP_NUM_THREADS: omp } })] });
+  return { ...inv, hash: `omp-${omp}` };
+};
+
+function latencyOf(random: () => number, samples: number, medianMs: number) {
+  const sketch = new LatencySketch();
+  for (let i = 0; i < samples; i++) sketch.add(medianMs * Math.exp((random() - 0.5) * 0.55 + (random() < 0.02 ? 0.15 : 0)));
+  return sketch.toWire();
+}
+
+/**
+ * The agent's reports of one host as ingest receives them: every 5 minutes over the baseline day, then every minute
+ * over the current hour, with the planted cause (and the slowdown) from STEP on.
+ */
+function reportsOf(plan: Plan, seed: number): Report[] {
+  const random = seededRandom(seed);
+  const reports: Report[] = [];
+  const add = (ts: number, intervalMs: number) => {
+    const after = ts >= STEP;
+    const report = realisticReport(reports.length + 1, ts, seed * 100_000 + reports.length);
+    report.intervalMs = intervalMs;
+    report.latency = [{ name: NAME, tags: { model: 'llama-8b' }, sketch: latencyOf(random, (400 * intervalMs) / 60_000, after ? 30 * (plan.slowdown ?? 1) : 30) }];
+    if (after && plan.stealFromStep && !('unavailable' in report.cpu)) {
+      report.cpu.total.stealPct = 16;
+      for (const cpu of report.cpu.perCpu) cpu.stealPct = cpu.cpu === 2 || cpu.cpu === 3 ? 42 : 3;
+    }
+    if (reports.length === 0) report.inventory = inventoryOf('4');
+    if (plan.ompFromStep && after && !reports.some((r) => r.inventory?.hash === 'omp-16')) report.inventory = inventoryOf('16');
+    reports.push(report);
+  };
+  for (let ts = FROM - 24 * HOUR_MS + 30_000; ts < FROM; ts += 5 * MINUTE_MS) add(ts, 5 * MINUTE_MS);
+  for (let ts = FROM + 30_000; ts < NOW; ts += MINUTE_MS) add(ts, MINUTE_MS);
+  return reports;
+}
+
+const PLANS = {
+  steal: { region: 'oslo', slowdown: 2.5, stealFromStep: true },
+  osloQuiet: { region: 'oslo' },
+  omp: { region: 'bergen', slowdown: 2.5, ompFromStep: true },
+  bergenQuiet: { region: 'bergen' },
+  unexplained: { region: 'tromso', slowdown: 2.5 },
+  tromsoQuiet: { region: 'tromso' },
+  paris1: { region: 'paris', slowdown: 2.5 },
+  paris2: { region: 'paris', slowdown: 2.5 },
+  paris3: { region: 'paris', slowdown: 2.5 },
+} satisfies Record<string, Plan>;
+
+let testDb: TestDatabase;
+let deps: IngestDeps;
+const hostIds = {} as Record<keyof typeof PLANS, number>;
+
+async function ingestHost(key: keyof typeof PLANS, seed: number) {
+  const plan: Plan = PLANS[key];
+  const enrollment = await createEnrollmentKey(testDb.db, { name: `key-${key}`, region: plan.region, labels: {} });
+  const host = await enrollHost(testDb.db, enrollment.key, { hostname: key, machineId: null });
+  hostIds[key] = host.hostId;
+  const reports = reportsOf(plan, seed);
+  for (let i = 0; i < reports.length; i += 500) {
+    const out = await ingestRequest(
+      { authorization: `Bearer ${host.token}`, contentType: 'application/json', ...jsonBody({ reports: reports.slice(i, i + 500) }) },
+      deps,
+    );
+    expect(out.status).toBe(200);
+  }
+}
+
+const explain = (key: keyof typeof PLANS) =>
+  explainLatency(testDb.db.sql, { hostId: hostIds[key], name: NAME, from: new Date(FROM), to: new Date(NOW), now: new Date(NOW) });
+
+beforeAll(async () => {
+  testDb = await createServerDatabase();
+  process.env.DATABASE_URL = testDb.url;
+  const limits = ingestLimitsFromEnv();
+  deps = createIngestDeps(testDb.db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } } });
+  let seed = 1;
+  for (const key of Object.keys(PLANS) as (keyof typeof PLANS)[]) await ingestHost(key, seed++);
+  await deps.writer.close();
+  await rollUp(testDb.db.sql, new Date(NOW), { startAt: new Date(FROM - 26 * HOUR_MS), settleMs: 0, maxChunks: 1000 });
+});
+
+afterAll(async () => {
+  await closeDb();
+  await testDb?.drop();
+});
+
+describe('latency explained over ingested reports', () => {
+  test('a planted steal rise is the likely cause, with the vCPUs it went to', async () => {
+    const out = await explain('steal');
+    expect(out).toMatchObject({ verdict: 'regressed', regressed: true, hostRegion: 'oslo' });
+    expect(out.ratio).toBeGreaterThan(2);
+    expect(out.baseline.hours).toBe(24);
+    expect(out.causes[0]).toMatchObject({ kind: 'steal', series: { metric: 'cpu_steal', key: null } });
+    expect(out.causes[0]!.after! - out.causes[0]!.before!).toBeGreaterThan(8);
+    expect(out.causes[0]!.correlation).toBeGreaterThan(0.5);
+    expect(out.summary).toMatch(/^p99 of inference\.request rose from \d+ ms to \d+ ms \([\d.]+×\); likely cause: steal [\d.]+ % → [\d.]+ % \(most on vCPUs 2–3\)\.$/);
+    expect(out.region).toMatchObject({ method: 'region-p99', region: 'oslo', otherHosts: 1, regressed: false });
+  });
+
+  test('a planted OMP_NUM_THREADS change is the likely cause, at the minute it was reported', async () => {
+    const out = await explain('omp');
+    expect(out.verdict).toBe('regressed');
+    expect(out.causes.map((c) => c.kind)).toEqual(['inventory']);
+    expect(out.causes[0]!.summary).toBe(`inventory change at ${new Date(STEP + 30_000).toISOString().slice(11, 16)} UTC: triton OMP_NUM_THREADS 4 → 16`);
+  });
+
+  test('a regression with nothing moving on the host says so rather than invent a cause', async () => {
+    const out = await explain('unexplained');
+    expect(out.verdict).toBe('regressed');
+    expect(out.causes).toEqual([]);
+    expect(out.summary).toMatch(/; no host-level cause found\.$/);
+  });
+
+  test('when the rest of the region regressed at the same time it is region-wide', async () => {
+    const out = await explain('paris1');
+    expect(out.verdict).toBe('region-wide');
+    expect(out.region).toMatchObject({ method: 'region-p99', otherHosts: 2, regressed: true });
+    expect(out.causes[0]!.kind).toBe('region');
+  });
+
+  test('a quiet host did not regress, and its p99s are the read API\'s own', async () => {
+    const out = await explain('osloQuiet');
+    expect(out).toMatchObject({ verdict: 'no-regression', regressed: false, causes: [] });
+    expect(out.current.requests).toBe(60 * 400);
+    const latency = await getLatencyQuantiles(testDb.db, { scope: { kind: 'host', hostId: hostIds.osloQuiet }, name: NAME, from: new Date(FROM), to: new Date(NOW) });
+    expect(out.current.p99Ms).toBe(latency.total.p99);
+  });
+});
+
+const call = async (path: string, id?: string) =>
+  GET(new Request(`http://localhost${path}`), { params: Promise.resolve({ id: id ?? '0' }) });
+
+describe('GET /api/v1/hosts/:id/latency-explained', () => {
+  test('answers the explanation of the range it is given', async () => {
+    const id = String(hostIds.steal);
+    const response = await call(`/api/v1/hosts/${id}/latency-explained?name=${NAME}&from=${FROM}&to=${NOW}`, id);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as LatencyExplanation;
+    expect(body.range).toEqual({ from: new Date(FROM).toISOString(), to: new Date(NOW).toISOString() });
+    expect(body.baselineRange).toEqual({ from: new Date(FROM - 24 * HOUR_MS).toISOString(), to: new Date(FROM).toISOString() });
+    expect(body.causes[0]!.kind).toBe('steal');
+  });
+
+  test('defaults to the last hour against the 24 h before', async () => {
+    const id = String(hostIds.steal);
+    const body = (await (await call(`/api/v1/hosts/${id}/latency-explained?name=${NAME}`, id)).json()) as LatencyExplanation;
+    const rangeMs = Date.parse(body.range.to) - Date.parse(body.range.from);
+    expect(rangeMs).toBe(HOUR_MS);
+    expect(Date.parse(body.baselineRange.to)).toBe(Date.parse(body.range.from));
+    expect(Date.now() - Date.parse(body.range.to)).toBeLessThan(60_000);
+  });
+
+  test.each([
+    ['a missing name', '?from=0', 'name'],
+    ['from after to', `?name=${NAME}&from=2000&to=1000`, 'from'],
+    ['a time without its zone', `?name=${NAME}&to=2026-01-31T12:00:00`, 'to'],
+  ])('%s is 400 naming the parameter', async (_, query, field) => {
+    const response = await call(`/api/v1/hosts/1/latency-explained${query}`, '1');
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body.error.details.map((d: { path: string }) => d.path)).toContain(field);
+  });
+
+  test('an unknown host is 404', async () => {
+    expect((await call(`/api/v1/hosts/999999/latency-explained?name=${NAME}`, '999999')).status).toBe(404);
+  });
+});
