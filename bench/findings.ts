@@ -1,4 +1,4 @@
-// `npm run bench -- findings [--hosts N]`: one full findings cycle (every rule over every host and region) on a
+// `npm run bench -- findings [--hosts N] [--keep]`: one full findings cycle (every rule over every host and region) on a
 // generated fleet, beside one plain SQL query that reads the same inputs in the same run.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -13,6 +13,7 @@ import { cleanInventory, watchedProcess } from '../tests/support/findings-facts'
 const hostsArg = process.argv.indexOf('--hosts');
 const HOSTS = hostsArg > 0 ? Number(process.argv[hostsArg + 1]) : 10_000;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const keep = process.argv.includes('--keep');
 const TARGET_CYCLE_MS = 2_000;
 const TARGET_RATIO = 3;
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -196,5 +197,6 @@ try {
   console.log(JSON.stringify(result));
 } finally {
   await db.close();
-  await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  if (keep) console.log(`kept database ${name}`);
+  else await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 }

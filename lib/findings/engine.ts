@@ -1,7 +1,7 @@
 import type { Database } from '../db/open';
 import type { Sql } from '../db/sql';
 import { evaluateFindings, type RuleFailure } from './evaluate';
-import { planFindingChanges } from './lifecycle';
+import { contentKey, planFindingChanges } from './lifecycle';
 import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from './read-facts';
 import { FINDING_RULES } from './registry';
 import { applyFindingChanges, listActiveFindings, type AppliedChanges } from './store';
@@ -31,6 +31,8 @@ export class FindingsEngine {
   private readonly inventories = new InventoryCache();
   private readonly rules: readonly Rule[];
   private fleet: FleetFacts | null = null;
+  /** What this engine last wrote to each unresolved finding, so an unchanged verdict costs no write. */
+  private readonly written = new Map<number, string>();
   private queue: Promise<unknown> = Promise.resolve();
 
   private readonly sql: Sql;
@@ -63,10 +65,16 @@ export class FindingsEngine {
     const read = performance.now();
 
     const evaluation = evaluateFindings({ nowMs: now.getTime(), rules: this.rules, hosts, fleet: this.fleet, regions, overrides, active });
-    const changes = planFindingChanges(active, evaluation.verdicts, evaluation.covered, now.getTime());
+    const changes = planFindingChanges(active, evaluation.verdicts, evaluation.covered, now.getTime(), this.written);
     const evaluated = performance.now();
 
     const applied = await applyFindingChanges(this.sql, changes, now);
+    for (const update of changes.updates) this.written.set(update.id, contentKey(update.verdict, update.peakValue));
+    for (const id of [...changes.resolves, ...changes.discards]) this.written.delete(id);
+    if (!hostIds) {
+      const unresolved = new Set(active.map((f) => f.id));
+      for (const id of this.written.keys()) if (!unresolved.has(id)) this.written.delete(id);
+    }
     const written = performance.now();
     return {
       ...applied,

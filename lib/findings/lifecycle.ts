@@ -28,6 +28,11 @@ export interface FindingChanges {
   discards: number[];
 }
 
+/** What an update would write; the same key as last time means there is nothing to write. */
+export function contentKey(verdict: EvaluatedVerdict['verdict'], peakValue: number | null): string {
+  return JSON.stringify([verdict.severity, verdict.message, verdict.remedy, verdict.value ?? null, peakValue, verdict.evidence]);
+}
+
 function peakOf(previous: number | null, current: number | null | undefined): number | null {
   if (current === null || current === undefined) return previous;
   return previous === null ? current : Math.max(previous, current);
@@ -42,6 +47,8 @@ export function planFindingChanges(
   verdicts: readonly EvaluatedVerdict[],
   covered: ReadonlySet<string>,
   nowMs: number,
+  /** The content key last written per finding id: an update that would write the same is left out. */
+  written: ReadonlyMap<number, string> = new Map(),
 ): FindingChanges {
   const byKey = new Map(active.map((f) => [findingKey(f), f]));
   const raised = new Set<string>();
@@ -64,7 +71,9 @@ export function planFindingChanges(
       continue;
     }
     const opens = existing.state === 'pending' && nowMs - existing.firstSeenAtMs >= v.openAfterMs;
-    changes.updates.push({ id: existing.id, opens, peakValue: peakOf(existing.peakValue, v.verdict.value), verdict: v.verdict });
+    const peakValue = peakOf(existing.peakValue, v.verdict.value);
+    if (!opens && written.get(existing.id) === contentKey(v.verdict, peakValue)) continue;
+    changes.updates.push({ id: existing.id, opens, peakValue, verdict: v.verdict });
   }
 
   for (const f of active) {

@@ -51,7 +51,7 @@ function toFinding(r: FindingRow, nowMs: number): Finding {
     firstSeenAt: iso(r.first_seen_at)!,
     openedAt: iso(r.opened_at),
     resolvedAt: iso(r.resolved_at),
-    lastEvaluatedAt: iso(r.last_evaluated_at)!,
+    updatedAt: iso(r.last_evaluated_at)!,
     acknowledgement: ackLive ? { at: iso(r.ack_at)!, reason: r.ack_reason ?? '', expiresAt: iso(r.ack_expires_at) } : null,
   };
 }

@@ -76,7 +76,8 @@ export interface Finding {
   firstSeenAt: string;
   openedAt: string | null;
   resolvedAt: string | null;
-  lastEvaluatedAt: string;
+  /** When its message, severity or evidence last changed. */
+  updatedAt: string;
   acknowledgement: FindingAcknowledgement | null;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { coverageKey, type EvaluatedVerdict } from '../../../lib/findings/evaluate';
-import { planFindingChanges } from '../../../lib/findings/lifecycle';
+import { contentKey, planFindingChanges } from '../../../lib/findings/lifecycle';
 import type { StoredFinding } from '../../../lib/findings/store';
 
 const NOW = 1_800_000_000_000;
@@ -25,6 +25,16 @@ describe('planFindingChanges', () => {
     const changes = planFindingChanges([stored()], [verdict({}, 7)], covered(stored()), NOW);
     expect(changes.updates).toEqual([expect.objectContaining({ id: 10, opens: false, peakValue: 9 })]);
     expect(planFindingChanges([stored()], [verdict({}, 12)], covered(), NOW).updates[0]!.peakValue).toBe(12);
+  });
+
+  test('an update that would write what was last written is left out; any change, or opening, is written', () => {
+    const v = verdict({}, 7);
+    const written = new Map([[10, contentKey(v.verdict, 9)]]);
+    expect(planFindingChanges([stored()], [v], covered(), NOW, written).updates).toEqual([]);
+    const reworded = verdict({ verdict: { ...v.verdict, message: 'steal 8 %' } }, 7);
+    expect(planFindingChanges([stored()], [reworded], covered(), NOW, written).updates).toHaveLength(1);
+    const pending = stored({ state: 'pending', firstSeenAtMs: NOW - 60_000 });
+    expect(planFindingChanges([pending], [v], covered(), NOW, written).updates[0]!.opens).toBe(true);
   });
 
   test('a pending finding opens once it has held for the minimum duration, not before', () => {
