@@ -1,0 +1,170 @@
+import type { Database } from '../../db/open';
+import type { Sql } from '../../db/sql';
+import { ConflictError, InvalidPayloadError, NotFoundError } from '../../errors';
+import type { Channel, ChannelInput, ChannelKind, ChannelPatch, LabelMatcher } from '../../protocol/alerts';
+import type { Severity } from '../../protocol/findings';
+import { secretPrefix, type SecretBox } from './secret-box';
+
+interface ChannelRow {
+  id: number;
+  name: string;
+  kind: ChannelKind;
+  url: string | null;
+  secret_ciphertext: string | null;
+  secret_prefix: string | null;
+  min_severity: Severity;
+  matchers: LabelMatcher[] | string;
+  enabled: boolean;
+  deliveries_total: number;
+  failures_total: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A channel as the delivery worker needs it, secret opened. Never leaves the server. */
+export interface DeliverableChannel {
+  id: number;
+  name: string;
+  kind: ChannelKind;
+  url: string;
+  secret: string | null;
+  minSeverity: Severity;
+  matchers: LabelMatcher[];
+  updatedAtMs: number;
+}
+
+const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
+const toChannel = (r: ChannelRow): Channel => ({
+  id: r.id,
+  name: r.name,
+  kind: r.kind,
+  url: r.kind === 'slack' ? null : r.url,
+  secretPrefix: r.secret_prefix,
+  minSeverity: r.min_severity,
+  matchers: json(r.matchers),
+  enabled: r.enabled,
+  deliveriesTotal: Number(r.deliveries_total),
+  failuresTotal: Number(r.failures_total),
+  createdAt: new Date(r.created_at).toISOString(),
+  updatedAt: new Date(r.updated_at).toISOString(),
+});
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505';
+
+function secretOf(input: ChannelInput): { url: string; secret: string | null } {
+  switch (input.kind) {
+    case 'webhook':
+      return { url: input.url, secret: input.secret };
+    case 'slack':
+      return { url: input.webhookUrl, secret: input.webhookUrl };
+    case 'alertmanager':
+      return { url: input.url, secret: input.bearerToken ?? null };
+  }
+}
+
+export async function listChannels(db: Pick<Database, 'sql'>): Promise<Channel[]> {
+  const rows = await db.sql.query<ChannelRow>('SELECT * FROM alert_channels ORDER BY id');
+  return rows.map(toChannel);
+}
+
+export async function getChannel(db: Pick<Database, 'sql'>, id: number): Promise<Channel> {
+  const [row] = await db.sql.query<ChannelRow>('SELECT * FROM alert_channels WHERE id = $1', [id]);
+  if (!row) throw new NotFoundError(`channel ${id} not found`);
+  return toChannel(row);
+}
+
+/** Creates a channel; its secret is stored sealed and shown only as a prefix from then on. */
+export async function createChannel(db: Pick<Database, 'sql'>, box: SecretBox, input: ChannelInput): Promise<Channel> {
+  const { url, secret } = secretOf(input);
+  try {
+    const [row] = await db.sql.query<ChannelRow>(
+      `INSERT INTO alert_channels (name, kind, url, secret_ciphertext, secret_prefix, min_severity, matchers, enabled)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) RETURNING *`,
+      [
+        input.name,
+        input.kind,
+        // A Slack URL is the secret itself: only its sealed form is stored.
+        input.kind === 'slack' ? null : url,
+        secret === null ? null : box.seal(secret),
+        secret === null ? null : secretPrefix(secret),
+        input.minSeverity,
+        JSON.stringify(input.matchers),
+        input.enabled,
+      ],
+    );
+    return toChannel(row!);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError(`a channel named ${input.name} exists`);
+    throw err;
+  }
+}
+
+export async function updateChannel(db: Pick<Database, 'sql'>, box: SecretBox, id: number, patch: ChannelPatch): Promise<Channel> {
+  const [current] = await db.sql.query<ChannelRow>('SELECT * FROM alert_channels WHERE id = $1', [id]);
+  if (!current) throw new NotFoundError(`channel ${id} not found`);
+  if (current.kind === 'slack' && patch.url !== undefined) {
+    throw new InvalidPayloadError('a Slack channel has no separate URL: its webhook URL is the secret', [{ path: 'url', message: 'set secret instead' }]);
+  }
+  if (current.kind !== 'alertmanager' && patch.secret === null) {
+    throw new InvalidPayloadError(`a ${current.kind} channel needs its secret`, [{ path: 'secret', message: 'cannot be removed' }]);
+  }
+  if (current.kind === 'webhook' && typeof patch.secret === 'string' && patch.secret.length < 16) {
+    throw new InvalidPayloadError('a webhook signing secret needs at least 16 characters', [{ path: 'secret', message: 'too short' }]);
+  }
+  const secretChanged = patch.secret !== undefined;
+  try {
+    const [row] = await db.sql.query<ChannelRow>(
+      `UPDATE alert_channels SET
+         name = COALESCE($2, name), url = COALESCE($3, url), min_severity = COALESCE($4, min_severity),
+         matchers = COALESCE($5::jsonb, matchers), enabled = COALESCE($6, enabled),
+         secret_ciphertext = CASE WHEN $7 THEN $8 ELSE secret_ciphertext END,
+         secret_prefix = CASE WHEN $7 THEN $9 ELSE secret_prefix END,
+         updated_at = now()
+       WHERE id = $1 RETURNING *`,
+      [
+        id,
+        patch.name ?? null,
+        patch.url ?? null,
+        patch.minSeverity ?? null,
+        patch.matchers ? JSON.stringify(patch.matchers) : null,
+        patch.enabled ?? null,
+        secretChanged,
+        typeof patch.secret === 'string' ? box.seal(patch.secret) : null,
+        typeof patch.secret === 'string' ? secretPrefix(patch.secret) : null,
+      ],
+    );
+    return toChannel(row!);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError(`a channel named ${patch.name} exists`);
+    throw err;
+  }
+}
+
+/** Deletes the channel and its delivery log. */
+export async function deleteChannel(db: Pick<Database, 'sql'>, id: number): Promise<void> {
+  const rows = await db.sql.query('DELETE FROM alert_channels WHERE id = $1 RETURNING id', [id]);
+  if (rows.length === 0) throw new NotFoundError(`channel ${id} not found`);
+}
+
+/** Enabled channels with their secrets opened, for the worker and the engine's routing. */
+export async function readDeliverableChannels(sql: Sql, box: SecretBox | null): Promise<DeliverableChannel[]> {
+  const rows = await sql.query<ChannelRow>('SELECT * FROM alert_channels WHERE enabled ORDER BY id');
+  return rows.map((r) => {
+    const secret = r.secret_ciphertext && box ? box.open(r.secret_ciphertext) : null;
+    return toDeliverable(r, secret);
+  });
+}
+
+function toDeliverable(r: ChannelRow, secret: string | null): DeliverableChannel {
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind,
+    url: r.kind === 'slack' ? (secret ?? '') : (r.url ?? ''),
+    secret,
+    minSeverity: r.min_severity,
+    matchers: json(r.matchers),
+    updatedAtMs: new Date(r.updated_at).getTime(),
+  };
+}

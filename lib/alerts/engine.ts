@@ -1,0 +1,318 @@
+import type { Database } from '../db/open';
+import type { Sql } from '../db/sql';
+import type { AlertRule } from '../protocol/alerts';
+import { SEVERITIES, SEVERITY_RANK, type Severity } from '../protocol/findings';
+import { readWatermarks } from '../series/rollup';
+import { readDeliverableChannels } from './channels/channel-store';
+import { dashboardUrl, describeObservation, type CpuSteal, type Enrichment } from './describe';
+import { evaluateAlerts, rulesFor, type Observation } from './evaluate';
+import type { LatencyExplainer } from './explain';
+import { seriesRequestKey, type AlertInputs } from './inputs';
+import { planNotifications, type NotifiableAlert } from './notify-plan';
+import { planAlertChanges, type ActiveAlert, type AlertChanges } from './plan';
+import { readBaselines, type BaselineRequest } from './read/baselines';
+import { readHostsHeard } from './read/heard';
+import { readHosts } from './read/hosts';
+import { readLatencyBurn, readLatencyHistograms, type BurnRequest } from './read/latency';
+import { readOpenFindings } from './read/open-findings';
+import { readSeriesWindows, type SeriesRequest } from './read/series-windows';
+import { readStolenCpus } from './read/stolen-cpus';
+import { readActiveAlerts, writeAlertChanges } from './store/active-alerts';
+import { enqueueEvents, enqueueSync } from './store/deliveries';
+import { readEnabledRules } from './store/rules';
+import { readSilenceWindows } from './store/silences';
+
+// Serializes the write phase of alert cycles across app processes sharing one database.
+const ALERTS_LOCK_ID = 72707371;
+const STEAL_SERIES = new Set(['cpu_steal', 'cpu_steal_per_cpu']);
+
+export interface AlertEngineOptions {
+  /** Base of the dashboard links in notifications (generatorURL). */
+  publicUrl: string;
+  /** How long a 24-hour median stays cached: it moves slowly, and its query reads a day of hourly rows. */
+  baselineRefreshMs?: number;
+  explainer?: LatencyExplainer | null;
+  /** Told after a cycle queued notifications, so the delivery worker need not wait for its next poll. */
+  onQueued?: () => void;
+}
+
+export interface AlertCycleResult {
+  targeted: boolean;
+  hosts: number;
+  rules: number;
+  observations: number;
+  transitions: Record<'pending' | 'firing' | 'resolved' | 'discarded', number>;
+  notifications: number;
+  readMs: number;
+  evaluateMs: number;
+  writeMs: number;
+}
+
+interface Requests {
+  series: SeriesRequest[];
+  baselines: BaselineRequest[];
+  heard: boolean;
+  burn: BurnRequest[];
+  quantileWindows: number[];
+  findingSeverities: Severity[];
+}
+
+function requestsOf(rules: readonly AlertRule[]): Requests {
+  const requests: Requests = { series: [], baselines: [], heard: false, burn: [], quantileWindows: [], findingSeverities: [] };
+  for (const { spec } of rules) {
+    const m = spec.metric;
+    if (m.kind === 'series') {
+      requests.series.push({ series: m.series, windowMs: spec.windowMs });
+      if (spec.relative) requests.baselines.push({ series: m.series, baselineMs: spec.relative.baselineMs });
+    } else if (m.kind === 'host-silence') requests.heard = true;
+    else if (m.kind === 'latency-burn') requests.burn.push({ latencyMs: m.latencyMs, windowMs: spec.windowMs, shortWindowMs: m.shortWindowMs });
+    else if (m.kind === 'latency-quantile') requests.quantileWindows.push(spec.windowMs);
+    else {
+      for (const s of SEVERITIES) if (SEVERITY_RANK[s] <= SEVERITY_RANK[m.minSeverity] && !requests.findingSeverities.includes(s)) requests.findingSeverities.push(s);
+    }
+  }
+  return requests;
+}
+
+class BaselineCache {
+  private readonly entries = new Map<string, { atMs: number; values: Map<string, number> }>();
+  constructor(private readonly refreshMs: number) {}
+
+  async get(sql: Sql, requests: readonly BaselineRequest[], now: Date): Promise<Map<string, Map<string, number>>> {
+    const stale = requests.filter((r) => {
+      const entry = this.entries.get(seriesRequestKey(r.series, r.baselineMs));
+      return !entry || Math.abs(now.getTime() - entry.atMs) >= this.refreshMs;
+    });
+    if (stale.length > 0) {
+      const fresh = await readBaselines(sql, stale, now);
+      for (const [key, values] of fresh) this.entries.set(key, { atMs: now.getTime(), values });
+    }
+    return new Map(requests.map((r) => {
+      const key = seriesRequestKey(r.series, r.baselineMs);
+      return [key, this.entries.get(key)?.values ?? new Map()];
+    }));
+  }
+}
+
+/**
+ * One alert cycle reads every input in bulk (a query per kind of input, never per host), evaluates the rules
+ * (pure), then in one transaction steps the stored occurrences and queues the notifications they owe, so a
+ * notification exists exactly when its transition does. Cycles of one engine never overlap.
+ */
+export class AlertEngine {
+  private readonly sql: Sql;
+  private readonly baselines: BaselineCache;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    db: Pick<Database, 'sql'>,
+    private readonly options: AlertEngineOptions,
+  ) {
+    this.sql = db.sql;
+    this.baselines = new BaselineCache(options.baselineRefreshMs ?? 5 * 60_000);
+  }
+
+  /** Every rule over every host and region; with `hostIds`, the host rules over just those hosts. */
+  runCycle(now: Date, hostIds?: readonly number[]): Promise<AlertCycleResult> {
+    const run = this.queue.then(() => this.cycle(now, hostIds));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async cycle(now: Date, hostIds?: readonly number[]): Promise<AlertCycleResult> {
+    const started = performance.now();
+    const targeted = hostIds !== undefined;
+    const enabled = await readEnabledRules(this.sql);
+    const rules = rulesFor(enabled, targeted);
+    const inputs = await this.readInputs(rules, now, hostIds);
+    const read = performance.now();
+
+    const evaluation = evaluateAlerts(rules, inputs);
+    const ruleMap = new Map(enabled.map((r) => [r.id, r]));
+    const preview = await readActiveAlerts(this.sql, hostIds);
+    const enrichment = await this.enrich(ruleMap, evaluation.observations, preview, now);
+    const annotate = (o: Observation) => this.annotations(ruleMap.get(o.ruleId)!, o, enrichment.get(`${o.ruleId}\u0000${o.fingerprint}`));
+    const evaluated = performance.now();
+
+    const written = await this.sql.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [ALERTS_LOCK_ID]);
+      const active = await readActiveAlerts(tx, hostIds);
+      const changes = planAlertChanges({
+        rules: ruleMap,
+        active,
+        observations: evaluation.observations,
+        coverage: evaluation,
+        nowMs: now.getTime(),
+        annotate,
+        endOrphans: !targeted,
+      });
+      await writeAlertChanges(tx, changes, now);
+      const notifications = await this.queueNotifications(tx, changes, now, hostIds);
+      return { changes, notifications };
+    });
+    const done = performance.now();
+    if (written.notifications > 0) this.options.onQueued?.();
+
+    const transitions = { pending: 0, firing: 0, resolved: 0, discarded: 0 };
+    for (const t of written.changes.transitions) transitions[t.transition]++;
+    return {
+      targeted,
+      hosts: inputs.hosts.size,
+      rules: rules.length,
+      observations: evaluation.observations.length,
+      transitions,
+      notifications: written.notifications,
+      readMs: read - started,
+      evaluateMs: evaluated - read,
+      writeMs: done - evaluated,
+    };
+  }
+
+  private async readInputs(rules: readonly AlertRule[], now: Date, hostIds?: readonly number[]): Promise<AlertInputs> {
+    const requests = requestsOf(rules);
+    const needsMarks = requests.series.length > 0 || requests.burn.length > 0 || requests.quantileWindows.length > 0;
+    const marks = needsMarks ? await readWatermarks(this.sql) : {};
+    const [hosts, series, baselines, heard, latencyBurn, latencyHistograms, findings] = await Promise.all([
+      readHosts(this.sql, hostIds),
+      readSeriesWindows(this.sql, requests.series, { to: now, rollupMark: marks['1m'] ?? null, hostIds }),
+      this.baselines.get(this.sql, requests.baselines, now),
+      requests.heard ? readHostsHeard(this.sql, now, hostIds) : new Map(),
+      readLatencyBurn(this.sql, requests.burn, { to: now, rollupMark: marks['1m'] ?? null }),
+      readLatencyHistograms(this.sql, requests.quantileWindows, { to: now, rollupMarks: marks }),
+      requests.findingSeverities.length > 0 && !hostIds ? readOpenFindings(this.sql, requests.findingSeverities) : undefined,
+    ]);
+    return {
+      nowMs: now.getTime(),
+      hosts,
+      series,
+      baselines,
+      heard,
+      latencyBurn,
+      latencyHistograms,
+      findings,
+      targetHosts: hostIds ? new Set(hostIds) : undefined,
+    };
+  }
+
+  /** The vCPUs a steal alert names, and the likely cause of a latency alert about to fire: read only for those. */
+  private async enrich(rules: ReadonlyMap<string, AlertRule>, observations: readonly Observation[], active: readonly ActiveAlert[], now: Date) {
+    const out = new Map<string, Enrichment>();
+    const activeKeys = new Map(active.map((a) => [`${a.ruleId}\u0000${a.fingerprint}`, a]));
+    const stealByWindow = new Map<number, Observation[]>();
+    const explain: { o: Observation; rule: AlertRule }[] = [];
+    for (const o of observations) {
+      const rule = rules.get(o.ruleId)!;
+      const current = activeKeys.get(`${o.ruleId}\u0000${o.fingerprint}`);
+      if (!o.judgement.breaching && !current) continue;
+      const m = rule.spec.metric;
+      if (m.kind === 'series' && STEAL_SERIES.has(m.series) && o.hostId !== null) {
+        const list = stealByWindow.get(rule.spec.windowMs) ?? [];
+        list.push(o);
+        stealByWindow.set(rule.spec.windowMs, list);
+      } else if ((m.kind === 'latency-burn' || m.kind === 'latency-quantile') && o.judgement.breaching && current?.state !== 'firing') {
+        explain.push({ o, rule });
+      }
+    }
+    for (const [windowMs, list] of stealByWindow) {
+      const cpus = await readStolenCpus(this.sql, [...new Set(list.map((o) => o.hostId!))], new Date(now.getTime() - windowMs), now);
+      for (const o of list) out.set(`${o.ruleId}\u0000${o.fingerprint}`, { topStolenCpus: cpus.get(o.hostId!) ?? ([] as CpuSteal[]) });
+    }
+    const explainer = this.options.explainer;
+    if (explainer) {
+      for (const { o, rule } of explain) {
+        if (o.detail.kind !== 'latency-burn' && o.detail.kind !== 'latency-quantile') continue;
+        const m = rule.spec.metric;
+        const slowMs = m.kind === 'latency-burn' ? m.latencyMs : rule.spec.threshold;
+        const from = new Date(now.getTime() - (m.kind === 'latency-burn' ? m.shortWindowMs : rule.spec.windowMs));
+        // An explanation is a bonus: a failing explainer must not stop the alert.
+        const cause = await explainer.explain({ region: o.detail.region, service: o.detail.service, slowMs, from, to: now }).catch(() => null);
+        if (cause) out.set(`${o.ruleId}\u0000${o.fingerprint}`, { likelyCause: cause });
+      }
+    }
+    return out;
+  }
+
+  private annotations(rule: AlertRule, o: Observation, enrichment: Enrichment | undefined): Record<string, string> {
+    return {
+      ...describeObservation(rule, o, enrichment),
+      runbook_url: rule.runbookUrl ?? `${this.options.publicUrl.replace(/\/+$/, '')}/api/v1/alerts/rules/${rule.id}`,
+    };
+  }
+
+  /** Queues what the cycle's occurrences owe their channels, in the cycle's transaction. */
+  private async queueNotifications(tx: Sql, changes: AlertChanges, now: Date, hostIds?: readonly number[]): Promise<number> {
+    const resolvedIds = changes.resolves.map((r) => r.id);
+    const rows = await tx.query<NotifiableRow>(
+      `SELECT id, rule_id, state, severity, host_id, region, labels, annotations, value, threshold, fired_at, resolved_at, notified
+         FROM alerts
+        WHERE (state = 'firing' AND notified = 'none' ${hostIds ? 'AND host_id = ANY($2::int4[])' : ''})
+           OR (id = ANY($1::int8[]) AND notified = 'firing')`,
+      hostIds ? [resolvedIds, hostIds] : [resolvedIds],
+    );
+    const syncNeeded = changes.transitions.some((t) => t.transition === 'firing' || t.transition === 'resolved');
+    if (rows.length === 0 && !syncNeeded) return 0;
+    const [channels, silences, fired] = await Promise.all([
+      readDeliverableChannels(tx, null),
+      readSilenceWindows(tx, now),
+      tx.query<{ alert_id: number; channel_id: number }>(
+        `SELECT DISTINCT alert_id, channel_id FROM alert_deliveries WHERE alert_id = ANY($1::int8[]) AND event = 'firing'`,
+        [resolvedIds],
+      ),
+    ]);
+    const firedTo = new Map<number, Set<number>>();
+    for (const f of fired) {
+      const set = firedTo.get(Number(f.alert_id)) ?? new Set<number>();
+      set.add(f.channel_id);
+      firedTo.set(Number(f.alert_id), set);
+    }
+    const alerts = rows.map((r) => this.notifiable(r));
+    const plan = planNotifications(alerts, channels, silences, now.getTime(), firedTo);
+    await enqueueEvents(tx, plan.events, now);
+    if (plan.notified.length > 0) {
+      await tx.query(
+        `UPDATE alerts a SET notified = v.notified FROM unnest($1::int8[], $2::text[]) AS v(id, notified) WHERE a.id = v.id`,
+        [plan.notified.map((n) => n.alertId), plan.notified.map((n) => n.notified)],
+      );
+    }
+    const alertmanagers = channels.filter((c) => c.kind === 'alertmanager').map((c) => c.id);
+    const sync = syncNeeded || plan.notified.length > 0 ? alertmanagers : [];
+    await enqueueSync(tx, sync, now);
+    return plan.events.length + sync.length;
+  }
+
+  private notifiable(r: NotifiableRow): NotifiableAlert {
+    const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+    return {
+      id: Number(r.id),
+      ruleId: r.rule_id,
+      state: r.state,
+      severity: r.severity,
+      hostId: r.host_id,
+      region: r.region,
+      labels: json(r.labels),
+      annotations: json(r.annotations),
+      value: r.value,
+      threshold: r.threshold,
+      firedAtMs: new Date(r.fired_at).getTime(),
+      resolvedAtMs: r.resolved_at ? new Date(r.resolved_at).getTime() : null,
+      notified: r.notified,
+      url: dashboardUrl(this.options.publicUrl, { hostId: r.host_id, region: r.region }),
+    };
+  }
+}
+
+interface NotifiableRow {
+  id: number;
+  rule_id: string;
+  state: 'firing' | 'resolved';
+  severity: Severity;
+  host_id: number | null;
+  region: string | null;
+  labels: Record<string, string> | string;
+  annotations: Record<string, string> | string;
+  value: number | null;
+  threshold: number | null;
+  fired_at: Date;
+  resolved_at: Date | null;
+  notified: 'none' | 'firing' | 'resolved';
+}

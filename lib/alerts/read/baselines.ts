@@ -1,0 +1,34 @@
+import type { Sql } from '../../db/sql';
+import type { SeriesMetric } from '../../protocol/read-api/series';
+import { HOUR_MS, floorTo } from '../../protocol/time';
+import { METRIC_SOURCES } from '../../series/metrics';
+import { instanceKey, seriesRequestKey } from '../inputs';
+
+export interface BaselineRequest {
+  series: SeriesMetric;
+  baselineMs: number;
+}
+
+/**
+ * Each instance's median over the baseline window: the median of its hourly means over the closed hours in the
+ * window (1-hour rollups). A spike of minutes moves an hourly mean little and the median of 24 of them not at all.
+ */
+export async function readBaselines(sql: Sql, requests: readonly BaselineRequest[], to: Date): Promise<Map<string, Map<string, number>>> {
+  const out = new Map<string, Map<string, number>>();
+  const end = new Date(floorTo(to.getTime(), HOUR_MS));
+  await Promise.all(
+    requests.map(async ({ series, baselineMs }) => {
+      const source = METRIC_SOURCES[series];
+      const key = source.rollupKey ? `${source.rollupKey}::text` : source.key ? `'worst'::text` : 'NULL::text';
+      const column = `${source.rollupColumn}_avg`;
+      const rows = await sql.query<{ host_id: number; key: string | null; median: number }>(
+        `SELECT host_id, ${key} AS key, percentile_cont(0.5) WITHIN GROUP (ORDER BY ${column})::float8 AS median
+           FROM ${source.rollupBase}_1h WHERE ts >= $1 AND ts < $2 AND ${column} IS NOT NULL
+          GROUP BY host_id, 2`,
+        [new Date(end.getTime() - baselineMs), end],
+      );
+      out.set(seriesRequestKey(series, baselineMs), new Map(rows.map((r) => [instanceKey(r.host_id, r.key), Number(r.median)])));
+    }),
+  );
+  return out;
+}

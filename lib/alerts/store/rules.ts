@@ -1,0 +1,105 @@
+import type { Database } from '../../db/open';
+import type { Sql } from '../../db/sql';
+import { ConflictError, NotFoundError } from '../../errors';
+import { alertRuleSpecSchema, type AlertRule, type AlertRuleInput, type AlertRulePatch } from '../../protocol/alerts';
+import type { Severity } from '../../protocol/findings';
+
+interface RuleRow {
+  id: string;
+  title: string;
+  severity: Severity;
+  spec: unknown;
+  enabled: boolean;
+  builtin: boolean;
+  runbook_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toRule(r: RuleRow): AlertRule {
+  return {
+    id: r.id,
+    title: r.title,
+    severity: r.severity,
+    enabled: r.enabled,
+    builtin: r.builtin,
+    runbookUrl: r.runbook_url,
+    // Parsed on the way out too: fills defaults added since the row was written.
+    spec: alertRuleSpecSchema.parse(typeof r.spec === 'string' ? JSON.parse(r.spec) : r.spec),
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+  };
+}
+
+/** Inserts the shipped rules that are missing; never overwrites an edited one. */
+export async function ensureDefaultRules(sql: Sql, defaults: readonly AlertRuleInput[]): Promise<void> {
+  if (defaults.length === 0) return;
+  await sql.query(
+    `INSERT INTO alert_rules (id, title, severity, spec, enabled, builtin, runbook_url)
+     SELECT v.id, v.title, v.severity, v.spec::jsonb, v.enabled, true, v.runbook_url
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bool[], $6::text[]) AS v(id, title, severity, spec, enabled, runbook_url)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      defaults.map((r) => r.id),
+      defaults.map((r) => r.title),
+      defaults.map((r) => r.severity),
+      defaults.map((r) => JSON.stringify(r.spec)),
+      defaults.map((r) => r.enabled),
+      defaults.map((r) => r.runbookUrl),
+    ],
+  );
+}
+
+export async function listRules(db: Pick<Database, 'sql'>): Promise<AlertRule[]> {
+  const rows = await db.sql.query<RuleRow>('SELECT * FROM alert_rules ORDER BY builtin DESC, id');
+  return rows.map(toRule);
+}
+
+export async function getRule(db: Pick<Database, 'sql'>, id: string): Promise<AlertRule> {
+  const [row] = await db.sql.query<RuleRow>('SELECT * FROM alert_rules WHERE id = $1', [id]);
+  if (!row) throw new NotFoundError(`alert rule ${id} not found`);
+  return toRule(row);
+}
+
+export async function createRule(db: Pick<Database, 'sql'>, input: AlertRuleInput): Promise<AlertRule> {
+  const [row] = await db.sql.query<RuleRow>(
+    `INSERT INTO alert_rules (id, title, severity, spec, enabled, runbook_url) VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+     ON CONFLICT (id) DO NOTHING RETURNING *`,
+    [input.id, input.title, input.severity, JSON.stringify(input.spec), input.enabled, input.runbookUrl],
+  );
+  if (!row) throw new ConflictError(`alert rule ${input.id} exists`);
+  return toRule(row);
+}
+
+/** Replaces what the patch gives (the spec as a whole). Changing a rule applies from the next cycle on. */
+export async function updateRule(db: Pick<Database, 'sql'>, id: string, patch: AlertRulePatch): Promise<AlertRule> {
+  const [row] = await db.sql.query<RuleRow>(
+    `UPDATE alert_rules SET title = COALESCE($2, title), severity = COALESCE($3, severity), spec = COALESCE($4::jsonb, spec),
+            enabled = COALESCE($5, enabled), runbook_url = CASE WHEN $6 THEN $7 ELSE runbook_url END, updated_at = now()
+      WHERE id = $1 RETURNING *`,
+    [
+      id,
+      patch.title ?? null,
+      patch.severity ?? null,
+      patch.spec ? JSON.stringify(patch.spec) : null,
+      patch.enabled ?? null,
+      patch.runbookUrl !== undefined,
+      patch.runbookUrl ?? null,
+    ],
+  );
+  if (!row) throw new NotFoundError(`alert rule ${id} not found`);
+  return toRule(row);
+}
+
+/** Deletes a rule of one's own with its history; a shipped rule can only be disabled. */
+export async function deleteRule(db: Pick<Database, 'sql'>, id: string): Promise<void> {
+  const rule = await getRule(db, id);
+  if (rule.builtin) throw new ConflictError(`alert rule ${id} ships with inferwatch: disable it instead (PATCH {"enabled": false})`);
+  await db.sql.query('DELETE FROM alert_rules WHERE id = $1', [id]);
+}
+
+/** The rules a cycle evaluates. */
+export async function readEnabledRules(sql: Sql): Promise<AlertRule[]> {
+  const rows = await sql.query<RuleRow>('SELECT * FROM alert_rules WHERE enabled ORDER BY id');
+  return rows.map(toRule);
+}

@@ -1,0 +1,355 @@
+import { z } from 'zod';
+import { SEVERITIES, type Severity } from './findings';
+import { checkRange, hostIdSchema, rangeShape, regionSchema } from './read-api/params';
+import { SERIES_METRICS } from './read-api/series';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from './time';
+
+/** Alert rules, alerts, silences, channels and deliveries as /api/v1/alerts/... serves them. Client-safe: zod only. */
+export const ALERT_STATES = ['pending', 'firing', 'resolved'] as const;
+export type AlertState = (typeof ALERT_STATES)[number];
+
+const SECOND_MS = 1000;
+const durationMs = (min: number, max: number) => z.number().int().min(min).max(max);
+const labelNameSchema = z.string().trim().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a label name such as region').max(100);
+const labelSetSchema = z.record(z.string().min(1).max(100), z.string().max(200));
+
+// ---- rules ----------------------------------------------------------------------------------------------------
+
+/** What a rule measures. Each kind yields one value per alert instance (a host, a disk, a region and service). */
+export const alertMetricSchema = z.discriminatedUnion('kind', [
+  /** Any stored series, per host (and per device, process, ... for keyed ones), aggregated over the window. */
+  z.object({ kind: z.literal('series'), series: z.enum(SERIES_METRICS), aggregation: z.enum(['avg', 'max']).default('avg') }),
+  /** A quantile (ms) of a latency series from the merged histograms of a region's hosts over the window. */
+  z.object({ kind: z.literal('latency-quantile'), quantile: z.number().gt(0).lt(1) }),
+  /**
+   * Error-budget burn rate of a latency objective (`objective` of requests at or under `latencyMs`), per region
+   * and latency series: the smaller of the rates over the window and over `shortWindowMs` (multi-window alerting).
+   */
+  z.object({
+    kind: z.literal('latency-burn'),
+    objective: z.number().min(0.5).max(0.99999),
+    latencyMs: z.number().positive().max(600_000),
+    shortWindowMs: durationMs(MINUTE_MS, DAY_MS),
+    /** Fewer requests than this in the short window judge nothing (a handful of slow requests is not a trend). */
+    minRequests: z.number().int().min(1).max(1e9).default(100),
+  }),
+  /** How many of its own report intervals a host has been silent for. */
+  z.object({ kind: z.literal('host-silence'), defaultIntervalMs: durationMs(SECOND_MS, HOUR_MS).default(10_000) }),
+  /** 1 while a finding (of `findingRuleId`, or of any rule) at `minSeverity` or worse is open, else 0. */
+  z.object({
+    kind: z.literal('finding'),
+    findingRuleId: z.string().trim().min(1).max(100).optional(),
+    minSeverity: z.enum(SEVERITIES).default('critical'),
+  }),
+]);
+export type AlertMetric = z.infer<typeof alertMetricSchema>;
+export type AlertMetricKind = AlertMetric['kind'];
+
+/** Which hosts (host metrics) or regions and latency series (latency metrics) a rule watches; empty: all. */
+export const alertSelectorSchema = z.object({
+  hostIds: z.array(z.number().int().positive().max(2_147_483_647)).max(10_000).optional(),
+  regions: z.array(regionSchema).max(1000).optional(),
+  /** Hosts whose labels include all of these. */
+  labels: labelSetSchema.optional(),
+  /** Latency series names (the service); latency metrics only. */
+  services: z.array(z.string().trim().min(1).max(200)).max(1000).optional(),
+});
+export type AlertSelector = z.infer<typeof alertSelectorSchema>;
+
+/** Also raise where the value exceeds `factor` × the instance's own median over `baselineMs` and `minValue`. */
+export const relativeConditionSchema = z.object({
+  factor: z.number().gt(1).max(1000),
+  minValue: z.number().min(0),
+  baselineMs: durationMs(HOUR_MS, 7 * DAY_MS).default(DAY_MS),
+});
+export type RelativeCondition = z.infer<typeof relativeConditionSchema>;
+
+export const alertRuleSpecSchema = z
+  .object({
+    metric: alertMetricSchema,
+    selector: alertSelectorSchema.default({}),
+    windowMs: durationMs(10 * SECOND_MS, 7 * DAY_MS),
+    /** Raised above this; cleared at or below `clearThreshold` (hysteresis: in between, the state holds). */
+    threshold: z.number().finite(),
+    clearThreshold: z.number().finite(),
+    /** How long the value must stay above the threshold before a pending alert fires. */
+    forMs: durationMs(0, DAY_MS).default(0),
+    /** How long it must stay at or below the clear threshold before a firing alert resolves. */
+    clearForMs: durationMs(0, DAY_MS).default(0),
+    relative: relativeConditionSchema.optional(),
+  })
+  .superRefine((spec, ctx) => {
+    if (spec.clearThreshold > spec.threshold) {
+      ctx.addIssue({ code: 'custom', path: ['clearThreshold'], message: 'must be at or below threshold' });
+    }
+    if (spec.relative && spec.metric.kind !== 'series') {
+      ctx.addIssue({ code: 'custom', path: ['relative'], message: 'only series metrics have a baseline' });
+    }
+    if (spec.metric.kind === 'latency-burn' && spec.metric.shortWindowMs >= spec.windowMs) {
+      ctx.addIssue({ code: 'custom', path: ['metric', 'shortWindowMs'], message: 'must be shorter than windowMs' });
+    }
+    const hostSelector = spec.selector.hostIds || spec.selector.labels;
+    if (hostSelector && (spec.metric.kind === 'latency-burn' || spec.metric.kind === 'latency-quantile')) {
+      ctx.addIssue({ code: 'custom', path: ['selector'], message: 'latency metrics select by regions and services' });
+    }
+  });
+export type AlertRuleSpec = z.infer<typeof alertRuleSpecSchema>;
+
+const ruleIdSchema = z.string().trim().regex(/^[a-z0-9]+(?:[.-][a-z0-9]+)*$/, 'must be a rule id such as steal-spike').max(100);
+const runbookUrlSchema = z.url({ protocol: /^https?$/ }).max(2000).nullable();
+
+export interface AlertRule {
+  id: string;
+  title: string;
+  severity: Severity;
+  enabled: boolean;
+  /** Shipped with inferwatch: may be edited or disabled, not deleted. */
+  builtin: boolean;
+  runbookUrl: string | null;
+  spec: AlertRuleSpec;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const alertRuleInputSchema = z.object({
+  id: ruleIdSchema,
+  title: z.string().trim().min(1).max(200),
+  severity: z.enum(SEVERITIES),
+  enabled: z.boolean().default(true),
+  runbookUrl: runbookUrlSchema.default(null),
+  spec: alertRuleSpecSchema,
+});
+export type AlertRuleInput = z.infer<typeof alertRuleInputSchema>;
+
+export const alertRulePatchSchema = alertRuleInputSchema.omit({ id: true }).partial();
+export type AlertRulePatch = z.infer<typeof alertRulePatchSchema>;
+
+export const alertRulePathSchema = z.object({ id: ruleIdSchema });
+
+// ---- alerts ---------------------------------------------------------------------------------------------------
+
+export interface AlertAcknowledgement {
+  at: string;
+  by: string;
+  comment: string;
+}
+
+export interface Alert {
+  id: number;
+  ruleId: string;
+  /** The instance within its rule: host, device, region and service, ... as `name=value` pairs. */
+  fingerprint: string;
+  state: AlertState;
+  severity: Severity;
+  hostId: number | null;
+  region: string | null;
+  /** What Alertmanager receives: alertname, host, region, severity, and the instance's own (device, service). */
+  labels: Record<string, string>;
+  /** summary, description, runbook_url, and likely_cause when the findings engine could explain a latency alert. */
+  annotations: Record<string, string>;
+  value: number | null;
+  peakValue: number | null;
+  /** The threshold in force when last evaluated (a relative condition lowers it per instance). */
+  threshold: number | null;
+  pendingAt: string;
+  firedAt: string | null;
+  resolvedAt: string | null;
+  lastEvaluatedAt: string;
+  acknowledgement: AlertAcknowledgement | null;
+}
+
+export interface AlertsResponse {
+  alerts: Alert[];
+  truncated: boolean;
+}
+
+export const alertsQuerySchema = z
+  .object({
+    /** Default: active (pending and firing). `resolved` and `all` include the history. */
+    state: z.enum(['active', 'pending', 'firing', 'resolved', 'all']).default('active'),
+    rule: ruleIdSchema.optional(),
+    host: hostIdSchema.optional(),
+    region: regionSchema.optional(),
+    severity: z.enum(SEVERITIES).optional(),
+    /** Occurrences that were pending or firing at some time in [from, to). */
+    ...rangeShape,
+    limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+  })
+  .superRefine(checkRange);
+export type AlertsQuery = z.infer<typeof alertsQuerySchema>;
+
+export const alertPathSchema = z.object({ id: z.coerce.number().int().positive() });
+
+export const acknowledgeAlertInputSchema = z.object({
+  by: z.string().trim().min(1).max(200),
+  comment: z.string().trim().max(1000).default(''),
+});
+export type AcknowledgeAlertInput = z.infer<typeof acknowledgeAlertInputSchema>;
+
+// ---- silences -------------------------------------------------------------------------------------------------
+
+/** Alertmanager's matcher: `name` equal to (or, with isRegex, fully matching) `value`; isEqual false negates. */
+export const labelMatcherSchema = z
+  .object({
+    name: labelNameSchema,
+    value: z.string().max(500),
+    isRegex: z.boolean().default(false),
+    isEqual: z.boolean().default(true),
+  })
+  .superRefine((m, ctx) => {
+    if (!m.isRegex) return;
+    try {
+      new RegExp(`^(?:${m.value})$`);
+    } catch {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'is not a valid regular expression' });
+    }
+  });
+export type LabelMatcher = z.infer<typeof labelMatcherSchema>;
+
+export type SilenceState = 'pending' | 'active' | 'expired';
+
+export interface Silence {
+  id: number;
+  matchers: LabelMatcher[];
+  startsAt: string;
+  endsAt: string;
+  comment: string;
+  createdBy: string;
+  createdAt: string;
+  state: SilenceState;
+}
+
+export const silenceInputSchema = z
+  .object({
+    matchers: z.array(labelMatcherSchema).min(1).max(50),
+    startsAt: z.iso.datetime({ offset: true }).optional(),
+    endsAt: z.iso.datetime({ offset: true }),
+    comment: z.string().trim().min(1, 'say why').max(1000),
+    createdBy: z.string().trim().min(1).max(200),
+  })
+  .superRefine((s, ctx) => {
+    if (s.startsAt && Date.parse(s.endsAt) <= Date.parse(s.startsAt)) {
+      ctx.addIssue({ code: 'custom', path: ['endsAt'], message: 'must be after startsAt' });
+    }
+  });
+export type SilenceInput = z.infer<typeof silenceInputSchema>;
+
+export const silencesQuerySchema = z.object({ state: z.enum(['active', 'pending', 'expired', 'all']).default('all') });
+export type SilencesQuery = z.infer<typeof silencesQuerySchema>;
+
+export const silencePathSchema = alertPathSchema;
+
+// ---- channels -------------------------------------------------------------------------------------------------
+
+export const CHANNEL_KINDS = ['webhook', 'slack', 'alertmanager'] as const;
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+
+export interface Channel {
+  id: number;
+  name: string;
+  kind: ChannelKind;
+  /** The receiver's URL; null for Slack, whose URL is the secret. */
+  url: string | null;
+  /** The first characters of the secret (signing key, Slack URL, bearer token), never the whole of it. */
+  secretPrefix: string | null;
+  minSeverity: Severity;
+  /** Only alerts whose labels match all of these go here; empty: every alert. */
+  matchers: LabelMatcher[];
+  enabled: boolean;
+  deliveriesTotal: number;
+  failuresTotal: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const httpUrlSchema = z.url({ protocol: /^https?$/ }).max(2000);
+const channelCommon = {
+  name: z.string().trim().min(1).max(100),
+  minSeverity: z.enum(SEVERITIES).default('info'),
+  matchers: z.array(labelMatcherSchema).max(50).default([]),
+  enabled: z.boolean().default(true),
+};
+
+export const channelInputSchema = z.discriminatedUnion('kind', [
+  /** JSON POSTs signed with `secret` (see docs/alerts.md for the header). */
+  z.object({ kind: z.literal('webhook'), url: httpUrlSchema, secret: z.string().min(16, 'use at least 16 characters').max(500), ...channelCommon }),
+  /** A Slack-compatible incoming webhook; the URL is the secret. */
+  z.object({ kind: z.literal('slack'), webhookUrl: httpUrlSchema, ...channelCommon }),
+  /** Alertmanager's base URL (`/api/v2/alerts` is appended); an optional bearer token for a proxy in front. */
+  z.object({ kind: z.literal('alertmanager'), url: httpUrlSchema, bearerToken: z.string().min(1).max(2000).optional(), ...channelCommon }),
+]);
+export type ChannelInput = z.infer<typeof channelInputSchema>;
+
+export const channelPatchSchema = z.object({
+  name: channelCommon.name.optional(),
+  url: httpUrlSchema.optional(),
+  /** The new secret: a webhook's signing key, a Slack URL, or Alertmanager's bearer token (null removes it). */
+  secret: z.string().min(1).max(2000).nullable().optional(),
+  minSeverity: z.enum(SEVERITIES).optional(),
+  matchers: z.array(labelMatcherSchema).max(50).optional(),
+  enabled: z.boolean().optional(),
+});
+export type ChannelPatch = z.infer<typeof channelPatchSchema>;
+
+export const channelPathSchema = alertPathSchema;
+
+// ---- deliveries -----------------------------------------------------------------------------------------------
+
+export const DELIVERY_STATUSES = ['pending', 'sending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface Delivery {
+  id: number;
+  channelId: number;
+  channelName: string;
+  alertId: number | null;
+  /** `event`: one alert's firing or resolved notification; `sync`: Alertmanager's full current state. */
+  kind: 'event' | 'sync';
+  event: 'firing' | 'resolved' | 'sync';
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt: string | null;
+}
+
+export interface DeliveriesResponse {
+  deliveries: Delivery[];
+  truncated: boolean;
+}
+
+export const deliveriesQuerySchema = z.object({
+  channel: z.coerce.number().int().positive().optional(),
+  alert: z.coerce.number().int().positive().optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(500),
+});
+export type DeliveriesQuery = z.infer<typeof deliveriesQuerySchema>;
+
+// ---- the generic webhook's wire format --------------------------------------------------------------------------
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the channel's secret>`. */
+export const WEBHOOK_SIGNATURE_HEADER = 'X-Inferwatch-Signature';
+/** The delivery's id: the same on every retry of one notification, so a receiver can drop repeats. */
+export const WEBHOOK_DELIVERY_HEADER = 'X-Inferwatch-Delivery';
+
+export interface WebhookPayload {
+  version: 1;
+  /** firing or resolved. */
+  event: 'firing' | 'resolved';
+  alert: {
+    id: number;
+    ruleId: string;
+    severity: Severity;
+    labels: Record<string, string>;
+    annotations: Record<string, string>;
+    value: number | null;
+    threshold: number | null;
+    startsAt: string;
+    endsAt: string | null;
+    url: string;
+  };
+}
