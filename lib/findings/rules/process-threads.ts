@@ -303,3 +303,15 @@ export function fittingThreads(usable: number, workers: number): number {
 export function processLabel(process: ProcessInventory): string {
   return process.name === `pid:${process.pid}` ? `pid ${process.pid}` : `${process.name} (pid ${process.pid})`;
 }
+
+export interface NumaNode {
+  node: number;
+  cpus: number[];
+}
+
+/** The NUMA nodes that have CPUs, from the CPU inventory's node lists; null when the agent sent none. */
+export function numaNodesOf(inventory: Inventory): NumaNode[] | null {
+  const cpu = inventory.cpu;
+  if (isUnavailable(cpu) || !cpu.numaNodeCpus) return null;
+  return cpu.numaNodeCpus.map((list, node) => ({ node, cpus: parseCpuList(list) })).filter((n) => n.cpus.length > 0);
+}
