@@ -40,6 +40,7 @@ describe('the findings engine over ingested reports', () => {
     noisy = await enrolledHost(t.db, 'osl-noisy');
     await client.send(quiet.token, reportSeries(30, endMs, INTERVAL_MS, withSteal(0.5)));
     await client.send(noisy.token, reportSeries(30, endMs, INTERVAL_MS, withSteal(12)));
+    await client.settle();
   });
   afterAll(async () => {
     await client.close();
@@ -71,11 +72,22 @@ describe('the findings engine over ingested reports', () => {
     expect((await listFindings(t.db, query())).findings).toHaveLength(1);
   });
 
+  test('hosts the server has not heard from for three intervals are reported stopped, by a later clock', async () => {
+    const later = new Date(Date.now() + 10 * 60_000);
+    await engine.runCycle(later);
+    const stopped = (await listFindings(t.db, query({ rule: 'agent.stopped-reporting' }))).findings;
+    expect(stopped.map((f) => [f.hostname, f.severity]).sort()).toEqual([['osl-noisy', 'warning'], ['osl-quiet', 'warning']]);
+    // Their steal finding stays open: without samples in the window it cannot be judged either way.
+    expect((await listFindings(t.db, query({ rule: 'cpu.steal-high' }))).findings).toHaveLength(1);
+    await engine.runCycle(new Date(endMs + 2_500));
+    expect((await listFindings(t.db, query({ rule: 'agent.stopped-reporting' }))).findings).toEqual([]);
+  });
+
   test('a host override raises the threshold above the measured steal and the finding resolves, keeping its history', async () => {
     await putThresholdOverride(t.db, { scope: 'host', hostId: noisy.hostId, ruleId: 'cpu.steal-high', thresholds: { warningPct: 20, clearPct: 15 }, disabled: false });
     expect(await engine.runCycle(new Date(endMs + 3_000))).toMatchObject({ resolved: 1 });
     expect((await listFindings(t.db, query())).findings).toEqual([]);
-    const history = (await listFindings(t.db, query({ state: 'all', host: String(noisy.hostId) }))).findings;
+    const history = (await listFindings(t.db, query({ state: 'all', host: String(noisy.hostId), rule: 'cpu.steal-high' }))).findings;
     expect(history.map((f) => [f.state, f.peakValue, f.resolvedAt])).toEqual([['resolved', 12, new Date(endMs + 3_000).toISOString()]]);
   });
 
@@ -87,7 +99,7 @@ describe('the findings engine over ingested reports', () => {
     expect(acked.acknowledgement).toEqual({ at: new Date(endMs + 5_000).toISOString(), reason: 'provider ticket 4711', expiresAt: new Date(endMs + 86_400_000).toISOString() });
     const lapsed = await listFindings(t.db, query(), new Date(endMs + 2 * 86_400_000));
     expect(lapsed.findings[0]!.acknowledgement).toBeNull();
-    expect((await listFindings(t.db, query({ state: 'all', host: String(noisy.hostId) }))).findings).toHaveLength(2);
+    expect((await listFindings(t.db, query({ state: 'all', host: String(noisy.hostId), rule: 'cpu.steal-high' }))).findings).toHaveLength(2);
   });
 
   test('a rule disabled for a region raises nothing there, unless a more specific override enables it', async () => {

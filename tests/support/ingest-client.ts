@@ -3,6 +3,7 @@ import type { Database } from '../../lib/db/open';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
+import { GroupCommitWriter } from '../../lib/ingest/write/group-commit/group-commit-writer';
 import type { Report } from '../../lib/protocol';
 
 /**
@@ -25,6 +26,10 @@ export function ingestClient(db: Database) {
         );
         if (out.status !== 200) throw new Error(`ingest answered ${out.status}: ${JSON.stringify(out.body)}`);
       }
+    },
+    /** Writes the hosts' progress (last seen, newest report) now instead of a few seconds later. */
+    async settle(): Promise<void> {
+      if (deps.writer instanceof GroupCommitWriter) await deps.writer.writeHostProgress();
     },
     close: () => deps.writer.close(),
   };
