@@ -22,10 +22,11 @@ import { spinWait } from './rules/openmp.spin-wait';
 import { affinityUnset } from './rules/openmp.affinity-unset';
 import { cgroupThrottling } from './rules/cgroup.throttling';
 import { pinningOverlap } from './rules/pinning.overlap';
+import { numaSpan } from './rules/pinning.numa-span';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped, processUnreadable, spinWait, affinityUnset, cgroupThrottling, pinningOverlap];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped, processUnreadable, spinWait, affinityUnset, cgroupThrottling, pinningOverlap, numaSpan];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
