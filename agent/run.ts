@@ -69,6 +69,7 @@ export async function runAgent(opts: RunOptions): Promise<number> {
       spool: delivery.spool,
       log,
       backoff: opts.backoff,
+      sleep: clock.sleep,
     });
 
   log.info('agent started', {

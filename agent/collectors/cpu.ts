@@ -131,8 +131,8 @@ export function computeCpuSample(prev: ProcStat, curr: ProcStat, elapsedMs: numb
     validDeltas.push(delta);
     perCpu.push({ cpu, ...breakdown });
   }
-  // Like mpstat, the total comes from the kernel's aggregate line (its own rounding differs from a sum of per-CPU
-  // lines by a jiffy or so); only when a CPU went offline or reset is it the sum over CPUs with a valid interval.
+  // The total comes from the kernel's aggregate line (its rounding differs from a sum of per-CPU lines, which
+  // sysstat 12.6's mpstat uses, by a jiffy or so); only when a CPU went offline, reset or did not parse is it that sum.
   const everyCpuValid = validDeltas.length === curr.onlineCpus && curr.onlineCpus === prev.onlineCpus;
   const totalDelta = everyCpuValid && prev.total && curr.total ? jiffyDelta(prev.total, curr.total) : sumDeltas(validDeltas);
   const total = totalDelta && breakdownFrom(totalDelta);

@@ -50,10 +50,11 @@ export function parseProbeSpec(text: string): ProbeSpec {
 /**
  * Times one probe on a fresh connection. connectMs is the TCP handshake (after DNS); responseMs, for http(s), is
  * the time from the start (DNS, TCP, TLS, server think time) to the response headers. Never rejects.
+ * `now` is the monotonic clock the timings are read from (a test seam).
  */
-export function runProbe(spec: ProbeSpec, timeoutMs: number): Promise<ProbeSample> {
+export function runProbe(spec: ProbeSpec, timeoutMs: number, now: () => number = () => performance.now()): Promise<ProbeSample> {
   return new Promise((resolve) => {
-    const startedAt = performance.now();
+    const startedAt = now();
     let handshakeStartedAt = startedAt;
     let connectMs: number | null = null;
     let settled = false;
@@ -68,9 +69,9 @@ export function runProbe(spec: ProbeSpec, timeoutMs: number): Promise<ProbeSampl
     const fail = (err: unknown) => finish(null, describeError(err));
     const timer = setTimeout(() => finish(null, `timed out after ${timeoutMs} ms`), timeoutMs);
     const watchSocket = (socket: net.Socket) => {
-      socket.once('lookup', () => (handshakeStartedAt = performance.now()));
+      socket.once('lookup', () => (handshakeStartedAt = now()));
       socket.once('connect', () => {
-        connectMs = performance.now() - handshakeStartedAt;
+        connectMs = now() - handshakeStartedAt;
         if (spec.protocol === 'tcp') finish(null, null);
       });
     };
@@ -92,7 +93,7 @@ export function runProbe(spec: ProbeSpec, timeoutMs: number): Promise<ProbeSampl
       request.once('socket', watchSocket);
       request.once('error', fail);
       request.once('response', (response) => {
-        const responseMs = performance.now() - startedAt;
+        const responseMs = now() - startedAt;
         response.resume();
         const status = response.statusCode ?? 0;
         finish(responseMs, status >= 500 ? `HTTP ${status}` : null);

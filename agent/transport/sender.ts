@@ -80,6 +80,8 @@ export interface SenderOptions {
   backoff?: BackoffSettings;
   timeoutMs?: number;
   random?: () => number;
+  /** How the sender waits between attempts (a test seam). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 export interface Sender {
@@ -96,6 +98,7 @@ export function createSender(opts: SenderOptions): Sender {
   const maxBytes = opts.maxBatchBytes ?? 1024 * 1024;
   const backoff = opts.backoff ?? DEFAULT_BACKOFF;
   const timeoutMs = opts.timeoutMs ?? 30_000;
+  const wait = opts.sleep ?? sleep;
   const { spool, log } = opts;
   let wakeUp: (() => void) | null = null;
   let wakePending = false;
@@ -196,7 +199,7 @@ export function createSender(opts: SenderOptions): Sender {
         if (outcome.kind === 'retry') {
           log.warn('delivery failed; will retry', { reason: outcome.reason, attempt: failures, delayMs, spooled: spool.count });
         }
-        await sleep(delayMs, signal);
+        await wait(delayMs, signal);
       }
     },
   };

@@ -12,7 +12,6 @@ import { openSpool, type Spool } from '../../../../agent/transport/spool';
 import { makeReport } from './report-fixture';
 
 interface Received {
-  atMs: number;
   headers: http.IncomingHttpHeaders;
   seqs: number[];
 }
@@ -21,6 +20,13 @@ type Answer = (seqs: number[]) => { status: number; headers?: Record<string, str
 const ackAll: Answer = (seqs) => ({ status: 200, body: { accepted: seqs.length, duplicate: 0, acknowledgedSeqs: seqs } });
 let answers: Answer[] = [];
 let received: Received[] = [];
+/** The waits the sender asked for between attempts, in order: recorded instead of slept. */
+let waits: number[] = [];
+const recordWait = async (ms: number) => {
+  waits.push(ms);
+};
+/** A guard against a hang only: with waits recorded instead of slept, a run ends as soon as its requests do. */
+const HANG_GUARD_MS = 60_000;
 let server: http.Server;
 let baseUrl: string;
 
@@ -31,7 +37,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = JSON.parse(gunzipSync(Buffer.concat(chunks)).toString('utf8')) as { reports: Report[] };
       const seqs = body.reports.map((r) => r.seq);
-      received.push({ atMs: performance.now(), headers: req.headers, seqs });
+      received.push({ headers: req.headers, seqs });
       const answer = (answers.shift() ?? ackAll)(seqs);
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
@@ -44,6 +50,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 beforeEach(() => {
   answers = [];
   received = [];
+  waits = [];
 });
 
 function capturingLogger() {
@@ -66,13 +73,15 @@ function senderFor(spool: Spool, logger: Logger, server = baseUrl) {
     spool,
     log: logger,
     backoff: { initialMs: 10, maxMs: 40 },
-    timeoutMs: 2000,
+    random: () => 0.5,
+    sleep: recordWait,
   });
 }
 
 const remaining = async (spool: Spool) => (await spool.takeBatch(1000, 1e9)).map((r) => r.seq);
 
-describe('sender', () => {
+// Each test writes its reports through the real spool (fsync per report): the timeout only guards against a hang.
+describe('sender', { timeout: HANG_GUARD_MS }, () => {
   test('posts a gzipped {reports} batch, oldest first, with the bearer token, and acks what the server acknowledged', async () => {
     const spool = await spoolWith([5, 3, 4]);
     answers = [(seqs) => ({ status: 200, body: { accepted: 2, duplicate: 0, acknowledgedSeqs: seqs.slice(0, 2) } })];
@@ -98,10 +107,10 @@ describe('sender', () => {
     const spool = await spoolWith([0, 1]);
     answers = [() => ({ status: 500 }), () => ({ status: 429, headers: { 'retry-after': '1' } }), ackAll];
     const { logger, lines } = capturingLogger();
-    await senderFor(spool, logger).run(AbortSignal.timeout(10_000), () => spool.count === 0);
+    await senderFor(spool, logger).run(AbortSignal.timeout(HANG_GUARD_MS), () => spool.count === 0);
     expect(received.map((r) => r.seqs)).toEqual([[0, 1], [0, 1], [0, 1]]);
-    expect(received[2]!.atMs - received[1]!.atMs).toBeGreaterThanOrEqual(950);
-    expect(received[1]!.atMs - received[0]!.atMs).toBeLessThan(500);
+    // After the 500: full-jitter backoff (0.5 × 10 ms). After the 429: its Retry-After of 1 s, above the backoff.
+    expect(waits).toEqual([5, 1000]);
     expect(spool.count).toBe(0);
     expect(lines.filter((l) => l.startsWith('warn delivery failed'))).toHaveLength(2);
   });
@@ -156,9 +165,10 @@ describe('sender', () => {
       log: capturingLogger().logger,
       maxBatchReports: 2,
       backoff: { initialMs: 5, maxMs: 10 },
+      sleep: recordWait,
     });
     answers = [...script];
-    await sender.run(AbortSignal.timeout(10_000), () => spool.count === 0);
+    await sender.run(AbortSignal.timeout(HANG_GUARD_MS), () => spool.count === 0);
     expect(received.map((r) => r.seqs)).toEqual([[0, 1], [2, 3], [2, 3], [2, 3], [4, 5], [4, 5], [4], [5], [6, 7]]);
     expect(spool.count).toBe(0);
   });
