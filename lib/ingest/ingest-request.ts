@@ -31,6 +31,8 @@ export interface IngestDeps {
   /** Trips on "database unavailable" so that the next requests get 503 at once instead of waiting on a dead server. */
   breaker: UnavailableBreaker;
   metrics: IngestMetrics;
+  /** Told the host once its reports are stored (the alert engine evaluates it soon after); must not block. */
+  onStored?: (hostId: number) => void;
 }
 
 export class UnavailableBreaker {
@@ -68,6 +70,7 @@ async function accept(input: IngestInput, deps: IngestDeps): Promise<IngestOutpu
   const host = await deps.authenticate(bearerToken(input.authorization));
   const { written, acknowledgedSeqs } = submit(input, deps, host.id);
   const result = await written;
+  if (result.acceptedSeqs.length > 0) deps.onStored?.(host.id);
   const body: IngestResponse = {
     accepted: result.acceptedSeqs.length,
     duplicate: result.duplicateSeqs.length,

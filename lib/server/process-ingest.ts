@@ -4,6 +4,7 @@ import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
 import { createIngestDeps } from '../ingest/ingest-deps';
 import { ingestRequest, type IngestDeps, type IngestInput, type IngestOutput } from '../ingest/ingest-request';
 import { createIngestHttpHandler } from '../ingest/http/node-handler';
+import { processIngestFeed } from '../alerts/ingest-feed';
 import { processMetrics } from './process-metrics';
 
 // One writer per process even when Next's bundle and the custom server each load this module.
@@ -11,7 +12,7 @@ const holder = globalThis as typeof globalThis & { __inferwatchIngest?: Promise<
 
 function processDeps(): Promise<IngestDeps> {
   holder.__inferwatchIngest ??= getDb()
-    .then((db) => createIngestDeps(db, { metrics: processMetrics().ingest }))
+    .then((db) => createIngestDeps(db, { metrics: processMetrics().ingest, onStored: (hostId) => processIngestFeed().publish([hostId]) }))
     .catch((err) => {
       holder.__inferwatchIngest = undefined;
       throw err;
