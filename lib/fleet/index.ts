@@ -1,4 +1,6 @@
 export { getFleetSummary } from './fleet-summary';
+export { getFleetPage } from './fleet-page';
+export { getFleetSparklines } from './fleet-sparklines';
 export { getHostDetail } from './host-detail';
 export { compareRegions } from './region-compare';
 export { renderFleetMetrics, renderRollupMetrics, renderFindingMetrics, PROMETHEUS_CONTENT_TYPE } from './prometheus';

@@ -1,9 +1,65 @@
 import { z } from 'zod';
 import type { FindingCounts, TopFinding } from '../findings';
-import { regionSchema } from './params';
+import { labelsSchema, regionSchema } from './params';
 
-/** GET /api/v1/fleet — the fleet summary the home page shows. */
-export const fleetParamsSchema = z.object({ region: regionSchema.optional() });
+/** The host table's sort keys; `attention` puts hosts with the most severe open findings first. */
+export const FLEET_SORTS = ['attention', 'hostname', 'region', 'status', 'steal', 'iowait', 'diskQueue', 'p99', 'findings', 'lastSeen'] as const;
+export type FleetSort = (typeof FLEET_SORTS)[number];
+export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
+export type SortDirection = (typeof SORT_DIRECTIONS)[number];
+/** The direction a sort starts in: worst or newest first for measurements, alphabetical for names. */
+export const DEFAULT_SORT_DIRECTION: Record<FleetSort, SortDirection> = {
+  attention: 'asc',
+  hostname: 'asc',
+  region: 'asc',
+  status: 'asc',
+  steal: 'desc',
+  iowait: 'desc',
+  diskQueue: 'desc',
+  p99: 'desc',
+  findings: 'desc',
+  lastSeen: 'desc',
+};
+
+export const HOST_STATUSES = ['ok', 'stale', 'never_reported'] as const;
+/** `any`: at least one open finding; a severity: the host's most severe open finding is of that severity. */
+export const FINDING_FILTERS = ['any', 'none', 'critical', 'warning', 'info'] as const;
+export type FindingFilter = (typeof FINDING_FILTERS)[number];
+
+export const FLEET_PAGE_SIZES = [25, 50, 100, 200] as const;
+export const DEFAULT_FLEET_PAGE_SIZE = 50;
+export const MAX_FLEET_PAGE_SIZE = 500;
+/** Host p99 and the fleet p99 tile cover this window. */
+export const FLEET_LATENCY_WINDOW_MS = 15 * 60_000;
+
+/** `a,b,c` → ['a', 'b', 'c'] (empty items dropped), each checked by `item`. */
+function commaList<T extends z.ZodType>(item: T) {
+  const split = (value: unknown) =>
+    typeof value === 'string' ? value.split(',').map((part) => part.trim()).filter((part) => part.length > 0) : value;
+  return z.preprocess(split, z.array(item).max(MAX_FLEET_PAGE_SIZE));
+}
+
+/**
+ * GET /api/v1/fleet — the fleet summary the home page shows. Without `page`/`limit` the lib call returns every
+ * host (what /metrics needs); the route handler always pages.
+ */
+export const fleetParamsSchema = z.object({
+  region: regionSchema.optional(),
+  /** Any of these regions (comma-separated); combines with `region`. */
+  regions: commaList(regionSchema).optional(),
+  status: commaList(z.enum(HOST_STATUSES)).optional(),
+  finding: z.enum(FINDING_FILTERS).optional(),
+  /** Hosts whose labels include every `key:value` pair. */
+  label: labelsSchema.optional(),
+  /** Case-insensitive substring of the hostname, region or a label value. */
+  q: z.string().trim().max(200).optional(),
+  /** The latency series of the p99 column and tile; all series merged when absent. */
+  latency: z.string().trim().min(1).max(200).optional(),
+  sort: z.enum(FLEET_SORTS).optional(),
+  dir: z.enum(SORT_DIRECTIONS).optional(),
+  page: z.coerce.number().int().min(1).max(100_000).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_FLEET_PAGE_SIZE).optional(),
+});
 export type FleetParams = z.infer<typeof fleetParamsSchema>;
 
 export interface FleetHostLatest {
@@ -32,6 +88,10 @@ export interface FleetHost {
   findings: FindingCounts;
   /** Its most severe open finding, unacknowledged ones first; null when it has none. */
   topFinding: TopFinding | null;
+  /** The newest report's deepest disk queue (average requests in flight), over all its disks. Paged reads only. */
+  diskQueueDepth?: number | null;
+  /** p99 (ms) of its merged latency histograms over the last FLEET_LATENCY_WINDOW_MS. Paged reads only. */
+  p99Ms?: number | null;
 }
 
 export interface FleetSummary {
@@ -41,4 +101,64 @@ export interface FleetSummary {
   hosts: FleetHost[];
   /** Open findings of the whole fleet (hosts and regions), by severity. */
   findings: FindingCounts;
+}
+
+/** The fleet page's tiles: the whole fleet, whatever the table's filters. */
+export interface FleetTiles {
+  hosts: number;
+  reporting: number;
+  stale: number;
+  neverReported: number;
+  /** Hosts by their most severe open finding (each host counted once). */
+  misconfiguredHosts: FindingCounts;
+  /** p99 (ms) of every host's merged histograms over the window, null without requests. */
+  p99Ms: number | null;
+  latencyCount: number;
+  latencyWindowMs: number;
+}
+
+export interface FleetPageInfo {
+  /** 1-based; past the last page, the last page. */
+  page: number;
+  limit: number;
+  /** Hosts matching the filters. */
+  total: number;
+  pages: number;
+  sort: FleetSort;
+  dir: SortDirection;
+}
+
+/** What GET /api/v1/fleet answers: the summary with one page of hosts, plus the tiles and the filters' choices. */
+export interface FleetPage extends FleetSummary {
+  pageInfo: FleetPageInfo;
+  tiles: FleetTiles;
+  /** Every region with hosts, and the latency series names reported in the window. */
+  regions: string[];
+  latencyNames: string[];
+}
+
+/** GET /api/v1/fleet/sparklines — 1-minute points of one metric for a page of hosts. */
+export const SPARKLINE_METRICS = ['steal', 'p99'] as const;
+export type SparklineMetric = (typeof SPARKLINE_METRICS)[number];
+export const SPARKLINE_WINDOW_MS = 60 * 60_000;
+
+export const sparklineParamsSchema = z.object({
+  ids: commaList(z.coerce.number().int().positive().max(2_147_483_647)).refine((ids) => ids.length > 0, 'give at least one host id'),
+  metric: z.enum(SPARKLINE_METRICS),
+  latency: z.string().trim().min(1).max(200).optional(),
+});
+export type SparklineParams = z.infer<typeof sparklineParamsSchema>;
+
+export interface SparklinePoint {
+  /** Minute start, ms since the epoch. */
+  t: number;
+  v: number | null;
+}
+
+export interface SparklinesResponse {
+  metric: SparklineMetric;
+  from: string;
+  to: string;
+  /** Per host id (as a string key), its points in time order; hosts without data have none. */
+  hosts: Record<string, SparklinePoint[]>;
 }

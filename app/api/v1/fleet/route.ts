@@ -1,17 +1,19 @@
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { getFleetSummary } from '@/lib/fleet';
-import { fleetParamsSchema } from '@/lib/protocol/read-api/fleet';
+import { getFleetPage } from '@/lib/fleet';
+import { DEFAULT_FLEET_PAGE_SIZE, fleetParamsSchema } from '@/lib/protocol/read-api/fleet';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
 import { requireReader } from '@/lib/auth/require-reader';
 
 export const dynamic = 'force-dynamic';
 
+/** One page of hosts (filters, sort, page and limit in the query) with the fleet's tiles. */
 export async function GET(request: Request) {
   try {
     await requireReader(request);
     const params = fleetParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await getFleetSummary(await getDb(), params), { headers: { 'Cache-Control': 'no-store' } });
+    const page = await getFleetPage(await getDb(), { ...params, limit: params.limit ?? DEFAULT_FLEET_PAGE_SIZE });
+    return Response.json(page, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

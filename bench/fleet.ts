@@ -1,0 +1,99 @@
+// `npm run bench -- fleet`: the fleet API (GET /api/v1/fleet and /sparklines) over the queries bench's 10,000 hosts.
+// BENCH_FLEET_DATABASE=<name> reuses a database an earlier `--keep` run left behind instead of generating one.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import pg from 'pg';
+import { openDatabase } from '../lib/db/open';
+import { ensurePartitions } from '../lib/db/partitions';
+import { poolSql } from '../lib/db/sql';
+import { getFleetPage, getFleetSparklines } from '../lib/fleet';
+import type { FleetParams } from '../lib/protocol/read-api/fleet';
+import { FLEET_HOSTS, REGION_HOSTS, generateBenchData, generateRollups } from './_queries-generate';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const reuse = process.env.BENCH_FLEET_DATABASE;
+const keep = process.argv.includes('--keep') || reuse !== undefined;
+
+async function admin(statement: string) {
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+async function medianMs(fn: () => Promise<unknown>): Promise<number> {
+  await fn();
+  const runs: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await fn();
+    runs.push(performance.now() - started);
+  }
+  return [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+}
+
+const name = reuse ?? `qbench_fleet_${randomBytes(4).toString('hex')}`;
+if (!reuse) await admin(`CREATE DATABASE "${name}"`);
+const url = new URL(baseUrl);
+url.pathname = `/${name}`;
+const db = await openDatabase({ kind: 'server', url: url.toString() });
+try {
+  const [stored] = reuse ? await db.sql.query<{ end_ms: string }>('SELECT end_ms FROM bench_fleet_meta') : [];
+  const endMs = stored ? Number(stored.end_ms) : Math.floor(Date.now() / 10_000) * 10_000;
+  const now = new Date(endMs);
+  if (!reuse) {
+    console.log(`generating into ${name}`);
+    await ensurePartitions(db.sql, now, 31, 2);
+    const extra = new pg.Pool({ connectionString: url.toString(), max: 1 });
+    const sqls = [db.sql, poolSql(extra)];
+    await generateBenchData(sqls, endMs);
+    await generateRollups(sqls, endMs);
+    await extra.end();
+    // Two disks on every report of the last hour, and open findings on one host in twenty.
+    await db.sql.query(
+      `INSERT INTO disk_sample_arrays
+       SELECT host_id, ts, ARRAY['vda', 'vdb'], ARRAY[10, 5]::real[], ARRAY[30, 8]::real[], ARRAY[4e4, 1e4], ARRAY[2e5, 5e4],
+              ARRAY[0.8, 1.2]::real[], ARRAY[2.1, 3]::real[], ARRAY[random() * 4, random()]::real[], ARRAY[0, 0], ARRAY[3.2, 1]::real[]
+         FROM host_samples WHERE ts > $1`,
+      [new Date(endMs - 3_600_000)],
+    );
+    await db.sql.query(
+      `INSERT INTO findings (rule_id, host_id, region, severity, state, message, remedy, evidence, first_seen_at, opened_at, last_evaluated_at)
+       SELECT 'cpu.steal-high', h.id, h.region, (ARRAY['critical', 'warning', 'info'])[1 + h.id % 3], 'open', 'steal 12 %', 'move', '{}', $1, $1, $1
+         FROM hosts h WHERE h.id % 20 = 0`,
+      [now],
+    );
+    await db.sql.exec(`CREATE TABLE bench_fleet_meta AS SELECT ${endMs}::text AS end_ms`);
+    await db.sql.exec('ANALYZE');
+  }
+  const page = (params: FleetParams) => async () => JSON.stringify(await getFleetPage(db, { limit: 50, ...params }, { now }));
+  const firstPage = await getFleetPage(db, { limit: 50 }, { now });
+  const ids = firstPage.hosts.map((host) => host.id);
+  const regionIds = Array.from({ length: 50 }, (_, i) => i + 1);
+  const cases: [string, () => Promise<unknown>, string][] = [
+    ['fleet_page_ms', page({}), `default (attention) order, page 1 of ${firstPage.pageInfo.pages}, ${firstPage.tiles.hosts} hosts`],
+    ['fleet_page_steal_ms', page({ sort: 'steal' }), 'sorted by steal'],
+    ['fleet_page_text_ms', page({ q: 'host-12', status: ['ok'] }), 'text and status filters'],
+    ['fleet_page_p99_sort_ms', page({ sort: 'p99' }), `sorted by p99: p99 of every host (${REGION_HOSTS} with latency)`],
+    ['fleet_page_disk_sort_ms', page({ sort: 'diskQueue' }), 'sorted by disk queue: every host\'s newest disks'],
+    ['sparklines_steal_ms', () => getFleetSparklines(db, { ids: regionIds, metric: 'steal' }, { now }), '50 hosts × 60 min'],
+    ['sparklines_p99_ms', () => getFleetSparklines(db, { ids: regionIds, metric: 'p99' }, { now }), '50 hosts × 60 min of histograms'],
+  ];
+  void ids;
+  const result: Record<string, number> = {};
+  console.log(`median of ${RUNS} warm runs, lib call + JSON.stringify, ${FLEET_HOSTS + 1} hosts\n| figure | ms | what |\n|---|---|---|`);
+  for (const [key, fn, what] of cases) {
+    result[key] = Number((await medianMs(fn)).toFixed(1));
+    console.log(`| ${key} | ${result[key]} | ${what} |`);
+  }
+  if (process.env.BENCH_WRITE_JSON) fs.writeFileSync(process.env.BENCH_WRITE_JSON, JSON.stringify(result));
+  console.log(JSON.stringify(result));
+} finally {
+  await db.close();
+  if (!keep) await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  else console.log(`kept ${name}`);
+}

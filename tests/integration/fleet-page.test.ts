@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { closeDb } from '../../lib/db';
+import { openDatabase, type Database } from '../../lib/db/open';
+import { getFleetPage, getFleetSparklines } from '../../lib/fleet';
+import type { SketchWire } from '../../lib/protocol';
+import { rollUp } from '../../lib/series';
+import { LatencySketch, mergeWires, quantileOfWire } from '../../lib/sketch';
+import { GET as getFleet } from '../../app/api/v1/fleet/route';
+import { GET as getSparklines } from '../../app/api/v1/fleet/sparklines/route';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { MINUTE_MS, insertHost, insertLatency, seeded } from './series-support';
+
+let testDb: TestDatabase;
+let db: Database;
+const now = new Date(Math.floor(Date.now() / 10_000) * 10_000);
+const windowFrom = now.getTime() - 15 * MINUTE_MS;
+const ids: Record<string, number> = {};
+const wires = new Map<number, { ts: number; wire: SketchWire }[]>();
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  process.env.DATABASE_URL = testDb.url;
+  db = await openDatabase({ kind: 'server', url: testDb.url });
+  ids.slow = await insertHost(db.sql, { hostname: 'slow', region: 'oslo', labels: { model: 'llama' }, lastSeenAt: now });
+  ids.fast = await insertHost(db.sql, { hostname: 'fast', region: 'frankfurt', lastSeenAt: now });
+  ids.fresh = await insertHost(db.sql, { hostname: 'fresh', region: 'frankfurt' });
+  const from = new Date(now.getTime() - 25 * MINUTE_MS);
+  await db.sql.query(
+    `INSERT INTO host_samples (host_id, ts, interval_ms, cpu_steal_pct, cpu_iowait_pct, cpu_user_pct)
+     SELECT h, t, 10000, s, 2, 10 FROM unnest($1::int[], $2::real[]) AS x(h, s),
+       generate_series($3::timestamptz, $4::timestamptz, interval '10 seconds') t`,
+    [[ids.slow, ids.fast], [8, 1], from, now],
+  );
+  // Older reports' disks were idle; only the newest report's deepest queue counts.
+  await db.sql.query(
+    `INSERT INTO disk_sample_arrays
+     SELECT $1, t, '{vda,vdb}', '{1,1}', '{1,1}', '{1,1}', '{1,1}', '{1,1}', '{1,1}',
+            CASE WHEN t = $3 THEN '{0.5,6}'::real[] ELSE '{9,9}'::real[] END, '{0,0}', '{10,90}'
+       FROM generate_series($2::timestamptz, $3::timestamptz, interval '10 seconds') t`,
+    [ids.slow, from, now],
+  );
+  const random = seeded(7);
+  for (const [id, scale] of [[ids.slow, 200], [ids.fast, 10]] as const) {
+    const list: { ts: number; wire: SketchWire }[] = [];
+    for (let ts = from.getTime() + 5_000; ts < now.getTime(); ts += MINUTE_MS) {
+      const sketch = new LatencySketch();
+      for (let j = 0; j < 30; j++) sketch.add(scale * (0.5 + random()));
+      list.push({ ts, wire: sketch.toWire() });
+      await insertLatency(db.sql, id, new Date(ts), 'request', list.at(-1)!.wire);
+    }
+    wires.set(id, list);
+  }
+  await db.sql.query(
+    `INSERT INTO findings (rule_id, host_id, region, severity, state, message, remedy, evidence, first_seen_at, opened_at, last_evaluated_at)
+     VALUES ('cpu.steal-high', $1, 'frankfurt', 'critical', 'open', 'steal 31 %', 'move', '{}', $2, $2, $2)`,
+    [ids.fast, now],
+  );
+  // Part of the window from the 1-minute and region rollups, the rest raw: the answers must not depend on which.
+  await rollUp(db.sql, new Date(now.getTime() - 6 * MINUTE_MS), { startAt: from, settleMs: 0 });
+});
+afterAll(async () => {
+  await closeDb();
+  await db?.close();
+  await testDb?.drop();
+});
+
+const p99Within = (list: { ts: number; wire: SketchWire }[]) => quantileOfWire(mergeWires(list.filter((w) => w.ts >= windowFrom).map((w) => w.wire)), 0.99);
+
+describe('fleet page', () => {
+  test('hosts with findings first; tiles count the whole fleet', async () => {
+    const page = await getFleetPage(db, { limit: 50 }, { now, staleAfterMs: 30_000 });
+    expect(page.hosts.map((h) => h.hostname)).toEqual(['fast', 'fresh', 'slow']);
+    expect(page.tiles).toMatchObject({ hosts: 3, reporting: 2, stale: 0, neverReported: 1, misconfiguredHosts: { critical: 1, warning: 0, info: 0 } });
+    expect(page.pageInfo).toEqual({ page: 1, limit: 50, total: 3, pages: 1, sort: 'attention', dir: 'asc' });
+    expect(page.regions).toEqual(['frankfurt', 'oslo']);
+    expect(page.latencyNames).toEqual(['request']);
+  });
+
+  test('p99 per host and for the tile come from the histograms merged over the last 15 minutes', async () => {
+    const page = await getFleetPage(db, { limit: 50 }, { now });
+    const byName = Object.fromEntries(page.hosts.map((h) => [h.hostname, h]));
+    expect(byName.slow!.p99Ms).toBe(p99Within(wires.get(ids.slow!)!));
+    expect(byName.fast!.p99Ms).toBe(p99Within(wires.get(ids.fast!)!));
+    expect(byName.fresh!.p99Ms).toBeNull();
+    expect(page.tiles.p99Ms).toBe(p99Within([...wires.get(ids.slow!)!, ...wires.get(ids.fast!)!]));
+    expect(page.tiles.latencyCount).toBe(2 * 30 * wires.get(ids.slow!)!.filter((w) => w.ts >= windowFrom).length);
+    const none = await getFleetPage(db, { limit: 50, latency: 'no-such-series' }, { now });
+    expect(none.tiles.p99Ms).toBeNull();
+    expect(none.hosts.every((h) => h.p99Ms === null)).toBe(true);
+  });
+
+  test('disk queue is the deepest disk of the newest report', async () => {
+    const page = await getFleetPage(db, { limit: 50 }, { now });
+    expect(page.hosts.find((h) => h.hostname === 'slow')!.diskQueueDepth).toBeCloseTo(6, 5);
+    expect(page.hosts.find((h) => h.hostname === 'fast')!.diskQueueDepth).toBeNull();
+  });
+
+  test('sorting by p99 or disk queue ranks the whole fleet, not just the page', async () => {
+    const p99 = await getFleetPage(db, { sort: 'p99', limit: 1 }, { now });
+    expect(p99.hosts.map((h) => h.hostname)).toEqual(['slow']);
+    expect(p99.pageInfo).toMatchObject({ total: 3, pages: 3, dir: 'desc' });
+    const fastest = await getFleetPage(db, { sort: 'p99', dir: 'asc', limit: 1 }, { now });
+    expect(fastest.hosts.map((h) => h.hostname)).toEqual(['fast']);
+    const disk = await getFleetPage(db, { sort: 'diskQueue', limit: 1 }, { now });
+    expect(disk.hosts.map((h) => h.hostname)).toEqual(['slow']);
+    const third = await getFleetPage(db, { sort: 'steal', limit: 1, page: 3 }, { now });
+    expect(third.hosts.map((h) => h.hostname)).toEqual(['fresh']);
+  });
+
+  test('sparklines give a point per minute of the last hour', async () => {
+    const steal = await getFleetSparklines(db, { ids: [ids.slow!, ids.fresh!], metric: 'steal' }, { now });
+    const points = steal.hosts[String(ids.slow)]!;
+    expect(points.length).toBeGreaterThanOrEqual(25);
+    expect(points.every((p) => Math.abs(p.v! - 8) < 1e-4)).toBe(true);
+    expect(points.map((p) => p.t)).toEqual([...points.map((p) => p.t)].sort((a, b) => a - b));
+    expect(steal.hosts[String(ids.fresh)]).toBeUndefined();
+    const p99 = await getFleetSparklines(db, { ids: [ids.slow!], metric: 'p99' }, { now });
+    const expected = wires.get(ids.slow!)!.map((w) => ({ t: Math.floor(w.ts / MINUTE_MS) * MINUTE_MS, v: quantileOfWire(w.wire, 0.99) }));
+    expect(p99.hosts[String(ids.slow)]).toEqual(expected.filter((p) => p.t >= Date.parse(p99.from)));
+  });
+});
+
+describe('fleet routes', () => {
+  const call = (handler: (r: Request) => Promise<Response>, path: string) => handler(new Request(`http://localhost${path}`));
+
+  test('GET /api/v1/fleet pages and filters; bad parameters answer 400 naming the field', async () => {
+    const response = await call(getFleet, '/api/v1/fleet?regions=frankfurt&status=ok&limit=10');
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.hosts.map((h: { hostname: string }) => h.hostname)).toEqual(['fast']);
+    expect(body.pageInfo).toMatchObject({ total: 1, limit: 10 });
+    expect(body.tiles.hosts).toBe(3);
+    const bad = await call(getFleet, '/api/v1/fleet?sort=cpu');
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.details).toContainEqual(expect.objectContaining({ path: 'sort' }));
+  });
+
+  test('GET /api/v1/fleet/sparklines wants host ids and a metric', async () => {
+    expect((await call(getSparklines, `/api/v1/fleet/sparklines?ids=${ids.slow}&metric=steal`)).status).toBe(200);
+    expect((await call(getSparklines, '/api/v1/fleet/sparklines?ids=&metric=steal')).status).toBe(400);
+    expect((await call(getSparklines, '/api/v1/fleet/sparklines?ids=1,x&metric=steal')).status).toBe(400);
+  });
+});
