@@ -86,6 +86,7 @@ describe.each([
   test('a gzip report is stored in every series table and moves the host forward', async () => {
     const before = await rowCounts(test_db.db);
     const r = report(1);
+    const sentAtMs = Date.now();
     const out = await post(deps, token, r);
     expect(out).toMatchObject({ status: 200, body: { accepted: 1, duplicate: 0, acknowledgedSeqs: [1] } });
     const after = await rowCounts(test_db.db);
@@ -100,7 +101,8 @@ describe.each([
     const [host] = await test_db.db.sql.query<{ last_seq: number; last_report_ts: Date; last_seen_at: Date }>(
       'SELECT last_seq, last_report_ts, last_seen_at FROM hosts WHERE id = $1', [hostId]);
     expect(Number(host!.last_seq)).toBe(1);
-    expect(Date.now() - new Date(host!.last_seen_at).getTime()).toBeLessThan(60_000);
+    expect(new Date(host!.last_seen_at).getTime()).toBeGreaterThanOrEqual(sentAtMs);
+    expect(new Date(host!.last_seen_at).getTime()).toBeLessThanOrEqual(Date.now());
     expect(new Date(host!.last_report_ts).getTime()).toBe(r.ts);
     const [steal] = await test_db.db.sql.query<{ cpu_steal_pct: number; keys: number[] }>(
       `SELECT h.cpu_steal_pct, l.keys FROM host_samples h JOIN latency_samples l USING (host_id, ts)
@@ -340,7 +342,6 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
       expect(row.last_report_ts!.getTime()).toBe(newest.ts);
       expect(row.last_seen_at!.getTime()).toBeGreaterThanOrEqual(startedMs);
       expect(row.last_seen_at!.getTime()).toBeLessThanOrEqual(Date.now());
-      expect(Date.now() - row.last_seen_at!.getTime()).toBeLessThan(60_000);
     } finally {
       await writer.close();
     }
@@ -380,6 +381,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     const host = await enrolledHost(test_db.db);
     const writer = writerWithoutTimer();
     const closing = createIngestDeps(test_db.db, { writer });
+    const sentAtMs = Date.now();
     expect((await post(closing, host.token, { reports: [report(1), report(2)] })).status).toBe(200);
     expect((await hostRow(host.hostId)).last_seq).toBeNull();
 
@@ -387,7 +389,8 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     const row = await hostRow(host.hostId);
     expect(Number(row.last_seq)).toBe(2);
     expect(row.last_report_ts!.getTime()).toBe(report(2).ts);
-    expect(Date.now() - row.last_seen_at!.getTime()).toBeLessThan(60_000);
+    expect(row.last_seen_at!.getTime()).toBeGreaterThanOrEqual(sentAtMs);
+    expect(row.last_seen_at!.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   test('host progress is written a chunk of hosts per UPDATE, and every host gets its row', async () => {
@@ -512,7 +515,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     }
   });
 
-  test('a flush blocked past the query timeout (a hung database) answers 503 within about that timeout and stores nothing', async () => {
+  test('a flush blocked past the query timeout (a hung database) answers 503 from the timeout, cancels its statement, and stores nothing', async () => {
     const host = await enrolledHost(test_db.db);
     const flushes: FlushOutcome[] = [];
     const hung = createIngestDeps(test_db.db, { writer: new GroupCommitWriter(test_db.db.pool!, { queryTimeoutMs: 300, onFlush: (f) => flushes.push(f) }) });
@@ -522,13 +525,21 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE report_ledger IN ACCESS EXCLUSIVE MODE');
-      const started = Date.now();
       const out = await post(hung, host.token, report(1));
       expect(out.status).toBe(503);
       expect(errorOf(out.body).code).toBe('database_unavailable');
-      expect(Date.now() - started).toBeLessThan(2_000);
       expect(flushes).toEqual([expect.objectContaining({ requests: 1, reports: 1, ok: false })]);
       expect(flushes[0]!.flushMs).toBeGreaterThanOrEqual(300);
+      // The answer came while the lock was still held: from the timeout, not from the lock's release.
+      const held = await locker.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks
+          WHERE pid = pg_backend_pid() AND relation = 'report_ledger'::regclass AND mode = 'AccessExclusiveLock' AND granted`);
+      expect(held.rows[0]!.n).toBe(1);
+      // Nor is the timed-out statement left queued behind the lock: the server cancelled it too.
+      const waitingOnLock = async () => (await locker.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`)).rows[0]!.n;
+      await expect.poll(waitingOnLock, { timeout: 30_000, interval: 100 }).toBe(0);
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
@@ -537,21 +548,30 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     await hung.writer.close();
   });
 
-  test('answers 503 with Retry-After, quickly, while the database is unreachable, and stores nothing', async () => {
+  test('answers 503 with Retry-After after one failed connection, without retrying, while the database is unreachable, and stores nothing', async () => {
     const host = await enrolledHost(test_db.db);
     const deadPool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 1_000 });
+    // Every query and flush takes a connection through connect(); each call is one attempt to reach the server.
+    let connections = 0;
+    const connect = deadPool.connect.bind(deadPool) as (...args: unknown[]) => unknown;
+    deadPool.connect = ((...args: unknown[]) => {
+      connections++;
+      return connect(...args);
+    }) as pg.Pool['connect'];
     deadPool.on('error', () => {});
-    const deadWriter = createIngestDeps(test_db.db, { writer: new GroupCommitWriter(deadPool) });
+    const flushes: FlushOutcome[] = [];
+    const deadWriter = createIngestDeps(test_db.db, { writer: new GroupCommitWriter(deadPool, { onFlush: (f) => flushes.push(f) }) });
     const deadAuth = createIngestDeps(test_db.db, { authenticate: async () => { await poolSql(deadPool).query('SELECT 1'); throw new Error('unreachable'); } });
     const before = await rowCounts(test_db.db);
     for (const d of [deadWriter, deadAuth]) {
-      const started = Date.now();
+      connections = 0;
       const out = await post(d, host.token, report(1));
       expect(out.status).toBe(503);
       expect(errorOf(out.body)).toMatchObject({ code: 'database_unavailable', message: 'the database is unavailable; retry later' });
       expect(Number(out.headers['Retry-After'])).toBeGreaterThan(0);
-      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(connections).toBe(1);
     }
+    expect(flushes).toEqual([expect.objectContaining({ requests: 1, reports: 1, ok: false })]);
     expect(await rowCounts(test_db.db)).toEqual(before);
     await deadPool.end();
   });
