@@ -1,3 +1,4 @@
+import { renderAlertMetrics } from '@/lib/alerts/metrics';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { countOpenFindings } from '@/lib/findings/host-summaries';
@@ -13,11 +14,12 @@ export async function GET(request: Request) {
     await requireReader(request);
     const db = await getDb();
     const summary = await getFleetSummary(db);
-    const [backlog, openFindings] = await Promise.all([readRollupBacklog(db), countOpenFindings(db)]);
+    const [backlog, openFindings, alerts] = await Promise.all([readRollupBacklog(db), countOpenFindings(db), renderAlertMetrics(db)]);
     const text =
       renderFleetMetrics(summary) +
       renderRollupMetrics(backlog, new Date(summary.generatedAt)) +
       renderFindingMetrics(openFindings) +
+      alerts +
       // This process's own: ingest's counters and times, Node's event loop and GC.
       (await processMetrics().registry.metrics());
     return new Response(text, { headers: { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' } });
