@@ -3,7 +3,7 @@ import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { NotFoundError, UnauthorizedError } from '../errors';
 import { HostTokenCache, type AuthenticatedHost } from './host-token-cache';
-import { RevocationWatch } from './revocation-watch';
+import { REVOCATION_CHECK_MS, RevocationWatch } from './revocation-watch';
 import { HOST_TOKEN_PREFIX, hashToken } from './tokens';
 
 export type { AuthenticatedHost } from './host-token-cache';
@@ -16,12 +16,13 @@ export interface TokenAuth {
   watch: RevocationWatch;
 }
 
-export function createTokenAuth(sql: Sql, cache = new HostTokenCache()): TokenAuth {
+/** `clock` times the revocation checks; tests pass one they move by hand. */
+export function createTokenAuth(sql: Sql, cache = new HostTokenCache(), clock: () => number = Date.now): TokenAuth {
   const readVersion = async () => {
     const [row] = await sql.query<{ version: number }>('SELECT version FROM token_revocation_version WHERE id = 1');
     return Number(row?.version ?? 0);
   };
-  return { cache, watch: new RevocationWatch(readVersion, () => cache.clear()) };
+  return { cache, watch: new RevocationWatch(readVersion, () => cache.clear(), REVOCATION_CHECK_MS, clock) };
 }
 
 // Next bundles its own copy of lib next to the custom server's: both must share one cache per database handle.
