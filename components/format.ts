@@ -30,3 +30,28 @@ export function iowaitSeverity(iowaitPct: number | null): Severity {
   if (iowaitPct >= 5) return 'warn';
   return 'ok';
 }
+
+export function formatMs(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  if (value >= 10_000) return `${(value / 1000).toFixed(1)} s`;
+  if (value >= 100) return `${value.toFixed(0)} ms`;
+  if (value >= 10) return `${value.toFixed(1)} ms`;
+  return `${value.toFixed(2)} ms`;
+}
+
+export function formatQueue(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  return value >= 10 ? value.toFixed(0) : value.toFixed(2);
+}
+
+export function formatCount(value: number): string {
+  return new Intl.NumberFormat('en').format(value);
+}
+
+/** Average requests in flight per disk: past a few, requests wait behind each other. */
+export function queueSeverity(depth: number | null): Severity {
+  if (depth === null) return 'ok';
+  if (depth >= 8) return 'bad';
+  if (depth >= 2) return 'warn';
+  return 'ok';
+}
