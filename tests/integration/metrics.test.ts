@@ -5,6 +5,7 @@ import { openDatabase, type Database } from '../../lib/db/open';
 import { GET } from '../../app/metrics/route';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { markLateMinutes, rollUp } from '../../lib/series';
+import { readWatermarks } from '../../lib/series/rollup';
 import { insertHost, insertHostSample, syncLastReportTs } from './series-support';
 import { realisticReport } from '../../bench/_ingest-report';
 import { closeIngest, ingestWithProcessDatabase } from '../../lib/server/process-ingest';
@@ -13,19 +14,25 @@ import { enrolledHost, jsonBody } from './ingest-helpers';
 let testDb: TestDatabase;
 let db: Database;
 const now = new Date();
+const staleAfterBefore = process.env.INFERWATCH_STALE_AFTER_MS;
 
 beforeAll(async () => {
+  // /metrics reads the real clock: a stale window longer than this file's timeouts keeps gpu-1 "ok" however long
+  // the database took to create, and gpu-2, a day old, stale.
+  process.env.INFERWATCH_STALE_AFTER_MS = String(3_600_000);
   testDb = await createTestDatabase();
   process.env.DATABASE_URL = testDb.url;
   db = await openDatabase({ kind: 'server', url: testDb.url });
   const ok = await insertHost(db.sql, { hostname: 'gpu-"1"', region: 'oslo', lastSeenAt: new Date(now.getTime() - 2_000) });
   await insertHostSample(db.sql, ok, new Date(now.getTime() - 2_000), { steal: 12.5, iowait: 3 });
-  const stale = await insertHost(db.sql, { hostname: 'gpu-2', region: 'frankfurt', lastSeenAt: new Date(now.getTime() - 600_000) });
-  await insertHostSample(db.sql, stale, new Date(now.getTime() - 600_000), { steal: 1, iowait: 0 });
+  const stale = await insertHost(db.sql, { hostname: 'gpu-2', region: 'frankfurt', lastSeenAt: new Date(now.getTime() - 86_400_000) });
+  await insertHostSample(db.sql, stale, new Date(now.getTime() - 86_400_000), { steal: 1, iowait: 0 });
   await insertHost(db.sql, { hostname: 'gpu-3', region: 'frankfurt' });
   await syncLastReportTs(db.sql);
 });
 afterAll(async () => {
+  if (staleAfterBefore === undefined) delete process.env.INFERWATCH_STALE_AFTER_MS;
+  else process.env.INFERWATCH_STALE_AFTER_MS = staleAfterBefore;
   await closeIngest();
   await closeDb();
   await db?.close();
@@ -52,16 +59,27 @@ describe('GET /metrics', () => {
 
     // Two hours back, so that a closed hour is in range at any time of day (one hour back found none in the first
     // ≈ 90 s after the hour, when that hour's last minutes have not settled yet).
-    await rollUp(db.sql, new Date(), { startAt: new Date(now.getTime() - 7_200_000) });
+    const rolledAt = new Date();
+    await rollUp(db.sql, rolledAt, { startAt: new Date(now.getTime() - 7_200_000) });
     await markLateMinutes(db.sql, [{ hostId: 1, minuteMs: now.getTime() - 3_600_000 }]);
+    const marks = await readWatermarks(db.sql);
+    const behindPass = (resolution: '1m' | '1h') => rolledAt.getTime() - marks[resolution]!.getTime();
+    // A minute is rolled once it has settled (90 s), so the pass's newest rolled minute ended 90–150 s before it.
+    expect(behindPass('1m')).toBeGreaterThanOrEqual(90_000);
+    expect(behindPass('1m')).toBeLessThan(150_000);
+    expect(behindPass('1h')).toBeGreaterThanOrEqual(behindPass('1m'));
+    expect(behindPass('1h')).toBeLessThan(3_600_000 + 150_000);
+
+    const askedAtMs = Date.now();
     const text = await (await GET(new Request('http://localhost/metrics'))).text();
+    const answeredAtMs = Date.now();
     const age = (resolution: string) =>
       Number(new RegExp(`^inferwatch_rollup_watermark_age_seconds\\{resolution="${resolution}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
-    // A minute is rolled once it has settled (90 s), so right after a pass the newest rolled minute ended 90–150 s ago.
-    expect(age('1m')).toBeGreaterThanOrEqual(90);
-    expect(age('1m')).toBeLessThan(150);
-    expect(age('1h')).toBeGreaterThanOrEqual(age('1m'));
-    expect(age('1h')).toBeLessThan(3_600 + 150);
+    // The gauge is each watermark's age at the moment /metrics answered, however long after the pass that was.
+    for (const resolution of ['1m', '1h'] as const) {
+      expect(age(resolution)).toBeGreaterThanOrEqual((askedAtMs - marks[resolution]!.getTime()) / 1000);
+      expect(age(resolution)).toBeLessThanOrEqual((answeredAtMs - marks[resolution]!.getTime()) / 1000);
+    }
     expect(text).toContain('inferwatch_rollup_late_buckets_queued 1');
   });
 
