@@ -1,11 +1,14 @@
 import type { Database } from '../db';
 import type { Sql } from '../db/sql';
-import type { RegionCompareParams, RegionCompareResponse, RegionComparison, RegionProbe } from '../protocol/read-api/regions';
+import type { SketchWire } from '../protocol';
+import type { Severity } from '../protocol/findings';
+import type { LatencyHistogram, RegionCompareParams, RegionCompareResponse, RegionComparison, RegionProbe } from '../protocol/read-api/regions';
 import { quantilesOf } from '../series/latency';
 import { mergeHistograms } from '../series/merge-histograms';
 import { METRIC_SOURCES, segmentColumns } from '../series/metrics';
 import { coverRange, type Segment } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
+import { SKETCH_GAMMA } from '../sketch';
 
 type Num = number | null;
 
@@ -56,16 +59,32 @@ async function probesByRegion(sql: Sql, segments: Segment[]) {
   );
 }
 
+/** Bucket k of the sketch holds (γ^(k−1), γ^k]. */
+export function histogramOfWire(wire: SketchWire): LatencyHistogram {
+  return {
+    count: wire.count,
+    zeroCount: wire.zeroCount,
+    buckets: wire.keys.map((key, i) => ({ lowerMs: SKETCH_GAMMA ** (key - 1), upperMs: SKETCH_GAMMA ** key, count: wire.counts[i]! })),
+  };
+}
+
+async function openFindingsByRegion(sql: Sql) {
+  return sql.query<{ region: string; severity: Severity; n: number }>(
+    `SELECT region, severity, count(*)::int AS n FROM findings WHERE state = 'open' GROUP BY region, severity`,
+  );
+}
+
 /** Side by side per region over [from, to): hosts, steal and iowait, latency quantiles per series, probe RTTs. */
 export async function compareRegions(db: Pick<Database, 'sql'>, range: RegionCompareParams): Promise<RegionCompareResponse> {
   const { sql } = db;
   const marks = await readWatermarks(sql);
   const segments = coverRange(range.from.getTime(), range.to.getTime(), marks);
-  const [hostCounts, gauges, probes, latency] = await Promise.all([
+  const [hostCounts, gauges, probes, latency, findings] = await Promise.all([
     sql.query<{ region: string; n: number }>('SELECT region, count(*)::int AS n FROM hosts GROUP BY region ORDER BY region'),
     hostGaugesByRegion(sql, segments),
     probesByRegion(sql, segments),
     mergeHistograms(sql, { segments, groups: ['h.region', 'x.name'], where: 'TRUE', params: [], byRegion: true }),
+    openFindingsByRegion(sql),
   ]);
   const regions = new Map<string, RegionComparison>();
   for (const { region, n } of hostCounts) {
@@ -78,6 +97,8 @@ export async function compareRegions(db: Pick<Database, 'sql'>, range: RegionCom
       iowaitPctMax: null,
       latency: {},
       probes: [],
+      latencyHistograms: {},
+      findings: { critical: 0, warning: 0, info: 0 },
     });
   }
   for (const g of gauges) {
@@ -103,7 +124,13 @@ export async function compareRegions(db: Pick<Database, 'sql'>, range: RegionCom
   for (const row of latency) {
     const [region, name] = row.groups as [string, string];
     const r = regions.get(region);
-    if (r) r.latency[name] = quantilesOf(row.wire);
+    if (!r) continue;
+    r.latency[name] = quantilesOf(row.wire);
+    r.latencyHistograms[name] = histogramOfWire(row.wire);
+  }
+  for (const f of findings) {
+    const r = regions.get(f.region);
+    if (r) r.findings[f.severity] = f.n;
   }
   return { from: range.from.toISOString(), to: range.to.toISOString(), regions: [...regions.values()] };
 }

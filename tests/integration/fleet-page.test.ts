@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { closeDb } from '../../lib/db';
 import { openDatabase, type Database } from '../../lib/db/open';
-import { getFleetPage, getFleetSparklines } from '../../lib/fleet';
+import { compareRegions, getFleetPage, getFleetSparklines } from '../../lib/fleet';
 import type { SketchWire } from '../../lib/protocol';
 import { rollUp } from '../../lib/series';
-import { LatencySketch, mergeWires, quantileOfWire } from '../../lib/sketch';
+import { LatencySketch, keyOf, mergeWires, quantileOfWire } from '../../lib/sketch';
 import { GET as getFleet } from '../../app/api/v1/fleet/route';
 import { GET as getSparklines } from '../../app/api/v1/fleet/sparklines/route';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -139,5 +139,28 @@ describe('fleet routes', () => {
     expect((await call(getSparklines, `/api/v1/fleet/sparklines?ids=${ids.slow}&metric=steal`)).status).toBe(200);
     expect((await call(getSparklines, '/api/v1/fleet/sparklines?ids=&metric=steal')).status).toBe(400);
     expect((await call(getSparklines, '/api/v1/fleet/sparklines?ids=1,x&metric=steal')).status).toBe(400);
+  });
+});
+
+describe('region compare for the regions page', () => {
+  test('each region carries its merged histogram as buckets that overlay, and its open findings', async () => {
+    const from = new Date(now.getTime() - 30 * MINUTE_MS);
+    const result = await compareRegions(db, { from, to: now });
+    const oslo = result.regions.find((r) => r.region === 'oslo')!;
+    const fra = result.regions.find((r) => r.region === 'frankfurt')!;
+    const merged = mergeWires(wires.get(ids.slow!)!.map((w) => w.wire));
+    const histogram = oslo.latencyHistograms.request!;
+    expect(histogram.count).toBe(merged.count);
+    expect(histogram.buckets.reduce((sum, b) => sum + b.count, 0) + histogram.zeroCount).toBe(merged.count);
+    expect(histogram.buckets.map((b) => b.count)).toEqual(merged.counts);
+    // Every stored value lies in the bucket its key names, the same bucket in every region.
+    for (const [i, key] of merged.keys.entries()) {
+      const bucket = histogram.buckets[i]!;
+      expect(keyOf(bucket.upperMs * 0.999999)).toBe(key);
+      expect(keyOf(bucket.lowerMs * 1.000001)).toBe(key);
+    }
+    expect(oslo.latency.request!.p99).toBe(quantileOfWire(merged, 0.99));
+    expect(fra.findings).toEqual({ critical: 1, warning: 0, info: 0 });
+    expect(oslo.findings).toEqual({ critical: 0, warning: 0, info: 0 });
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FindingCounts } from '../findings';
 import type { LatencyQuantiles } from './latency';
 import { DAY_MS } from '../time';
 import { checkRange, rangeShape, withDefaultRange } from './params';
@@ -31,6 +32,18 @@ export interface RegionComparison {
   latency: Record<string, LatencyQuantiles>;
   /** Per probe name: the RTT this region's hosts measured to each target. */
   probes: RegionProbe[];
+  /** Per latency series name: the merged histogram's buckets, the same boundaries in every region, so they overlay. */
+  latencyHistograms: Record<string, LatencyHistogram>;
+  /** Open findings about this region's hosts and the region itself, by severity. */
+  findings: FindingCounts;
+}
+
+/** A merged sketch as buckets: values in (lowerMs, upperMs], fixed by the sketch's mapping (lib/sketch). */
+export interface LatencyHistogram {
+  count: number;
+  /** Values at or below the sketch's smallest (≈ 0 ms). */
+  zeroCount: number;
+  buckets: { lowerMs: number; upperMs: number; count: number }[];
 }
 
 export interface RegionCompareResponse {
