@@ -120,18 +120,21 @@ describe('agent collectors against mpstat and iostat on this machine under load'
     if (missingTools.length > 0) return;
     ({ dir: workDir, device } = await diskDirectory());
     captures = await mkdtemp(path.join(os.tmpdir(), 'agent-live-proc-'));
-    // Both run until afterAll kills them. One CPU worker at 50% leaves idle time for iowait to show;
-    // two synchronous direct-I/O jobs with large blocks keep a queue on the disk.
-    load.push(spawn('stress-ng', ['--cpu', '1', '--cpu-load', '50', '--timeout', '3600s', '--quiet'], { stdio: 'ignore' }));
+    // Both run until afterAll kills them (or their own timeout, should this process die first). One CPU worker at
+    // 50% leaves idle time for iowait to show; two synchronous direct-I/O jobs with large blocks keep a queue on the
+    // disk. fio runs its jobs as threads (its job processes would setsid away from a kill); stress-ng gets its own
+    // process group, so killing the group takes its workers too.
+    const group = { stdio: 'ignore', detached: true } as const;
+    load.push(spawn('stress-ng', ['--cpu', '1', '--cpu-load', '50', '--timeout', '300s', '--quiet'], group));
     load.push(spawn('fio', [
       '--name=agent-live', `--directory=${workDir}`, '--size=64M', '--direct=1', '--ioengine=psync', '--rw=randrw',
-      '--rwmixread=50', '--bs=256k', '--numjobs=2', '--time_based', '--runtime=3600', '--output=/dev/null',
-    ], { stdio: 'ignore' }));
+      '--rwmixread=50', '--bs=256k', '--numjobs=2', '--thread', '--time_based', '--runtime=300', '--output=/dev/null',
+    ], group));
     await sleep(LOAD_WARMUP_MS);
   }, 30_000);
 
   afterAll(async () => {
-    for (const child of load) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const child of load) if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
     if (workDir) await rm(workDir, { recursive: true, force: true });
     if (captures) await rm(captures, { recursive: true, force: true });
   });
