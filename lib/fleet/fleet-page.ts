@@ -8,7 +8,10 @@ import { coverRange } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
 import { mergeWires, quantileOfWire } from '../sketch';
 import { selectFleetRows, staleAfterMsFromEnv, toFleetHost, type FleetOptions } from './fleet-summary';
+import { withoutJit } from './without-jit';
 import { countFleetTiles, filterFleetHosts, pageInfo, pageOf, resolveSort, sortFleetHosts, sortNeedsAllHosts } from './fleet-query';
+
+const collator = new Intl.Collator('en');
 
 /** Deepest queue over the disks of each host's newest report (the report its host sample came from). */
 export async function readDiskQueues(sql: Sql, hosts: readonly FleetHost[]): Promise<Map<number, number | null>> {
@@ -19,13 +22,13 @@ export async function readDiskQueues(sql: Sql, hosts: readonly FleetHost[]): Pro
   // Constant bounds let the planner prune the daily partitions; the per-host equality then finds the one row.
   const fromTs = new Date(Math.min(...times.map((t) => t.getTime())));
   const toTs = new Date(Math.max(...times.map((t) => t.getTime())));
-  const rows = await sql.query<{ id: number; queue: number | null }>(
+  const rows = await withoutJit(sql, (tx) => tx.query<{ id: number; queue: number | null }>(
     `SELECT i.id, (SELECT max(q) FROM unnest(d.queue_depth) q)::float8 AS queue
        FROM unnest($1::int[], $2::timestamptz[]) AS i(id, ts)
        JOIN disk_sample_arrays d ON d.host_id = i.id AND d.ts = i.ts
       WHERE d.ts >= $3 AND d.ts <= $4`,
     [reported.map((host) => host.id), times, fromTs, toTs],
-  );
+  ));
   for (const row of rows) out.set(row.id, row.queue);
   return out;
 }
@@ -43,12 +46,14 @@ export async function readHostP99(
   if (query.hostIds.length === 0) return out;
   const marks = await readWatermarks(sql);
   const name = latencyWhere(query.latency, 2);
-  const rows = await mergeHistograms(sql, {
-    segments: coverRange(query.fromMs, query.toMs, marks),
-    groups: ['x.host_id'],
-    where: `x.host_id = ANY($1::int[]) AND ${name.where}`,
-    params: [[...query.hostIds], ...name.params],
-  });
+  const rows = await withoutJit(sql, (tx) =>
+    mergeHistograms(tx, {
+      segments: coverRange(query.fromMs, query.toMs, marks),
+      groups: ['x.host_id'],
+      where: `x.host_id = ANY($1::int[]) AND ${name.where}`,
+      params: [[...query.hostIds], ...name.params],
+    }),
+  );
   for (const row of rows) out.set(Number(row.groups[0]), quantileOfWire(row.wire, 0.99));
   return out;
 }
@@ -104,7 +109,7 @@ export async function getFleetPage(db: Pick<Database, 'sql'>, params: FleetParam
       latencyCount: fleetWire.count,
       latencyWindowMs: FLEET_LATENCY_WINDOW_MS,
     },
-    regions: [...new Set(hosts.map((host) => host.region))].sort((a, b) => a.localeCompare(b, 'en')),
-    latencyNames: [...fleetLatency.keys()].sort((a, b) => a.localeCompare(b, 'en')),
+    regions: [...new Set(hosts.map((host) => host.region))].sort(collator.compare),
+    latencyNames: [...fleetLatency.keys()].sort(collator.compare),
   };
 }

@@ -39,6 +39,9 @@ export function filterFleetHosts(hosts: readonly FleetHost[], params: FleetParam
   });
 }
 
+// One collator for every comparison: String#localeCompare builds one per call, which dominates sorting 10,000 hosts.
+const collator = new Intl.Collator('en');
+
 // Stale hosts need a look before healthy ones; hosts that never reported are usually still being set up.
 const STATUS_RANK: Record<HostStatus, number> = { stale: 0, never_reported: 1, ok: 2 };
 
@@ -68,12 +71,12 @@ function sortValue(host: FleetHost, sort: Exclude<FleetSort, 'attention'>): Sort
 }
 
 function compareValues(a: SortValue, b: SortValue): number {
-  if (typeof a === 'string' && typeof b === 'string') return a.localeCompare(b, 'en');
+  if (typeof a === 'string' && typeof b === 'string') return collator.compare(a, b);
   return (a as number) - (b as number);
 }
 
 function byName(a: FleetHost, b: FleetHost): number {
-  return a.hostname.localeCompare(b.hostname, 'en') || a.region.localeCompare(b.region, 'en') || a.id - b.id;
+  return collator.compare(a.hostname, b.hostname) || collator.compare(a.region, b.region) || a.id - b.id;
 }
 
 /** Most severe open finding first, then more of them, then by name (a silent host has its own finding). */

@@ -3,6 +3,7 @@ import type { Sql } from '../db/sql';
 import { hostFindingSummaries, type HostFindingSummary } from '../findings/host-summaries';
 import type { FleetHost, FleetParams, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
+import { withoutJit } from './without-jit';
 
 export const DEFAULT_STALE_AFTER_MS = 30_000;
 
@@ -54,7 +55,7 @@ export async function selectFleetRows(sql: Sql, query: FleetRowsQuery): Promise<
   const now = query.now;
   const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? 7 * DAY_MS));
   const aheadTo = new Date(now.getTime() + 5 * MINUTE_MS);
-  return sql.query<FleetRow>(
+  return withoutJit(sql, (tx) => tx.query<FleetRow>(
     `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, l.*
      FROM hosts h LEFT JOIN LATERAL (
        SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts >= $3 AND s.ts <= $4
@@ -63,7 +64,7 @@ export async function selectFleetRows(sql: Sql, query: FleetRowsQuery): Promise<
      WHERE ($1::text IS NULL OR h.region = $1) AND ($2::int IS NULL OR h.id = $2)
      ORDER BY h.region, h.hostname, h.id`,
     [query.region ?? null, query.hostId ?? null, lookbackFrom, aheadTo],
-  );
+  ));
 }
 
 export function hostStatus(lastHeardMs: number | null, nowMs: number, staleAfterMs: number): HostStatus {
