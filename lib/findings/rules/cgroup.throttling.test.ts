@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { CgroupWindow } from '../types';
-import { cleanInventory, cleanWindow, defaultsOf, hostFacts, loaded, ruleContext, watchedProcess } from '../../../tests/support/findings-facts';
+import { cleanInventory, cleanWindow, defaultsOf, hostFacts, ruleContext, watchedProcess } from '../../../tests/support/findings-facts';
 import { cgroupThrottling } from './cgroup.throttling';
 
 const t = defaultsOf(cgroupThrottling.defaults);

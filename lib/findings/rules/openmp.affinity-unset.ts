@@ -1,7 +1,6 @@
 import type { Inventory, ProcessInventory, RuntimeId } from '../../protocol';
 import { defineHostRule, type Verdict } from '../types';
-import { formatCpuList } from './helpers';
-import { KMP_RUNTIMES, RUNTIME_NAMES, affinityCpus, envOf, intraOpPools, processLabel, runtimesOf, servicesOf } from './process-threads';
+import { KMP_RUNTIMES, RUNTIME_NAMES, affinityCpus, affinitySet, affinityText, envOf, intraOpPools, processLabel, runtimesOf, servicesOf } from './process-threads';
 
 const KMP_BINDING = ['KMP_AFFINITY', 'OMP_PROC_BIND'] as const;
 const GOMP_BINDING = ['OMP_PROC_BIND', 'OMP_PLACES', 'GOMP_CPU_AFFINITY'] as const;
@@ -17,7 +16,7 @@ interface Unbound {
 /** Whether another watched process may run on any of this one's CPUs: then pinning.overlap comes first. */
 function sharesCpus(process: ProcessInventory, inventory: Inventory): boolean {
   const online = inventory.host.onlineCpus;
-  const mine = new Set(affinityCpus(process, online));
+  const mine = affinitySet(process, online);
   return inventory.processes.some((other) => other.pid !== process.pid && affinityCpus(other, online).some((cpu) => mine.has(cpu)));
 }
 
@@ -56,7 +55,7 @@ export const affinityUnset = defineHostRule({
       const worker = workers.find((w) => unboundRuntimes(w, inventory).length > 0);
       if (!worker) continue;
       const unbound = unboundRuntimes(worker, inventory);
-      const cpus = formatCpuList(affinityCpus(worker, inventory.host.onlineCpus));
+      const cpus = affinityText(worker, inventory.host.onlineCpus);
       const suggestions = unbound.map((u) => (u.runtime === 'gnu-openmp' ? GOMP_SUGGESTION : KMP_SUGGESTION));
       verdicts.push({
         subject: name,

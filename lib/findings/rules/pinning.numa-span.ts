@@ -1,6 +1,6 @@
 import { defineHostRule, type Verdict } from '../types';
 import { cpusetArgument, formatCpuList } from './helpers';
-import { affinityCpus, numaNodesOf, processLabel, servicesOf } from './process-threads';
+import { affinitySet, numaNodesOf, processLabel, servicesOf } from './process-threads';
 
 export const numaSpan = defineHostRule({
   id: 'pinning.numa-span',
@@ -17,7 +17,7 @@ export const numaSpan = defineHostRule({
     const verdicts: Verdict[] = [];
     for (const [name, workers] of servicesOf(inventory)) {
       for (const worker of workers) {
-        const cpus = new Set(affinityCpus(worker, inventory.host.onlineCpus));
+        const cpus = affinitySet(worker, inventory.host.onlineCpus);
         const spanned = nodes.filter((n) => n.cpus.some((cpu) => cpus.has(cpu)));
         if (spanned.length < 2) continue;
         const first = spanned[0]!;

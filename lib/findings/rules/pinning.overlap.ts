@@ -1,7 +1,7 @@
-import type { Inventory, ProcessInventory } from '../../protocol';
+import type { ProcessInventory } from '../../protocol';
 import { defineHostRule } from '../types';
-import { cpusetArgument, formatCpuList, plural } from './helpers';
-import { affinityCpus, numaNodesOf, processLabel, type NumaNode } from './process-threads';
+import { cpusetArgument, plural } from './helpers';
+import { affinityCpus, affinitySet, affinityText, nodesOrOnline, numaNodesOf, processLabel, type NumaNode } from './process-threads';
 
 /** Maximal runs of consecutive CPUs: "0-7,16-23" → [[0…7], [16…23]]. */
 function runsOf(cpus: readonly number[]): number[][] {
@@ -30,11 +30,11 @@ function shareNode(cpus: readonly number[], count: number): number[][] | null {
  * A CPU set per process: equal contiguous shares of the host's CPUs, never across a NUMA node. With no more
  * processes than nodes, each gets a node of its own; otherwise the processes are spread over the nodes evenly.
  */
-export function splitCpus(processes: number, nodes: readonly NumaNode[]): { cpus: number[]; node: number | null }[] | null {
+export function splitCpus(processes: number, nodes: readonly NumaNode[]): { cpus: readonly number[]; node: number | null }[] | null {
   if (processes < 1 || nodes.length === 0) return null;
   const numa = nodes.length > 1;
   if (processes <= nodes.length) return nodes.slice(0, processes).map((n) => ({ cpus: n.cpus, node: numa ? n.node : null }));
-  const shares: { cpus: number[]; node: number | null }[] = [];
+  const shares: { cpus: readonly number[]; node: number | null }[] = [];
   for (const [i, n] of nodes.entries()) {
     const count = Math.floor(processes / nodes.length) + (i < processes % nodes.length ? 1 : 0);
     const cut = shareNode(n.cpus, count);
@@ -50,7 +50,7 @@ export function dockerContainerOf(cgroupPath: string | undefined): string | null
   return match ? match[1]!.slice(0, 12) : null;
 }
 
-function pinCommand(process: ProcessInventory, share: { cpus: number[]; node: number | null }): string {
+function pinCommand(process: ProcessInventory, share: { cpus: readonly number[]; node: number | null }): string {
   const cpus = cpusetArgument(share.cpus);
   const mems = share.node === null ? '' : ` --cpuset-mems=${share.node}`;
   const container = dockerContainerOf(process.cgroup?.path);
@@ -59,10 +59,6 @@ function pinCommand(process: ProcessInventory, share: { cpus: number[]; node: nu
     ? `\`CPUAffinity=${cpus}\` in its systemd unit (or \`taskset -c ${cpus}\` before its command)`
     : `\`numactl --physcpubind=${cpus} --membind=${share.node}\` before its command (memory it already has stays where it is)`;
   return `${processLabel(process)}: \`taskset -acp ${cpus} ${process.pid}\` now, and ${atStart}`;
-}
-
-function onlineNodes(inventory: Inventory): NumaNode[] {
-  return numaNodesOf(inventory) ?? [{ node: 0, cpus: Array.from({ length: inventory.host.onlineCpus }, (_, cpu) => cpu) }];
 }
 
 export const pinningOverlap = defineHostRule({
@@ -78,11 +74,11 @@ export const pinningOverlap = defineHostRule({
     const processes = inventory.processes;
     if (processes.length < 2) return [];
     const online = inventory.host.onlineCpus;
-    const sets = processes.map((p) => new Set(affinityCpus(p, online)));
-    const sharing = processes.filter((_, i) => sets.some((other, j) => j !== i && [...sets[i]!].some((cpu) => other.has(cpu))));
+    const sets = processes.map((p) => affinitySet(p, online));
+    const sharing = processes.filter((p, i) => sets.some((other, j) => j !== i && affinityCpus(p, online).some((cpu) => other.has(cpu))));
     if (sharing.length === 0) return [];
-    const listed = processes.map((p, i) => `${processLabel(p)} on ${formatCpuList([...sets[i]!])}`).join(', ');
-    const split = splitCpus(processes.length, onlineNodes(inventory));
+    const listed = processes.map((p) => `${processLabel(p)} on ${affinityText(p, online)}`).join(', ');
+    const split = splitCpus(processes.length, nodesOrOnline(inventory));
     const remedy = split
       ? `Give each process its own CPUs, equal contiguous shares${(numaNodesOf(inventory)?.length ?? 0) > 1 ? ' within one NUMA node each' : ''}: ` +
         `${processes.map((p, i) => pinCommand(p, split[i]!)).join('; ')}. ` +

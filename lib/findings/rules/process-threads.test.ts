@@ -142,6 +142,23 @@ describe('usableCpus', () => {
   });
 });
 
+describe('derived facts are computed once per process and inventory', () => {
+  test('the same process object judged in another inventory is judged afresh', () => {
+    const p = proc({ runtimes: loaded('gnu-openmp'), cpusAllowedList: '0-15', cpusAllowedCount: 16 });
+    const small = host16([p], { host: { kernel: null, memTotalBytes: null, onlineCpus: 4 } });
+    expect(intraOpPools(p, host16([p]))![0]!.threads).toBe(16);
+    expect(intraOpPools(p, small)![0]!.threads).toBe(4);
+    expect(usableCpus([p], host16([p])).count).toBe(16);
+    expect(usableCpus([p], small).count).toBe(4);
+  });
+
+  test('one inventory asked twice gives the same answer object', () => {
+    const p = proc({ runtimes: loaded('gnu-openmp') });
+    const inventory = host16([p]);
+    expect(intraOpPools(p, inventory)).toBe(intraOpPools(p, inventory));
+  });
+});
+
 describe('servicesOf and fittingThreads', () => {
   test('workers share a watch name; the threads that fit are the usable CPUs shared out, at least one', () => {
     const inventory = host16([proc({ pid: 1 }), proc({ pid: 2 }), proc({ pid: 3, name: 'ranker' })]);

@@ -183,6 +183,39 @@ function unknownOpenblasPool(env: Readonly<Record<string, string>>, process: Pro
  * depends on what the agent cannot see (OpenBLAS of unknown threading with conflicting variables).
  */
 export function intraOpPools(process: ProcessInventory, inventory: Inventory): ThreadPool[] | null {
+  const cached = poolsCache.get(process);
+  if (cached?.inventory === inventory) return cached.pools;
+  const pools = computePools(process, inventory);
+  poolsCache.set(process, { inventory, pools });
+  return pools;
+}
+
+// Inventory snapshots are immutable and kept across cycles (InventoryCache), and every rule asks about the same
+// processes: what is derived from one is computed once. Keyed by the process, checked against its inventory.
+const poolsCache = new WeakMap<ProcessInventory, { inventory: Inventory; pools: ThreadPool[] | null }>();
+interface AffinityEntry {
+  online: number;
+  cpus: readonly number[];
+  set: ReadonlySet<number> | null;
+  text: string | null;
+}
+const affinityCache = new WeakMap<ProcessInventory, AffinityEntry>();
+
+/** CPU lists repeat across a fleet ("0-63"): each distinct list is parsed once, up to a bound. */
+const parsedLists = new Map<string, readonly number[]>();
+const MAX_PARSED_LISTS = 4096;
+
+export function cpuListOf(text: string): readonly number[] {
+  let cpus = parsedLists.get(text);
+  if (!cpus) {
+    if (parsedLists.size >= MAX_PARSED_LISTS) parsedLists.clear();
+    cpus = Object.freeze(parseCpuList(text));
+    parsedLists.set(text, cpus);
+  }
+  return cpus;
+}
+
+function computePools(process: ProcessInventory, inventory: Inventory): ThreadPool[] | null {
   const loaded = runtimesOf(process);
   const env = envOf(process);
   if (!loaded || !env) return null;
@@ -224,7 +257,15 @@ export const DEFAULT_BASIS_TEXT: Record<DefaultBasis, string> = {
 };
 
 /** Groups watched processes by watch name: the workers of one service. */
-export function servicesOf(inventory: Inventory): Map<string, ProcessInventory[]> {
+export function servicesOf(inventory: Inventory): ReadonlyMap<string, readonly ProcessInventory[]> {
+  let services = servicesCache.get(inventory);
+  if (!services) servicesCache.set(inventory, (services = groupServices(inventory)));
+  return services;
+}
+
+const servicesCache = new WeakMap<Inventory, Map<string, ProcessInventory[]>>();
+
+function groupServices(inventory: Inventory): Map<string, ProcessInventory[]> {
   const services = new Map<string, ProcessInventory[]>();
   for (const process of inventory.processes) {
     const workers = services.get(process.name);
@@ -246,10 +287,43 @@ export interface UsableCpus {
 
 const onlineList = (online: number) => Array.from({ length: online }, (_, cpu) => cpu);
 
-/** The CPUs a process's affinity mask allows (all online CPUs when the list is missing). */
-export function affinityCpus(process: ProcessInventory, online: number): number[] {
-  const listed = parseCpuList(process.cpusAllowedList).filter((cpu) => cpu < online);
-  return listed.length ? listed : onlineList(online);
+function affinityOf(process: ProcessInventory, online: number) {
+  const cached = affinityCache.get(process);
+  if (cached?.online === online) return cached;
+  const all = cpuListOf(process.cpusAllowedList);
+  const listed = all.length && all[all.length - 1]! < online ? all : all.filter((cpu) => cpu < online);
+  const cpus = listed.length ? listed : onlineList(online);
+  const entry: AffinityEntry = { online, cpus, set: null, text: null };
+  affinityCache.set(process, entry);
+  return entry;
+}
+
+/** The CPUs a process's affinity mask allows (all online CPUs when the list is missing), sorted. */
+export function affinityCpus(process: ProcessInventory, online: number): readonly number[] {
+  return affinityOf(process, online).cpus;
+}
+
+export function affinitySet(process: ProcessInventory, online: number): ReadonlySet<number> {
+  const entry = affinityOf(process, online);
+  return (entry.set ??= new Set(entry.cpus));
+}
+
+/** The same CPUs as a person reads them: "0–7". */
+export function affinityText(process: ProcessInventory, online: number): string {
+  const entry = affinityOf(process, online);
+  return (entry.text ??= formatCpuList(entry.cpus));
+}
+
+const onlineNodeCache = new Map<number, readonly NumaNode[]>();
+
+/** The NUMA nodes with their CPUs, or the online CPUs as one node when the agent sent no node lists. */
+export function nodesOrOnline(inventory: Inventory): readonly NumaNode[] {
+  const nodes = numaNodesOf(inventory);
+  if (nodes) return nodes;
+  const online = inventory.host.onlineCpus;
+  let one = onlineNodeCache.get(online);
+  if (!one) onlineNodeCache.set(online, (one = [{ node: 0, cpus: onlineList(online) }]));
+  return one;
 }
 
 /**
@@ -257,9 +331,28 @@ export function affinityCpus(process: ProcessInventory, online: number): number[
  * by their cgroups (each distinct group counted once; a process without its own group counts the host's).
  */
 export function usableCpus(processes: readonly ProcessInventory[], inventory: Inventory): UsableCpus {
+  const single = processes.length === 1 ? processes[0]! : null;
+  const cached = single && usableCache.get(single);
+  if (cached?.inventory === inventory) return cached.usable;
+  const usable = computeUsable(processes, inventory);
+  if (single) usableCache.set(single, { inventory, usable });
+  return usable;
+}
+
+const usableCache = new WeakMap<ProcessInventory, { inventory: Inventory; usable: UsableCpus }>();
+
+/** The union of the workers' affinity masks; workers usually share one list, then it is that list's set. */
+function unionOfAffinities(processes: readonly ProcessInventory[], online: number): ReadonlySet<number> {
+  const first = processes[0]!;
+  if (processes.every((p) => p.cpusAllowedList === first.cpusAllowedList)) return affinitySet(first, online);
+  const union = new Set<number>();
+  for (const process of processes) for (const cpu of affinityCpus(process, online)) union.add(cpu);
+  return union;
+}
+
+function computeUsable(processes: readonly ProcessInventory[], inventory: Inventory): UsableCpus {
   const online = inventory.host.onlineCpus;
-  const allowed = new Set<number>();
-  for (const process of processes) for (const cpu of affinityCpus(process, online)) allowed.add(cpu);
+  const allowed = processes.length ? unionOfAffinities(processes, online) : new Set<number>();
   const hostGroup = isUnavailable(inventory.cgroup) ? null : inventory.cgroup;
   const groups = new Map<string, { effectiveCpus: number; quotaCores: number | null }>();
   for (const process of processes) {
@@ -313,5 +406,5 @@ export interface NumaNode {
 export function numaNodesOf(inventory: Inventory): NumaNode[] | null {
   const cpu = inventory.cpu;
   if (isUnavailable(cpu) || !cpu.numaNodeCpus) return null;
-  return cpu.numaNodeCpus.map((list, node) => ({ node, cpus: parseCpuList(list) })).filter((n) => n.cpus.length > 0);
+  return cpu.numaNodeCpus.map((list, node) => ({ node, cpus: [...cpuListOf(list)] })).filter((n) => n.cpus.length > 0);
 }

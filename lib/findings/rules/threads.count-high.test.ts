@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { ProcessInventory } from '../../protocol';
-import { cleanInventory, cleanWindow, defaultsOf, hostFacts, loaded, ruleContext, watchedProcess } from '../../../tests/support/findings-facts';
+import { cleanInventory, cleanWindow, defaultsOf, hostFacts, ruleContext, watchedProcess } from '../../../tests/support/findings-facts';
 import { threadsCountHigh } from './threads.count-high';
 
 const t = defaultsOf(threadsCountHigh.defaults);
