@@ -138,6 +138,11 @@ const SCENARIOS: Scenario[] = [
     series: { processes: [{ name: 'triton', pid: 7001, threads: 8 }, { name: 'serve.py', pid: 7002, threads: 8 }] },
     expected: ['pinning.overlap'],
   },
+  {
+    hostname: 'osl-two-sockets', region: 'oslo',
+    inventory: (inv) => { if (!('unavailable' in inv.cpu)) Object.assign(inv.cpu, { sockets: 2, numaNodes: 2, numaNodeCpus: ['0-3', '4-7'] }); },
+    expected: ['pinning.numa-span(serve.py)'],
+  },
 ];
 
 const DEFAULT_SERIES = (s: Scenario): Series => ({
