@@ -27,8 +27,14 @@ async function createRealServer(): Promise<DeliveryTarget> {
   const db = await getDb();
   const { key } = await createEnrollmentKey(db, { name: 'delivery', region: 'oslo', labels: {} });
 
+  // A request the outage cut off may still be committing: stop() waits for it, so the stored count it leaves is final.
+  const inFlight = new Set<Promise<void>>();
   const server = http.createServer((req, res) => {
-    if (req.url === '/api/v1/ingest') return void handleIngestHttp(req, res);
+    if (req.url === '/api/v1/ingest') {
+      const handled: Promise<void> = handleIngestHttp(req, res).finally(() => inFlight.delete(handled));
+      inFlight.add(handled);
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -49,11 +55,13 @@ async function createRealServer(): Promise<DeliveryTarget> {
       (await db.sql.query<{ seq: number }>('SELECT seq FROM report_ledger')).map((row) => Number(row.seq)),
     enrollments: async () => db.prisma.host.count(),
     listen: (port) => new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port))),
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await Promise.all(inFlight);
+    },
   };
 }
 
