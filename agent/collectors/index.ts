@@ -13,6 +13,7 @@ import { createLogWatcher } from './log-warnings';
 import { createPressureCollector } from './pressure';
 import { createProbeCollector } from './probes';
 import { collectProcessInventory, createProcessCollector, resolveWatchedProcesses } from './processes';
+import { createRuntimeReader } from './runtimes';
 
 export interface ReportSourcesHandle {
   sources: ReportSources;
@@ -79,6 +80,7 @@ export async function createReportSources(
   }
 
   const logWatcher = createLogWatcher(config.watchLogs);
+  const runtimeReader = createRuntimeReader();
   const sources: ReportSources = {
     resolveWatched: (procRoot) =>
       resolveWatchedProcesses(procRoot, { names: config.watchProcesses, pids: config.watchPids }),
@@ -97,7 +99,7 @@ export async function createReportSources(
       // --watch-log files are not tied to one process, so every watched process carries their warnings.
       await logWatcher.poll();
       const warnings = logWatcher.warnings();
-      return collectProcessInventory(ctx, new Map(ctx.watched.map((w) => [w.name, warnings])));
+      return collectProcessInventory(ctx, new Map(ctx.watched.map((w) => [w.name, warnings])), runtimeReader);
     },
     malformedStatsdPackets: () => aggregator.malformedCount(),
     drainLatency: () => aggregator.drain(),

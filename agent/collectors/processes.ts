@@ -5,6 +5,7 @@ import { isAllowedEnvVar, type LogWarning, type ProcessInventory, type ProcessSa
 import { collectCgroupConfig, parseCgroupFile } from './cgroups';
 import { parseCpuList } from './cpu-list';
 import { createReadingPairs } from './reading-pairs';
+import { createRuntimeReader, runtimesKey, type RuntimeReader } from './runtimes';
 import { readOptional, unavailableFrom } from './read';
 import type { Collector, CollectorContext, WatchedProcess } from './types';
 import { boundedText, parseCount, parseCounter } from './values';
@@ -223,18 +224,24 @@ export function createProcessCollector(): Collector<ProcessSample[]> {
   };
 }
 
-/** Thread and environment configuration of each watched process; `logs` maps a watched name to its warnings. */
+/**
+ * Thread, environment and runtime configuration of each watched process; `logs` maps a watched name to its
+ * warnings, `runtimes` keeps what /proc/<pid>/maps said between calls (a fresh reader reads it every time).
+ */
 export async function collectProcessInventory(
   ctx: CollectorContext,
   logs?: Map<string, LogWarning[]>,
+  runtimes: RuntimeReader = createRuntimeReader(),
 ): Promise<ProcessInventory[]> {
+  const seen = new Set<string>();
   const inventories = await Promise.all(
     ctx.watched.map(async ({ name, pid }): Promise<ProcessInventory | null> => {
       const dir = String(pid);
-      const [comm, statusText, cgroupText] = await Promise.all([
+      const [comm, statusText, cgroupText, statText] = await Promise.all([
         readOptional(ctx.procRoot, dir, 'comm'),
         readOptional(ctx.procRoot, dir, 'status'),
         readOptional(ctx.procRoot, dir, 'cgroup'),
+        readOptional(ctx.procRoot, dir, 'stat'),
       ]);
       if (comm === undefined || statusText === undefined) return null;
       const status = parseStatus(statusText);
@@ -243,6 +250,10 @@ export async function collectProcessInventory(
       const { env, unreadable } = await readEnviron(ctx.procRoot, pid);
       const cgroup = cgroupText === undefined ? null : await collectCgroupConfig(ctx, parseCgroupFile(cgroupText));
       const cpusAllowedList = boundedText(status.cpusAllowedList ?? '', 1000);
+      // The start time tells a reused pid apart; without a readable stat the pid alone keys the cache.
+      const startTicks = (statText === undefined ? null : parseProcStat(statText))?.startTicks ?? -1;
+      seen.add(runtimesKey(pid, startTicks));
+      const loaded = runtimes.read(ctx.procRoot, pid, startTicks, ctx.nowMs);
       return {
         name: name.slice(0, 200),
         pid,
@@ -253,9 +264,11 @@ export async function collectProcessInventory(
         env,
         ...(unreadable === undefined ? {} : { envUnreadable: unreadable.slice(0, 500) }),
         cgroup: cgroup === null || 'unavailable' in cgroup ? null : cgroup,
+        ...('runtimes' in loaded ? { runtimes: loaded.runtimes } : { runtimesUnreadable: loaded.runtimesUnreadable.slice(0, 500) }),
         logWarnings: (logs?.get(name) ?? []).slice(0, 50),
       };
     }),
   );
+  runtimes.retain(seen);
   return inventories.filter((inventory) => inventory !== null).slice(0, 64);
 }

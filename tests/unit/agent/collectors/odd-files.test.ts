@@ -29,7 +29,7 @@ const FEEDS: [RegExp, SectionKey[]][] = [
   [/^proc\/self\/cgroup$/, []],
   // comm and cmdline decide whether the process is watched at all; its group is sampled with it.
   [/^proc\/21151\/(comm|cmdline|stat|status|cgroup)$/, ['processes', 'cgroups', 'inventory.processes']],
-  [/^proc\/21151\/environ$/, ['inventory.processes']],
+  [/^proc\/21151\/(environ|maps)$/, ['inventory.processes']],
   [/^sys\/devices\/pci0000:00\/.*\/block\/vda\//, ['inventory.disks', 'inventory.dataPaths']],
   [/^sys\/devices\/system\/cpu\/online$/, ['inventory.host', 'inventory.cpu', 'cgroups', 'inventory.cgroup', 'inventory.processes']],
   [/^sys\/devices\/system\/(node|clocksource)\//, ['inventory.cpu']],

@@ -62,6 +62,27 @@ describe('watched processes on the live /proc', () => {
     expect(processInventorySchema.parse(inventory)).toEqual(inventory);
   });
 
+  test('reads the runtimes a live python3 has mapped: numpy\'s OpenBLAS (Debian python3-numpy)', async () => {
+    const script = 'import numpy, sys; numpy.dot(numpy.ones((50, 50)), numpy.ones((50, 50))); print("ready", flush=True); sys.stdin.read()';
+    const python = spawn('/usr/bin/python3', ['-c', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      let stderr = '';
+      python.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+      await new Promise<void>((resolve, reject) => {
+        python.stdout!.once('data', () => resolve());
+        python.once('exit', () => reject(new Error(`python3 with numpy did not start (apt-get install -y python3-numpy): ${stderr}`)));
+      });
+      const [inventory] = await collectProcessInventory(live([{ name: 'python3', pid: python.pid! }], performance.now()));
+      expect(inventory?.runtimesUnreadable).toBeUndefined();
+      expect(inventory?.runtimes?.filter((r) => r.id.startsWith('openblas')), JSON.stringify(inventory?.runtimes)).toEqual([
+        { id: 'openblas-pthreads', library: expect.stringMatching(/^libopenblasp-r/) },
+      ]);
+      expect(processInventorySchema.parse(inventory)).toEqual(inventory);
+    } finally {
+      python.kill('SIGKILL');
+    }
+  });
+
   test('measures the child\'s CPU as the child itself does, its group at least that much, then drops it once killed', async () => {
     const watched: WatchedProcess[] = [{ name: SCRIPT, pid: child.pid! }];
     const processes = createProcessCollector();

@@ -150,7 +150,7 @@ describe('createProcessCollector', () => {
 });
 
 describe('collectProcessInventory', () => {
-  test('gunicorn in a v1 container (hand-made): threads, pinned CPUs, allow-listed env only, its cgroup and log warnings', async () => {
+  test('gunicorn in a v1 container (hand-made): threads, pinned CPUs, allow-listed env only, its cgroup, runtimes and log warnings', async () => {
     const logs = new Map([['gunicorn', [{ id: 'omp-team-size', line: 'OMP: Warning #96: Cannot form a team with 8 threads, using 2 instead.' }]]]);
     const [inventory] = await collectProcessInventory(treeContext(handmadeV1, [{ name: 'gunicorn', pid: 4242 }]), logs);
     expect(inventory).toEqual({
@@ -162,6 +162,7 @@ describe('collectProcessInventory', () => {
       cpusAllowedCount: 2,
       env: { OMP_NUM_THREADS: '8', KMP_BLOCKTIME: '200', MKL_NUM_THREADS: '8' },
       cgroup: { path: '/docker/abc', version: 1, quotaCores: 2.5, cpusetCpus: '0-1', effectiveCpus: 2 },
+      runtimes: [{ id: 'intel-openmp', library: 'libiomp5.so' }, { id: 'mkl', library: 'libmkl_rt.so.2' }],
       logWarnings: logs.get('gunicorn'),
     });
     expect(processInventorySchema.parse(inventory)).toEqual(inventory);
