@@ -20,3 +20,10 @@ describe('the findings rule registry', () => {
     for (const name of Object.keys(rule.defaults)) expect(doc).toContain(`\`${name}\``);
   });
 });
+
+describe('docs/findings/README.md', () => {
+  test('lists every rule with a link to its page', () => {
+    const index = fs.readFileSync('docs/findings/README.md', 'utf8');
+    for (const rule of FINDING_RULES) expect(index).toContain(`[\`${rule.id}\`](${rule.id}.md)`);
+  });
+});
