@@ -1,0 +1,105 @@
+import type { DemoHost } from './fleet';
+import { QUOTA_CORES } from './services';
+import { channel, clamp, smooth, unit } from './noise';
+
+/** How busy a demo host is at one moment, before it is spread over vCPUs, disks and processes. */
+export interface HostMoment {
+  /** The diurnal load curve, 0.3 at 04:00 and 1 at 16:00 Oslo time. */
+  load: number;
+  rps: number;
+  /** user + nice + system + irq + softirq, as a share of all vCPUs. */
+  busyPct: number;
+  stealPct: number;
+  iowaitPct: number;
+  /** PSI cpu some. */
+  psiCpuPct: number;
+  psiIoPct: number;
+  /** CPU the service's own cgroup uses, in cores. */
+  serviceCores: number;
+  /** Share of the service cgroup's CFS periods that were throttled. */
+  throttledPct: number;
+}
+
+const HOUR_MS = 3_600_000;
+const OSLO_UTC_OFFSET_H = 1;
+
+export function diurnalLoad(tMs: number): number {
+  const hour = (((tMs / HOUR_MS + OSLO_UTC_OFFSET_H) % 24) + 24) % 24;
+  return 0.3 + 0.7 * ((1 - Math.cos((2 * Math.PI * (hour - 4)) / 24)) / 2);
+}
+
+// Steal spikes: in each 4-minute slot a spike may start, last 45–120 s and peak at 20–40 % above the base.
+const SPIKE_SLOT_MS = 240_000;
+const SPIKE_RAMP_MS = 15_000;
+
+/** The noisy neighbour's extra steal at `tMs`: 0 between spikes. */
+export function stealSpikePct(host: DemoHost, tMs: number): number {
+  const slot = Math.floor(tMs / SPIKE_SLOT_MS);
+  let spike = 0;
+  for (const s of [slot - 1, slot]) {
+    const u = (what: string) => unit(channel(host.seed, host.hostname, what), s);
+    if (u('spike') >= 0.7) continue;
+    const start = s * SPIKE_SLOT_MS + u('spike-start') * 150_000;
+    const duration = 45_000 + u('spike-length') * 75_000;
+    const x = tMs - start;
+    if (x < 0 || x > duration) continue;
+    const envelope = Math.min(1, x / SPIKE_RAMP_MS, (duration - x) / SPIKE_RAMP_MS);
+    spike = Math.max(spike, (20 + u('spike-peak') * 20) * envelope);
+  }
+  return spike;
+}
+
+export function hostMoment(host: DemoHost, tMs: number): HostMoment {
+  const drift = (what: string, periodMs: number) => smooth(channel(host.seed, host.hostname, what), tMs, periodMs);
+  const load = diurnalLoad(tMs) * (0.9 + 0.2 * drift('load', 180_000));
+  const scale = 0.75 + 0.3 * unit(channel(host.seed, host.hostname, 'scale'));
+  const c = host.condition;
+
+  let busyPct = 6 + 44 * load * scale;
+  if (c === 'hidden-neighbour') busyPct = 18 + 12 * load;
+  if (c === 'openmp-oversubscribed') busyPct = 55 + 35 * load;
+  if (c === 'kmp-blocktime-unset') busyPct = Math.min(85, busyPct + 15);
+
+  const stealPct = c === 'noisy-neighbour'
+    ? Math.min(60, 7 + 3 * drift('steal', 90_000) + stealSpikePct(host, tMs))
+    : c === 'hidden-neighbour' ? 0 : 0.1 + 0.7 * drift('steal', 300_000);
+  const iowaitPct = c === 'sata-await' ? 11 + 6 * drift('iowait', 120_000) : 0.1 + 0.5 * drift('iowait', 240_000);
+
+  let psiCpuPct = 1 + 6 * load + 2 * drift('psi-cpu', 60_000);
+  if (c === 'noisy-neighbour') psiCpuPct = 0.45 * stealPct + 3 * load;
+  if (c === 'hidden-neighbour') psiCpuPct = 28 + 8 * drift('psi-cpu', 60_000);
+  if (c === 'openmp-oversubscribed') psiCpuPct = 15 + 25 * load;
+  const psiIoPct = c === 'sata-await' ? 20 + 10 * drift('psi-io', 120_000) : 0.1 + 0.9 * drift('psi-io', 240_000);
+
+  let serviceCores = (busyPct / 100) * host.vcpus * 0.85;
+  let throttledPct = 0;
+  if (c === 'quota-throttled') {
+    serviceCores = QUOTA_CORES * (0.92 + 0.06 * drift('quota-usage', 60_000));
+    throttledPct = 25 + 15 * drift('throttled', 120_000);
+    busyPct = ((serviceCores + 0.4) / host.vcpus) * 100;
+  }
+
+  return {
+    load,
+    rps: host.peakRps * load,
+    busyPct: clamp(busyPct, 0, 100 - stealPct - iowaitPct - 1),
+    stealPct,
+    iowaitPct,
+    psiCpuPct: clamp(psiCpuPct, 0, 100),
+    psiIoPct: clamp(psiIoPct, 0, 100),
+    serviceCores,
+    throttledPct,
+  };
+}
+
+/** vCPUs a noisy neighbour's vCPUs share cores with: they lose more. */
+const STOLEN_VCPUS = new Set([2, 3, 6]);
+
+/** How a host's steal spreads over its vCPUs (weights averaging 1). */
+export function stealWeight(host: DemoHost, cpu: number): number {
+  if (host.condition !== 'noisy-neighbour') return 1;
+  const heavy = [...STOLEN_VCPUS].filter((c) => c < host.vcpus).length;
+  const light = host.vcpus - heavy;
+  const weight = STOLEN_VCPUS.has(cpu) ? 2.2 : 1;
+  return (weight * host.vcpus) / (heavy * 2.2 + light);
+}

@@ -1,0 +1,74 @@
+import type { LatencySeries, ProbeSample, SketchWire } from '../protocol';
+import { LatencySketch } from '../sketch';
+import type { HostMoment } from './behaviour';
+import type { DemoHost } from './fleet';
+import { channel, mix, normal, round, seededRandom, smooth, unit } from './noise';
+import type { DemoService } from './services';
+
+export const LATENCY_NAME = 'inference.request';
+/** At most this many latencies are drawn per report; each then stands for a whole number of requests. */
+const MAX_DRAWS = 120;
+
+/** One series per service: the interval's request latencies, tagged with the model it serves. */
+export function latencySeries(host: DemoHost, tMs: number, intervalMs: number, m: HostMoment, services: readonly DemoService[]): LatencySeries[] {
+  return services.flatMap((service) => {
+    const random = seededRandom(mix(channel(host.seed, host.hostname, 'latency', service.name), tMs));
+    const requests = Math.round((m.rps / services.length) * (intervalMs / 1000) * (0.9 + 0.2 * random()));
+    return requests === 0 ? [] : [{ name: LATENCY_NAME, tags: { model: service.model }, sketch: requestSketch(host, m, service, requests, random) }];
+  });
+}
+
+/**
+ * Log-normal around the model's median, slower under load, with the tail each planted problem adds: a request
+ * whose thread lost its vCPU to the neighbour waits for it to come back, longer the more is stolen.
+ */
+function requestSketch(host: DemoHost, m: HostMoment, service: DemoService, requests: number, random: () => number): SketchWire {
+  const draws = Math.min(requests, MAX_DRAWS);
+  const perDraw = Math.floor(requests / draws);
+  const withOneMore = requests % draws;
+  const median = service.medianMs * (1 + 0.25 * m.load);
+  const c = host.condition;
+  const sketch = new LatencySketch();
+  for (let i = 0; i < draws; i++) {
+    let ms = median * Math.exp(0.3 * normal(random)) * (1 + (m.stealPct / 100) * 1.5);
+    const tail = random();
+    if (tail < (m.stealPct / 100) * 0.5) ms += m.stealPct * (0.5 + 3.5 * random());
+    if (c === 'sata-await' && tail > 0.94) ms += 35 * (1 + 3 * random());
+    if (c === 'quota-throttled' && tail > 1 - (m.throttledPct / 100) * 0.4) ms += 100 * random();
+    if (c === 'hidden-neighbour') ms *= 1 + (m.psiCpuPct / 100) * 0.5;
+    if (c === 'openmp-oversubscribed') ms = ms * 1.4 + (tail > 0.95 ? 30 + 60 * random() : 0);
+    sketch.add(ms, perDraw + (i < withOneMore ? 1 : 0));
+  }
+  return sketch.toWire();
+}
+
+export const PROBE_TARGETS = {
+  'nix-users': 'tcp://nix-users.example:443',
+  models: 'https://models.example/healthz',
+} as const;
+
+/** A TCP connect to where Norwegian users are (NIX in Oslo), and an HTTPS check of the model store. */
+export function probeSamples(host: DemoHost, tMs: number): ProbeSample[] {
+  const jitter = (what: string) => 0.95 + 0.08 * smooth(channel(host.seed, host.hostname, what), tMs, 180_000) + 0.03 * unit(channel(host.seed, host.hostname, what, 'jitter'), tMs);
+  const failed = unit(channel(host.seed, host.hostname, 'probe-failure'), tMs) < 0.002;
+  const nixMs = host.rttMs.nixUsers * jitter('rtt-nix');
+  const modelsMs = host.rttMs.models * jitter('rtt-models');
+  return [
+    {
+      name: 'nix-users',
+      target: PROBE_TARGETS['nix-users'],
+      ok: !failed,
+      connectMs: failed ? null : round(nixMs, 3),
+      responseMs: null,
+      error: failed ? 'connect ETIMEDOUT' : null,
+    },
+    {
+      name: 'models',
+      target: PROBE_TARGETS.models,
+      ok: true,
+      connectMs: round(modelsMs, 3),
+      responseMs: round(modelsMs * 2 + 3 + 5 * unit(channel(host.seed, host.hostname, 'models-response'), tMs), 3),
+      error: null,
+    },
+  ];
+}
