@@ -30,8 +30,9 @@ let workers: ChildProcess[] = [];
 
 function startWorker(blasThreads: number): ChildProcess {
   const child = spawn('taskset', ['-c', '0,1', PYTHON, path.join(workDir, WATCH_NAME)], {
-    // Only what the worker needs: the agent reports allow-listed variables, and the test expects exactly this one.
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', OPENBLAS_NUM_THREADS: String(blasThreads) } as NodeJS.ProcessEnv,
+    // Only what the worker needs (NODE_ENV only because Next's types require it): the test expects exactly the
+    // allow-listed OPENBLAS_NUM_THREADS in the agent's report.
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', OPENBLAS_NUM_THREADS: String(blasThreads) },
     stdio: 'ignore',
   });
   child.unref();
