@@ -8,6 +8,8 @@ import { ensureLocalEnrollmentKey } from './lib/auth/ensure-local-enrollment-key
 import { closeDb, getDb } from './lib/db';
 import { describeTarget } from './lib/db/target';
 import { startLocalAgent } from './lib/server/local-agent';
+import { guardLogStreams } from './lib/server/log-stream-guard';
+import { processMetrics } from './lib/server/process-metrics';
 import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
 import { buildIfNeeded } from './lib/server/production-build';
 import { startSeriesMaintenance } from './lib/series';
@@ -17,7 +19,9 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 const stateDir = path.resolve(process.env.INFERWATCH_STATE_DIR ?? path.join(root, '.inferwatch'));
 
-buildIfNeeded(root);
+// A monitoring server must outlive its log reader (a closed terminal, a restarted log shipper).
+guardLogStreams((stream) => processMetrics().logWritesDropped.inc({ stream }));
+await buildIfNeeded(root);
 
 const db = await getDb();
 console.log(`inferwatch: database: ${describeTarget(db.target)}`);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { pipeChildOutput } from './log-stream-guard';
 
 export interface LocalAgentOptions {
   root: string;
@@ -36,8 +37,9 @@ export function startLocalAgent(options: LocalAgentOptions): { stop(): Promise<v
         '--interval',
         String(options.intervalS),
       ],
-      { cwd: options.root, stdio: ['ignore', 'inherit', 'inherit'] },
+      { cwd: options.root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    pipeChildOutput(child);
     child.on('exit', (code, signal) => {
       if (stopping) return;
       console.error(`inferwatch: local agent exited (${signal ?? code}); restarting in ${RESTART_DELAY_MS / 1000} s`);

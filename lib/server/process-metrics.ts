@@ -1,16 +1,18 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import { IngestMetrics } from '../ingest/ingest-metrics';
 
 export interface ProcessMetrics {
   registry: Registry;
   ingest: IngestMetrics;
+  logWritesDropped: Counter<'stream'>;
 }
 
 const holder = globalThis as typeof globalThis & { __inferwatchMetrics?: ProcessMetrics };
 
 /**
- * This process's metrics: Node's own (CPU, memory, event-loop lag, GC pauses) and ingest's. One registry per process,
- * because Next's bundle and server.ts each load lib and both must count into the registry GET /metrics renders.
+ * This process's metrics: Node's own (CPU, memory, event-loop lag, GC pauses), ingest's, and its dropped log writes.
+ * One registry per process, because Next's bundle and server.ts each load lib and both must count into the registry
+ * GET /metrics renders.
  */
 export function processMetrics(): ProcessMetrics {
   if (!holder.__inferwatchMetrics) {
@@ -20,7 +22,14 @@ export function processMetrics(): ProcessMetrics {
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
       registry.removeSingleMetric(name);
     }
-    holder.__inferwatchMetrics = { registry, ingest: new IngestMetrics(registry) };
+    const logWritesDropped = new Counter({
+      name: 'inferwatch_log_writes_dropped_total',
+      help: 'Writes to stdout or stderr that failed (the log reader went away) and were dropped.',
+      labelNames: ['stream'],
+      registers: [registry],
+    });
+    for (const stream of ['stdout', 'stderr']) logWritesDropped.inc({ stream }, 0);
+    holder.__inferwatchMetrics = { registry, ingest: new IngestMetrics(registry), logWritesDropped };
   }
   return holder.__inferwatchMetrics;
 }

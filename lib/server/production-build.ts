@@ -1,6 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pipeChildOutput } from './log-stream-guard';
 
 const SOURCE_DIRS = ['app', 'components', 'lib', 'public'];
 const SOURCE_FILES = ['next.config.js', 'package.json', 'tsconfig.json'];
@@ -29,16 +31,18 @@ export function isBuildStale(root: string): boolean {
   return [...SOURCE_DIRS, ...SOURCE_FILES].some((entry) => newestMtimeMs(path.join(root, entry)) > builtAt);
 }
 
-export function buildIfNeeded(root: string): void {
+export async function buildIfNeeded(root: string): Promise<void> {
   if (!isBuildStale(root)) return;
   console.log('inferwatch: building the dashboard (first start or sources changed)…');
   // Turbopack walks the project tree and hangs on the symlink cycles that real /sys trees in tests/fixtures contain
   // (vercel/next.js#97550); webpack only follows imports.
   const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
-  const result = spawnSync(process.execPath, [nextBin, 'build', '--webpack'], {
+  const build = spawn(process.execPath, [nextBin, 'build', '--webpack'], {
     cwd: root,
-    stdio: 'inherit',
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
   });
-  if (result.status !== 0) throw new Error(`next build failed with exit code ${result.status}`);
+  pipeChildOutput(build);
+  const [code] = (await once(build, 'close')) as [number | null];
+  if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
 }
