@@ -4,3 +4,5 @@ export { getFleetSparklines } from './fleet-sparklines';
 export { getHostDetail } from './host-detail';
 export { compareRegions } from './region-compare';
 export { renderFleetMetrics, renderRollupMetrics, renderFindingMetrics, PROMETHEUS_CONTENT_TYPE } from './prometheus';
+export { getHostAnnotations } from './host-annotations';
+export { getHostInventory } from './host-inventory';

@@ -257,7 +257,7 @@ describe('route handlers', () => {
     ['latency: two scopes', getLatency, '/api/v1/latency?region=oslo&host=1&name=request', {}, 'host'],
     ['latency: bad labels', getLatency, '/api/v1/latency?labels=model&name=request', {}, 'labels'],
     ['latency: bad host', getLatency, '/api/v1/latency?host=-3&name=request', {}, 'host'],
-    ['latency: too many points', getLatency, '/api/v1/latency?name=request&points=5000', {}, 'points'],
+    ['latency: too many points', getLatency, '/api/v1/latency?name=request&points=5001', {}, 'points'],
     ['compare: bad to', getCompare, '/api/v1/regions/compare?to=soon', {}, 'to'],
     ['compare: from=-1 (no year-2001 guess)', getCompare, '/api/v1/regions/compare?from=-1', {}, 'from'],
     ['compare: from an exponent', getCompare, '/api/v1/regions/compare?from=1e12', {}, 'from'],

@@ -53,7 +53,7 @@ export const latencyParamsSchema = z
     labels: labelsSchema.optional(),
     name: z.string().trim().min(1).max(200),
     ...rangeShape,
-    points: z.coerce.number().int().min(1).max(1000).optional(),
+    points: z.coerce.number().int().min(1).max(5000).optional(),
   })
   .superRefine((value, ctx) => {
     checkRange(value, ctx);

@@ -1,0 +1,89 @@
+import type { Database } from '../db';
+import { NotFoundError } from '../errors';
+import { findRule } from '../findings/registry';
+import { readInventoryChanges } from '../findings/latency/inventory-changes';
+import type { Severity } from '../protocol/findings';
+import { MAX_ANNOTATIONS, type HostAnnotation, type HostAnnotationsParams, type HostAnnotationsResponse } from '../protocol/read-api/annotations';
+
+export type HostAnnotationsQuery = HostAnnotationsParams & { hostId: number; limit?: number };
+
+interface FindingEventRow {
+  id: number;
+  rule_id: string;
+  severity: Severity;
+  message: string;
+  opened_at: Date | null;
+  resolved_at: Date | null;
+}
+
+interface AlertEventRow {
+  id: number;
+  rule_id: string;
+  title: string | null;
+  severity: Severity;
+  annotations: Record<string, string> | string;
+  fired_at: Date | null;
+  resolved_at: Date | null;
+}
+
+const inRange = (at: Date | null, fromMs: number, toMs: number): at is Date =>
+  at !== null && new Date(at).getTime() >= fromMs && new Date(at).getTime() < toMs;
+
+/**
+ * What happened to a host in [from, to) that its charts mark: inventory changes (each snapshot against the one
+ * before), findings opened and resolved, alerts fired and resolved. One query per kind, each by the host's index.
+ */
+export async function getHostAnnotations(db: Pick<Database, 'sql'>, query: HostAnnotationsQuery): Promise<HostAnnotationsResponse> {
+  const { sql } = db;
+  const { hostId, from, to } = query;
+  const [host] = await sql.query<{ id: number }>('SELECT id FROM hosts WHERE id = $1', [hostId]);
+  if (!host) throw new NotFoundError(`host ${hostId} not found`);
+  const [inventory, findings, alerts] = await Promise.all([
+    readInventoryChanges(sql, [hostId], from, to),
+    sql.query<FindingEventRow>(
+      `SELECT id, rule_id, severity, message, opened_at, resolved_at FROM findings
+        WHERE host_id = $1 AND ((opened_at >= $2 AND opened_at < $3) OR (resolved_at >= $2 AND resolved_at < $3))`,
+      [hostId, from, to],
+    ),
+    sql.query<AlertEventRow>(
+      `SELECT a.id, a.rule_id, r.title, a.severity, a.annotations, a.fired_at, a.resolved_at
+         FROM alerts a LEFT JOIN alert_rules r ON r.id = a.rule_id
+        WHERE a.host_id = $1 AND ((a.fired_at >= $2 AND a.fired_at < $3) OR (a.resolved_at >= $2 AND a.resolved_at < $3))`,
+      [hostId, from, to],
+    ),
+  ]);
+  const fromMs = from.getTime();
+  const toMs = to.getTime();
+  const out: HostAnnotation[] = [];
+  for (const change of inventory.get(hostId) ?? []) {
+    out.push({
+      t: change.atMs,
+      kind: 'inventory',
+      severity: null,
+      title: 'Inventory changed',
+      detail: change.changes.length ? change.changes.join('; ') : 'details that do not bear on latency changed',
+      refId: null,
+    });
+  }
+  for (const row of findings) {
+    const title = findRule(row.rule_id)?.title ?? row.rule_id;
+    const base = { severity: row.severity, title, detail: row.message, refId: Number(row.id) };
+    if (inRange(row.opened_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.opened_at).getTime(), kind: 'finding-opened' });
+    if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.resolved_at).getTime(), kind: 'finding-resolved' });
+  }
+  for (const row of alerts) {
+    const annotations = typeof row.annotations === 'string' ? (JSON.parse(row.annotations) as Record<string, string>) : row.annotations;
+    const base = { severity: row.severity, title: row.title ?? row.rule_id, detail: annotations.summary ?? '', refId: Number(row.id) };
+    if (inRange(row.fired_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.fired_at).getTime(), kind: 'alert-fired' });
+    if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.resolved_at).getTime(), kind: 'alert-resolved' });
+  }
+  out.sort((a, b) => a.t - b.t || a.kind.localeCompare(b.kind) || (a.refId ?? 0) - (b.refId ?? 0));
+  const limit = query.limit ?? MAX_ANNOTATIONS;
+  return {
+    hostId,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    annotations: out.slice(Math.max(0, out.length - limit)),
+    truncated: out.length > limit,
+  };
+}

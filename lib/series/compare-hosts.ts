@@ -1,0 +1,188 @@
+import type { Database } from '../db';
+import type { Sql } from '../db/sql';
+import { BadRequestError } from '../errors';
+import { quantileOfWire } from '../sketch';
+import { isLatencyCompareMetric, type CompareParams, type CompareResponse, type CompareScope, type ComparedHost } from '../protocol/read-api/compare';
+import type { SeriesMetric, SeriesPoint, SeriesResolution } from '../protocol/read-api/series';
+import { mergeHistograms } from './merge-histograms';
+import { METRIC_SOURCES, segmentColumns, type MetricSource } from './metrics';
+import { coverRange, resolutionFor, segmentsAt, type ReadOptions, type Segment } from './resolution';
+import { readWatermarks } from './rollup';
+
+const ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
+const QUANTILE = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99 } as const;
+
+interface HostRow {
+  id: number;
+  hostname: string;
+  region: string;
+}
+
+function scopeWhere(scope: CompareScope): { where: string; params: unknown[] } {
+  switch (scope.kind) {
+    case 'fleet':
+      return { where: 'TRUE', params: [] };
+    case 'region':
+      return { where: 'h.region = $1', params: [scope.region] };
+    case 'labels':
+      return { where: 'h.labels @> $1::jsonb', params: [JSON.stringify(scope.labels)] };
+    case 'hosts':
+      return { where: 'h.id = ANY($1::int4[])', params: [scope.hostIds] };
+  }
+}
+
+/** Rollups fold a report's items into one value (the most-stolen CPU); raw rows are folded the same way here. */
+const isFolded = (source: MetricSource) => source.key !== null && source.rollupKey === null;
+
+/**
+ * One segment of a gauge for the hosts in $1, per host (and per bucket of `bucketParam` seconds when given), each
+ * host's keys combined: weighted average and peak. `keyParam` keeps one device, process, cgroup or probe.
+ */
+function gaugeSegmentSql(source: MetricSource, segment: SeriesResolution, p: number, bucketParam: string | null, keyParam: string | null): string {
+  const cols = segmentColumns(source, segment);
+  const range = `host_id = ANY($1::int4[]) AND ts >= $${p} AND ts < $${p + 1}`;
+  let table = cols.table;
+  let keyFilter = '';
+  if (segment === 'raw' && isFolded(source)) {
+    table = `(SELECT host_id, ts, max(${source.column}) AS ${source.column} FROM ${source.raw} WHERE ${range} GROUP BY host_id, ts)`;
+  } else if (keyParam) {
+    keyFilter = ` AND ${segment === 'raw' ? source.key : source.rollupKey}::text = ${keyParam}`;
+  }
+  const bucket = bucketParam ? `, date_bin(make_interval(secs => ${bucketParam}::float8), ts, ${ORIGIN}) AS t` : '';
+  return `SELECT host_id${bucket}, ${cols.sum} AS s, ${cols.weight} AS w, ${cols.max} AS m
+    FROM ${table} x WHERE ${range}${keyFilter} GROUP BY host_id${bucketParam ? ', 2' : ''}`;
+}
+
+async function gaugeRows(
+  sql: Sql,
+  metric: SeriesMetric,
+  hostIds: number[],
+  segments: Segment[],
+  bucket: { ms: number } | null,
+  key: string | null,
+): Promise<{ host_id: number; t?: Date; avg: number | null; max: number | null }[]> {
+  if (segments.length === 0 || hostIds.length === 0) return [];
+  const source = METRIC_SOURCES[metric];
+  const params: unknown[] = [hostIds];
+  const next = (value: unknown) => `$${params.push(value)}`;
+  const bucketParam = bucket ? next(bucket.ms / 1000) : null;
+  const keyParam = key !== null ? next(key) : null;
+  const parts = segments.map((segment) => {
+    params.push(new Date(segment.fromMs), new Date(segment.toMs));
+    return gaugeSegmentSql(source, segment.resolution, params.length - 1, bucketParam, keyParam);
+  });
+  const by = bucket ? 'host_id, t' : 'host_id';
+  return sql.query(
+    `SELECT ${by}, sum(s) / nullif(sum(w), 0) AS avg, max(m) AS max
+       FROM (${parts.join('\nUNION ALL\n')}) u GROUP BY ${by}${bucket ? ' ORDER BY host_id, t' : ''}`,
+    params,
+  );
+}
+
+/**
+ * One metric of many hosts over [from, to): the scope's hosts ranked by the metric's average (or peak, or the
+ * latency quantile) over the whole range from the cheapest cover of it, then the top `limit` as time series.
+ */
+export async function compareHosts(db: Pick<Database, 'sql'>, query: CompareParams, options: ReadOptions = {}): Promise<CompareResponse> {
+  const { sql } = db;
+  const latency = isLatencyCompareMetric(query.metric);
+  if (!latency && query.key !== undefined && isFolded(METRIC_SOURCES[query.metric as SeriesMetric])) {
+    throw new BadRequestError(`${query.metric} compares each host's most-stolen CPU and takes no key`);
+  }
+  const scope = scopeWhere(query.scope);
+  const [hosts, marks] = await Promise.all([
+    sql.query<HostRow>(`SELECT id, hostname, region FROM hosts h WHERE ${scope.where}`, scope.params),
+    readWatermarks(sql),
+  ]);
+  const ids = hosts.map((h) => h.id);
+  const fromMs = query.from.getTime();
+  const toMs = query.to.getTime();
+  const { resolution, bucketMs } = resolutionFor(query.from, query.to, query.maxPoints, options);
+  const seriesSegments = segmentsAt(resolution, fromMs, toMs, marks);
+  const totalSegments = coverRange(fromMs, toMs, marks);
+  const key = query.key ?? null;
+
+  let ranked: { hostId: number; value: number | null }[];
+  let pointsOf: (topIds: number[]) => Promise<Map<number, SeriesPoint[]>>;
+  if (latency) {
+    const q = QUANTILE[query.metric as keyof typeof QUANTILE];
+    const where = 'x.name = $1 AND h.id = ANY($2::int4[])';
+    const totals = ids.length ? await mergeHistograms(sql, { segments: totalSegments, groups: ['h.id'], where, params: [query.latency, ids] }) : [];
+    ranked = totals.filter((r) => r.wire.count > 0).map((r) => ({ hostId: Number(r.groups[0]), value: quantileOfWire(r.wire, q) }));
+    pointsOf = async (topIds) => {
+      const rows = await mergeHistograms(sql, {
+        segments: seriesSegments,
+        groups: ['h.id', `date_bin(INTERVAL '${bucketMs / 1000} seconds', x.ts, ${ORIGIN})`],
+        where,
+        params: [query.latency, topIds],
+      });
+      const out = new Map<number, SeriesPoint[]>();
+      for (const row of rows) {
+        const id = Number(row.groups[0]);
+        const list = out.get(id) ?? [];
+        list.push({ t: new Date(row.groups[1] as Date).getTime(), avg: row.wire.count > 0 ? quantileOfWire(row.wire, q) : null, max: null });
+        out.set(id, list);
+      }
+      for (const list of out.values()) list.sort((a, b) => a.t - b.t);
+      return out;
+    };
+  } else {
+    const metric = query.metric as SeriesMetric;
+    const totals = await gaugeRows(sql, metric, ids, totalSegments, null, key);
+    ranked = totals.map((r) => ({ hostId: Number(r.host_id), value: query.rank === 'max' ? r.max : r.avg }));
+    pointsOf = async (topIds) => {
+      const rows = await gaugeRows(sql, metric, topIds, seriesSegments, { ms: bucketMs }, key);
+      const out = new Map<number, SeriesPoint[]>();
+      for (const row of rows) {
+        const id = Number(row.host_id);
+        const list = out.get(id) ?? [];
+        list.push({ t: new Date(row.t!).getTime(), avg: row.avg, max: row.max });
+        out.set(id, list);
+      }
+      return out;
+    };
+  }
+
+  const byId = new Map(hosts.map((h) => [h.id, h]));
+  const top = rankHosts(ranked, byId, query.limit);
+  const points = top.length ? await pointsOf(top.map((r) => r.hostId)) : new Map<number, SeriesPoint[]>();
+  const compared: ComparedHost[] = top.map((r) => {
+    const host = byId.get(r.hostId)!;
+    return { hostId: host.id, hostname: host.hostname, region: host.region, value: r.value, points: points.get(host.id) ?? [] };
+  });
+  return {
+    metric: query.metric,
+    unit: latency ? 'ms' : METRIC_SOURCES[query.metric as SeriesMetric].unit,
+    scope: query.scope,
+    latency: latency ? (query.latency ?? null) : null,
+    key: latency ? null : key,
+    rank: latency ? 'avg' : query.rank,
+    from: query.from.toISOString(),
+    to: query.to.toISOString(),
+    resolution,
+    bucketMs,
+    matchedHosts: hosts.length,
+    hostsWithData: ranked.length,
+    limit: query.limit,
+    hosts: compared,
+  };
+}
+
+/** Highest value first (hosts without a value last), ties by hostname, then id. */
+export function rankHosts(
+  ranked: readonly { hostId: number; value: number | null }[],
+  hosts: ReadonlyMap<number, { hostname: string }>,
+  limit: number,
+): { hostId: number; value: number | null }[] {
+  return ranked
+    .filter((r) => hosts.has(r.hostId))
+    .sort((a, b) => {
+      if (a.value !== b.value) {
+        if (a.value === null) return 1;
+        if (b.value === null) return -1;
+        return b.value - a.value;
+      }
+      return hosts.get(a.hostId)!.hostname.localeCompare(hosts.get(b.hostId)!.hostname) || a.hostId - b.hostId;
+    })
+    .slice(0, limit);
+}

@@ -1,0 +1,39 @@
+import type { Database } from '../db';
+import { NotFoundError } from '../errors';
+import type { HostLatencySeriesParams, HostLatencySeriesResponse } from '../protocol/read-api/host';
+import type { SeriesResolution } from '../protocol/read-api/series';
+import { coverRange } from './resolution';
+import { readWatermarks } from './rollup';
+
+const LATENCY_TABLE: Record<SeriesResolution, string> = { raw: 'latency_samples', '1m': 'latency_1m', '1h': 'latency_1h' };
+const MAX_NAMES = 200;
+
+/** The latency series a host reported in [from, to) and their request counts, from the cheapest cover of the range. */
+export async function listHostLatencySeries(
+  db: Pick<Database, 'sql'>,
+  query: HostLatencySeriesParams & { hostId: number },
+): Promise<HostLatencySeriesResponse> {
+  const { sql } = db;
+  const [host] = await sql.query<{ id: number }>('SELECT id FROM hosts WHERE id = $1', [query.hostId]);
+  if (!host) throw new NotFoundError(`host ${query.hostId} not found`);
+  const segments = coverRange(query.from.getTime(), query.to.getTime(), await readWatermarks(sql));
+  const params: unknown[] = [query.hostId];
+  const parts = segments.map((segment) => {
+    params.push(new Date(segment.fromMs), new Date(segment.toMs));
+    return `SELECT name, count FROM ${LATENCY_TABLE[segment.resolution]}
+      WHERE host_id = $1 AND ts >= $${params.length - 1} AND ts < $${params.length}`;
+  });
+  const rows = parts.length
+    ? await sql.query<{ name: string; count: number }>(
+        `SELECT name, sum(count)::float8 AS count FROM (${parts.join('\nUNION ALL\n')}) u
+          GROUP BY name ORDER BY count DESC, name LIMIT ${MAX_NAMES}`,
+        params,
+      )
+    : [];
+  return {
+    hostId: query.hostId,
+    from: query.from.toISOString(),
+    to: query.to.toISOString(),
+    series: rows.map((r) => ({ name: r.name, count: Number(r.count) })),
+  };
+}
