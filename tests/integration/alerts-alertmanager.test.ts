@@ -138,21 +138,23 @@ describe('alerts end to end with a real Alertmanager', () => {
     await am.stop();
   });
 
-  test('a steal spike ingested through the ingest API appears in Alertmanager with its labels and annotations; when it ends, it resolves there', async () => {
+  test('a steal spike ingested through the ingest API appears in Alertmanager with its labels and annotations; when it ends, it resolves there', { timeout: 180_000 }, async () => {
     const host = await enrolledHost(db, 'gpu-am-1');
     await send(host.token, reportsBetween(1, R - 420_000, R - 240_000, { stealPct: 30, perCpuStealPct: [2, 1, 62, 55] }));
     // The ingest hook has the host evaluated within a second of its reports being stored: pending.
     await until(async () => (cycles.some((c) => c.targeted && c.transitions.pending === 1) ? true : undefined), 'a targeted cycle after the ingest', 10_000);
     expect((await alertRows(db, 'steal-spike')).map((a) => a.state)).toEqual(['pending']);
 
-    // 125 s later the for-duration has passed: the next scheduled cycle fires it, and it reaches Alertmanager.
+    // 125 s later the for-duration has passed: a scheduled cycle (not one the ingest hook targeted) fires it, and it
+    // reaches Alertmanager. Deadlines only: a slow machine takes longer, it does not answer differently.
+    const cyclesBefore = cycles.length;
     clock.ms = R - 235_000;
-    const started = Date.now();
+    await until(async () => (cycles.slice(cyclesBefore).some((c) => !c.targeted && c.transitions.firing === 1) ? true : undefined),
+      'a scheduled cycle that fires the alert', 4 * INTERVAL_MS);
     const [alert] = await until(async () => {
       const found = await am.alerts('steal-spike');
       return found.length > 0 ? found : undefined;
-    }, 'the alert in Alertmanager', INTERVAL_MS + 5_000);
-    expect(Date.now() - started).toBeLessThanOrEqual(INTERVAL_MS + 5_000);
+    }, 'the alert in Alertmanager', 30_000);
     expect(alert!.labels).toEqual({ alertname: 'steal-spike', severity: 'warning', host: 'gpu-am-1', host_id: String(host.hostId), region: 'oslo' });
     expect(alert!.annotations.summary).toBe('CPU steal spike on gpu-am-1: 30.0 %');
     expect(alert!.annotations.description).toMatch(/^1 min average 30\.0 %, threshold 10\.0 %.*for 2 min; clears at 5\.0 %\. Lost most: vCPUs 2 \(62\.0 %\), 3 \(55\.0 %\)\.$/);
