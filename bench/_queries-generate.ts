@@ -1,5 +1,5 @@
 import type { Sql } from '../lib/db/sql';
-import { GAUGE_ROLLUPS } from '../lib/series/rollup-specs';
+import { GAUGE_ROLLUPS } from '../lib/series/tables';
 import { gaugeRollupSql, regionLatencyRollupSql } from '../lib/series/rollup-sql';
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../lib/protocol/time';
 

@@ -1,20 +1,13 @@
-/** Raw series tables: daily partitions, written by ingest (COPY), kept INFERWATCH_RETENTION_RAW_DAYS. */
-export const RAW_SERIES_TABLES = [
-  'report_ledger',
-  'host_samples',
-  'cpu_sample_arrays',
-  'disk_sample_arrays',
-  'cgroup_samples',
-  'process_samples',
-  'latency_samples',
-  'probe_samples',
-] as const;
+import { REPORT_LEDGER, ROLLUP_BASES, SERIES_KINDS, TABLES } from '../lib/series/tables';
 
-const ROLLUP_BASES = ['host_samples', 'disk_samples', 'process_samples', 'cgroup_samples', 'probe', 'latency', 'latency_region'] as const;
+/** Raw series tables: daily partitions, written by ingest (COPY), kept INFERWATCH_RETENTION_RAW_DAYS. */
+export const RAW_SERIES_TABLES = [REPORT_LEDGER.name, ...SERIES_KINDS.map((kind) => TABLES[kind].name)];
 
 /** 1-minute rollups (daily partitions) and 1-hour rollups (monthly partitions), written by lib/series/rollup.ts. */
-export const ROLLUP_1M_TABLES = ROLLUP_BASES.map((base) => `${base}_1m` as const);
-export const ROLLUP_1H_TABLES = ROLLUP_BASES.map((base) => `${base}_1h` as const);
+export const ROLLUP_1M_TABLES = ROLLUP_BASES.map((base) => `${base}_1m`);
+export const ROLLUP_1H_TABLES = ROLLUP_BASES.map((base) => `${base}_1h`);
+
+const VIEWS = SERIES_KINDS.flatMap((kind) => TABLES[kind].view ?? []);
 
 /** Tables managed by raw SQL migrations (partitioned, COPY-written), invisible to the Prisma schema. */
 export const SERIES_TABLES = [
@@ -26,8 +19,7 @@ export const SERIES_TABLES = [
   // The raw tables inferwatch_ensure_partitions partitions by day.
   'inferwatch_daily_partitioned',
   // Views: one row per CPU over cpu_sample_arrays, one per disk over disk_sample_arrays.
-  'cpu_samples',
-  'disk_samples',
+  ...VIEWS,
   // The findings engine's tables (lib/findings): written in bulk each cycle, with a partial unique index Prisma
   // cannot model; read and written in raw SQL only.
   'findings',

@@ -14,9 +14,9 @@ function segmentSql(metric: SeriesMetric, chosen: SeriesResolution, segment: Ser
   const cols = segmentColumns(source, segment);
   let table = cols.table;
   let key = cols.key;
-  if (source.key === 'cpu' && chosen !== 'raw' && segment === 'raw') {
-    // Matches the rollups: the most-stolen CPU of each report.
-    table = `(SELECT host_id, ts, (SELECT max(s) FROM unnest(steal_pct) s) AS steal_pct FROM cpu_sample_arrays
+  if (source.rolledUpAs && chosen !== 'raw' && segment === 'raw') {
+    // Matches the rollups: one value per report (the most-stolen CPU), not one per item.
+    table = `(SELECT host_id, ts, ${source.rolledUpAs.gauge.perReport('a')} AS ${source.column} FROM ${source.rolledUpAs.table} a
               WHERE host_id = $1 AND ts >= $${p} AND ts < $${p + 1})`;
     key = `'worst'::text`;
   }

@@ -26,7 +26,7 @@ export function quantilesOf(wire: SketchWire | undefined): LatencyQuantiles {
 }
 
 /** The host condition of a scope over `h` (hosts), with its parameters numbered from `first`. */
-export function scopeCondition(scope: LatencyScope, first: number): { where: string; params: unknown[] } {
+function scopeCondition(scope: LatencyScope, first: number): { where: string; params: unknown[] } {
   switch (scope.kind) {
     case 'fleet':
       return { where: 'TRUE', params: [] };

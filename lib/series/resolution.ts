@@ -2,10 +2,10 @@ import type { SeriesResolution } from '../protocol/read-api/series';
 import { retentionFromEnv, type RetentionDays } from './retention-config';
 import { DAY_MS, HOUR_MS, MINUTE_MS, ceilTo, floorTo } from '../protocol/time';
 
-export const RAW_INTERVAL_MS = 10_000;
-export const MAX_POINTS = 1000;
+const RAW_INTERVAL_MS = 10_000;
+const MAX_POINTS = 1000;
 
-export const RESOLUTION_STEP_MS: Record<SeriesResolution, number> = { raw: RAW_INTERVAL_MS, '1m': MINUTE_MS, '1h': HOUR_MS };
+const RESOLUTION_STEP_MS: Record<SeriesResolution, number> = { raw: RAW_INTERVAL_MS, '1m': MINUTE_MS, '1h': HOUR_MS };
 const FINEST_FIRST: SeriesResolution[] = ['raw', '1m', '1h'];
 
 function retentionDaysOf(resolution: SeriesResolution, retention: RetentionDays): number {

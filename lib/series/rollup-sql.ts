@@ -1,20 +1,17 @@
-import type { GaugeRollupSpec } from './rollup-specs';
+import { HISTOGRAM_COLUMNS as COLUMNS, type GaugeRollupSpec, type RowFilter } from './tables';
 
 export type RollupLevel = '1m' | '1h';
 
 const BIN_ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
 
-export function binExpr(step: string, column = 'ts'): string {
+function binExpr(step: string, column = 'ts'): string {
   return `date_bin(INTERVAL '${step}', ${column}, ${BIN_ORIGIN})`;
 }
 
-export const STEP: Record<RollupLevel, string> = { '1m': '1 minute', '1h': '1 hour' };
-
-/** Which source rows a rollup statement reads, as a condition over the row alias. */
-export type RowFilter = (alias: string) => string;
+const STEP: Record<RollupLevel, string> = { '1m': '1 minute', '1h': '1 hour' };
 
 /** Rows with ts in [$1, $2). */
-export const inRange: RowFilter = (a) => `${a}.ts >= $1 AND ${a}.ts < $2`;
+const inRange: RowFilter = (a) => `${a}.ts >= $1 AND ${a}.ts < $2`;
 
 /** Rows in [$1, $2) whose (host, bucket of `step`) is one of the pairs unnest($3 host ids, $4 buckets). */
 export function inHostBuckets(step: string): RowFilter {
@@ -64,9 +61,8 @@ GROUP BY ${group.join(', ')}
 ON CONFLICT (${conflict.join(', ')}) DO UPDATE SET ${updates.join(', ')}`;
 }
 
-const HISTOGRAM_COLUMNS = 'count, sum, min, max, zero_count, keys, counts';
-const REPLACE_HISTOGRAM = `count = EXCLUDED.count, sum = EXCLUDED.sum, min = EXCLUDED.min, max = EXCLUDED.max,
-  zero_count = EXCLUDED.zero_count, keys = EXCLUDED.keys, counts = EXCLUDED.counts`;
+const HISTOGRAM_COLUMNS = COLUMNS.join(', ');
+const REPLACE_HISTOGRAM = COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ');
 
 /**
  * CTEs merging the histograms of `source` (columns `group` + histogram columns) per `group` into `<name>`: counts

@@ -2,7 +2,7 @@ import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { utcDay } from '../db/partitions';
 import { LATE_REPORT_AGE_MS } from './late-minutes';
-import { GAUGE_ROLLUPS } from './rollup-specs';
+import { GAUGE_ROLLUPS } from './tables';
 import {
   LATE_LATENCY_1M_SQL,
   gaugeRollupSql,
@@ -45,7 +45,7 @@ export interface RollUpResult {
 
 const STEP_MS: Record<RollupLevel, number> = { '1m': MINUTE_MS, '1h': HOUR_MS };
 
-export const ROLLUP_STATEMENTS: Record<RollupLevel, string[]> = {
+const ROLLUP_STATEMENTS: Record<RollupLevel, string[]> = {
   '1m': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1m')), latencyRollupSql('1m'), regionLatencyRollupSql('1m')],
   '1h': [...GAUGE_ROLLUPS.map((spec) => gaugeRollupSql(spec, '1h')), latencyRollupSql('1h'), regionLatencyRollupSql('1h')],
 };

@@ -1,6 +1,6 @@
-import type { CpuBreakdown, DiskSample, LatencySeries, PerCpu, Report } from '../../protocol';
+import type { CgroupSample, CpuSample, DiskSample, LatencySeries, PerCpu, ProbeSample, ProcessSample, Report } from '../../protocol';
 import { isUnavailable } from '../../protocol';
-import { SERIES_KINDS, SERIES_SPECS, type SeriesKind } from './table-specs';
+import { SERIES_KINDS, TABLES, type ColumnOf, type SeriesKind } from '../../series/tables';
 
 export type CellValue = number | string | boolean | null | number[] | string[];
 
@@ -14,7 +14,7 @@ export type RowBatch = Record<SeriesKind, TableRows>;
 
 export function emptyRowBatch(): RowBatch {
   const batch = {} as RowBatch;
-  for (const kind of SERIES_KINDS) batch[kind] = { width: SERIES_SPECS[kind].columns.length, values: [] };
+  for (const kind of SERIES_KINDS) batch[kind] = { width: 2 + TABLES[kind].columns.length, values: [] };
   return batch;
 }
 
@@ -28,76 +28,144 @@ export function canonicalTags(tags: LatencySeries['tags']): string {
   return JSON.stringify(sorted);
 }
 
-function pushBreakdown(out: CellValue[], b: CpuBreakdown): void {
-  out.push(b.userPct, b.nicePct, b.systemPct, b.iowaitPct, b.irqPct, b.softirqPct, b.stealPct, b.idlePct);
+type Row<K extends SeriesKind> = Record<ColumnOf<K>, CellValue>;
+
+// Each table's columns after host_id and ts, in the order the writers send them.
+const COLUMN_NAMES = Object.fromEntries(
+  SERIES_KINDS.map((kind) => [kind, TABLES[kind].columns.map((c) => c.name)]),
+) as { [K in SeriesKind]: ColumnOf<K>[] };
+
+function pushRow<K extends SeriesKind>(batch: RowBatch, kind: K, hostId: number, ts: string, row: Row<K>): void {
+  const out = batch[kind].values;
+  out.push(hostId, ts);
+  for (const name of COLUMN_NAMES[kind]) out.push(row[name]);
 }
 
-function pushPressure(out: CellValue[], report: Report): void {
+function hostRow(report: Report, cpu: CpuSample | null): Row<'host'> {
   const pressure = isUnavailable(report.pressure) ? null : report.pressure;
-  const cpu = pressure && !isUnavailable(pressure.cpu) ? pressure.cpu : null;
-  const io = pressure && !isUnavailable(pressure.io) ? pressure.io : null;
-  const memory = pressure && !isUnavailable(pressure.memory) ? pressure.memory : null;
-  out.push(cpu?.some.avg10 ?? null, cpu?.some.stallPct ?? null);
-  out.push(io?.some.avg10 ?? null, io?.some.stallPct ?? null, io?.full?.avg10 ?? null, io?.full?.stallPct ?? null);
-  out.push(memory?.some.avg10 ?? null, memory?.some.stallPct ?? null, memory?.full?.avg10 ?? null, memory?.full?.stallPct ?? null);
+  const psiCpu = pressure && !isUnavailable(pressure.cpu) ? pressure.cpu : null;
+  const psiIo = pressure && !isUnavailable(pressure.io) ? pressure.io : null;
+  const psiMemory = pressure && !isUnavailable(pressure.memory) ? pressure.memory : null;
+  const total = cpu?.total;
+  return {
+    interval_ms: report.intervalMs,
+    cpu_user_pct: total?.userPct ?? null,
+    cpu_nice_pct: total?.nicePct ?? null,
+    cpu_system_pct: total?.systemPct ?? null,
+    cpu_iowait_pct: total?.iowaitPct ?? null,
+    cpu_irq_pct: total?.irqPct ?? null,
+    cpu_softirq_pct: total?.softirqPct ?? null,
+    cpu_steal_pct: total?.stealPct ?? null,
+    cpu_idle_pct: total?.idlePct ?? null,
+    online_cpus: cpu?.onlineCpus ?? null,
+    ctxt_per_s: cpu?.contextSwitchesPerS ?? null,
+    load1: cpu?.load1 ?? null,
+    load5: cpu?.load5 ?? null,
+    load15: cpu?.load15 ?? null,
+    procs_running: cpu?.procsRunning ?? null,
+    procs_blocked: cpu?.procsBlocked ?? null,
+    psi_cpu_some_avg10: psiCpu?.some.avg10 ?? null,
+    psi_cpu_some_pct: psiCpu?.some.stallPct ?? null,
+    psi_io_some_avg10: psiIo?.some.avg10 ?? null,
+    psi_io_some_pct: psiIo?.some.stallPct ?? null,
+    psi_io_full_avg10: psiIo?.full?.avg10 ?? null,
+    psi_io_full_pct: psiIo?.full?.stallPct ?? null,
+    psi_mem_some_avg10: psiMemory?.some.avg10 ?? null,
+    psi_mem_some_pct: psiMemory?.some.stallPct ?? null,
+    psi_mem_full_avg10: psiMemory?.full?.avg10 ?? null,
+    psi_mem_full_pct: psiMemory?.full?.stallPct ?? null,
+    dropped_reports: report.agent.droppedReports,
+    malformed_statsd: report.agent.malformedStatsdPackets,
+  };
 }
 
-// The columns of cpu_sample_arrays after host_id and ts, in order.
-const PER_CPU_FIELDS = [
-  'cpu', 'userPct', 'nicePct', 'systemPct', 'iowaitPct', 'irqPct', 'softirqPct', 'stealPct', 'idlePct',
-] as const satisfies readonly (keyof PerCpu)[];
+// A report's CPUs and disks are stored as one row of arrays: each column holds one field of every item, in order.
+const PER_CPU_FIELDS: Record<ColumnOf<'cpu'>, keyof PerCpu> = {
+  cpu: 'cpu',
+  user_pct: 'userPct',
+  nice_pct: 'nicePct',
+  system_pct: 'systemPct',
+  iowait_pct: 'iowaitPct',
+  irq_pct: 'irqPct',
+  softirq_pct: 'softirqPct',
+  steal_pct: 'stealPct',
+  idle_pct: 'idlePct',
+};
 
-/** The per-CPU rows as one array per column, in the report's CPU order. */
-function perCpuColumns(perCpu: readonly PerCpu[]): number[][] {
-  return PER_CPU_FIELDS.map((field) => perCpu.map((row) => row[field]));
+const DISK_FIELDS: Record<ColumnOf<'disk'>, keyof DiskSample> = {
+  device: 'device',
+  read_iops: 'readIops',
+  write_iops: 'writeIops',
+  read_bytes_per_s: 'readBytesPerS',
+  write_bytes_per_s: 'writeBytesPerS',
+  read_await_ms: 'readAwaitMs',
+  write_await_ms: 'writeAwaitMs',
+  queue_depth: 'queueDepth',
+  in_flight: 'inFlight',
+  util_pct: 'utilPct',
+};
+
+function pushArrays<K extends 'cpu' | 'disk', T>(
+  batch: RowBatch, kind: K, hostId: number, ts: string, fields: Record<ColumnOf<K>, keyof T>, items: readonly T[],
+): void {
+  const out = batch[kind].values;
+  out.push(hostId, ts);
+  for (const name of COLUMN_NAMES[kind]) {
+    const field = fields[name];
+    out.push(items.map((item) => item[field]) as CellValue);
+  }
 }
 
-// The columns of disk_sample_arrays after host_id and ts, in order.
-const DISK_FIELDS = [
-  'device', 'readIops', 'writeIops', 'readBytesPerS', 'writeBytesPerS', 'readAwaitMs', 'writeAwaitMs', 'queueDepth',
-  'inFlight', 'utilPct',
-] as const satisfies readonly (keyof DiskSample)[];
+const cgroupRow = (g: CgroupSample): Row<'cgroup'> => ({
+  path: g.path,
+  quota_cores: g.quotaCores,
+  effective_cpus: g.effectiveCpus,
+  usage_cores: g.usageCores,
+  throttled_periods_per_s: g.throttledPeriodsPerS,
+  throttled_pct: g.throttledPct,
+  throttled_ms_per_s: g.throttledMsPerS,
+});
 
-/** The disks as one array per column, in the report's order. */
-function diskColumns(disks: readonly DiskSample[]): (number[] | string[])[] {
-  return DISK_FIELDS.map((field) => disks.map((disk) => disk[field]) as number[] | string[]);
-}
+const processRow = (p: ProcessSample): Row<'process'> => ({
+  name: p.name,
+  pid: p.pid,
+  threads: p.threads,
+  cpu_cores: p.cpuCores,
+  rss_bytes: p.rssBytes,
+  voluntary_cs_per_s: p.voluntaryCtxSwitchesPerS,
+  nonvoluntary_cs_per_s: p.nonvoluntaryCtxSwitchesPerS,
+});
+
+const latencyRow = (l: LatencySeries): Row<'latency'> => ({
+  name: l.name,
+  tags: canonicalTags(l.tags),
+  count: l.sketch.count,
+  sum: l.sketch.sum,
+  min: l.sketch.min,
+  max: l.sketch.max,
+  zero_count: l.sketch.zeroCount,
+  keys: l.sketch.keys,
+  counts: l.sketch.counts,
+});
+
+const probeRow = (p: ProbeSample): Row<'probe'> => ({
+  name: p.name,
+  target: p.target,
+  ok: p.ok,
+  connect_ms: p.connectMs,
+  response_ms: p.responseMs,
+  error: p.error,
+});
 
 /** Appends the series rows of one validated report; the host comes from the token, never from the report. */
 export function appendReportRows(batch: RowBatch, hostId: number, report: Report): void {
   const ts = new Date(report.ts).toISOString();
   const cpu = isUnavailable(report.cpu) ? null : report.cpu;
-
-  const host = batch.host.values;
-  host.push(hostId, ts, report.intervalMs);
-  if (cpu) pushBreakdown(host, cpu.total);
-  else host.push(null, null, null, null, null, null, null, null);
-  host.push(cpu?.onlineCpus ?? null, cpu?.contextSwitchesPerS ?? null, cpu?.load1 ?? null, cpu?.load5 ?? null);
-  host.push(cpu?.load15 ?? null, cpu?.procsRunning ?? null, cpu?.procsBlocked ?? null);
-  pushPressure(host, report);
-  host.push(report.agent.droppedReports, report.agent.malformedStatsdPackets);
-
-  if (cpu && cpu.perCpu.length > 0) batch.cpu.values.push(hostId, ts, ...perCpuColumns(cpu.perCpu));
-  if (!isUnavailable(report.disks) && report.disks.length > 0) batch.disk.values.push(hostId, ts, ...diskColumns(report.disks));
-  if (!isUnavailable(report.cgroups)) {
-    const out = batch.cgroup.values;
-    for (const g of report.cgroups) {
-      out.push(hostId, ts, g.path, g.quotaCores, g.effectiveCpus, g.usageCores);
-      out.push(g.throttledPeriodsPerS, g.throttledPct, g.throttledMsPerS);
-    }
-  }
-  const processes = batch.process.values;
-  for (const p of report.processes) {
-    processes.push(hostId, ts, p.name, p.pid, p.threads, p.cpuCores, p.rssBytes);
-    processes.push(p.voluntaryCtxSwitchesPerS, p.nonvoluntaryCtxSwitchesPerS);
-  }
-  const latency = batch.latency.values;
-  for (const l of report.latency) {
-    const s = l.sketch;
-    latency.push(hostId, ts, l.name, canonicalTags(l.tags), s.count, s.sum, s.min, s.max, s.zeroCount, s.keys, s.counts);
-  }
-  const probes = batch.probe.values;
-  for (const p of report.probes) {
-    probes.push(hostId, ts, p.name, p.target, p.ok, p.connectMs, p.responseMs, p.error);
-  }
+  pushRow(batch, 'host', hostId, ts, hostRow(report, cpu));
+  if (cpu && cpu.perCpu.length > 0) pushArrays(batch, 'cpu', hostId, ts, PER_CPU_FIELDS, cpu.perCpu);
+  if (!isUnavailable(report.disks) && report.disks.length > 0) pushArrays(batch, 'disk', hostId, ts, DISK_FIELDS, report.disks);
+  if (!isUnavailable(report.cgroups)) for (const g of report.cgroups) pushRow(batch, 'cgroup', hostId, ts, cgroupRow(g));
+  for (const p of report.processes) pushRow(batch, 'process', hostId, ts, processRow(p));
+  for (const l of report.latency) pushRow(batch, 'latency', hostId, ts, latencyRow(l));
+  for (const p of report.probes) pushRow(batch, 'probe', hostId, ts, probeRow(p));
 }
