@@ -14,6 +14,7 @@ export class ApiError extends Error {
 /** The one fetch wrapper: JSON in, JSON out, the error envelope turned into an ApiError. */
 export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> {
   const response = await fetch(url, { ...init, headers: { Accept: 'application/json', ...init?.headers } });
+  if (response.status === 204) return undefined as T;
   if (response.ok) return (await response.json()) as T;
   const envelope = (await response.json().catch(() => null)) as ErrorEnvelope | null;
   throw new ApiError(

@@ -1,0 +1,36 @@
+'use client';
+
+import type { CreatedEnrollmentKeyView } from '@/lib/protocol/admin';
+import { CopyButton } from './copy-button';
+import { AGENT_PATH, agentInstallCommand } from './install-command';
+
+/** The key just created, shown this once, and the line that puts it on a host and starts the agent there. */
+export function NewKeyPanel({ created, serverUrl, onDismiss }: { created: CreatedEnrollmentKeyView; serverUrl: string; onDismiss: () => void }) {
+  const command = agentInstallCommand({ serverUrl, key: created.key });
+  return (
+    <section className="panel new-key" aria-label={`New enrollment key ${created.name}`} data-testid="new-key">
+      <h3>
+        Key <span className="subject">{created.name}</span> for region <span className="subject">{created.region}</span> — shown only now
+      </h3>
+      <p className="muted">Only its hash is stored. Copy it or the command now; if it is lost, revoke it and create another.</p>
+      <pre className="command">
+        <code data-testid="new-key-value">{created.key}</code>
+      </pre>
+      <CopyButton text={created.key} label="Copy key" />
+      <h3>Run this on the host</h3>
+      <pre className="command">
+        <code data-testid="install-command">{command}</code>
+      </pre>
+      <CopyButton text={command} label="Copy command" />
+      <p className="muted">
+        It needs Node.js 20+ and the agent bundle at <code>{AGENT_PATH}</code> (<code>npm run agent:bundle</code>, then copy{' '}
+        <code>dist/inferwatch-agent.mjs</code> there). The agent trades the key for its own host token on first contact, and the
+        host appears on the fleet page after its first report. To keep it running, use the systemd unit{' '}
+        <code>agent/inferwatch-agent.service</code> (README, “Monitoring your inference hosts”), which reads the same key file.
+      </p>
+      <button type="button" className="button" onClick={onDismiss}>
+        Done, hide the key
+      </button>
+    </section>
+  );
+}

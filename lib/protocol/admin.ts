@@ -1,0 +1,23 @@
+/** The admin API as the dashboard sees it: enrollment keys and whether writes are possible. Client-safe. */
+export interface EnrollmentKeyView {
+  id: number;
+  name: string;
+  /** The first characters of the key, to tell keys apart; the key itself is shown once, at creation. */
+  tokenPrefix: string;
+  region: string;
+  labels: Record<string, string>;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface CreatedEnrollmentKeyView extends EnrollmentKeyView {
+  key: string;
+}
+
+/** GET /api/v1/admin/status: `enabled` is false while INFERWATCH_ADMIN_TOKEN is unset on the server. */
+export interface AdminStatus {
+  enabled: boolean;
+  /** Whether the request's bearer token is the admin token; null when it sent none. */
+  tokenAccepted: boolean | null;
+}
