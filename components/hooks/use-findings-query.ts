@@ -4,25 +4,32 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { FindingsResponse } from '@/lib/protocol/findings';
 import { fetchJson } from '../fetch-json';
 
+export const FINDINGS_REFRESH_MS = 30_000;
+
 export interface FindingsQuery {
   rule?: string;
   region?: string;
   host?: number;
+  /** `key:value,key:value`, as GET /api/v1/findings parses it. */
+  labels?: string;
   severity?: 'critical' | 'warning' | 'info';
   state?: 'pending' | 'open' | 'resolved' | 'all';
   limit?: number;
 }
 
+export function findingsQueryString(query: object): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(key, String(value));
+  return params.toString();
+}
+
 /** GET /api/v1/findings, polled. */
-export function useFindingsQuery(query: FindingsQuery) {
+export function useFindingsQuery(query: FindingsQuery, options: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: ['findings', query],
-    queryFn: ({ signal }) => {
-      const params = new URLSearchParams();
-      for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
-      return fetchJson<FindingsResponse>(`/api/v1/findings?${params}`, { signal });
-    },
-    refetchInterval: 30_000,
+    queryFn: ({ signal }) => fetchJson<FindingsResponse>(`/api/v1/findings?${findingsQueryString(query)}`, { signal }),
+    refetchInterval: FINDINGS_REFRESH_MS,
     placeholderData: keepPreviousData,
+    enabled: options.enabled ?? true,
   });
 }

@@ -259,3 +259,41 @@ export const latencyExplainedParamsSchema = z
   .superRefine(checkRange)
   .transform(withDefaultRange(HOUR_MS));
 export type LatencyExplainedParams = z.infer<typeof latencyExplainedParamsSchema>;
+
+/** GET /api/v1/findings/summary: the same filters as the list, without rule and limit. */
+export const findingsSummaryQuerySchema = z
+  .object({
+    host: hostIdSchema.optional(),
+    region: regionSchema.optional(),
+    labels: labelsSchema.optional(),
+    severity: z.enum(SEVERITIES).optional(),
+    state: z.enum(['pending', 'open', 'resolved', 'all']).default('open'),
+    ...rangeShape,
+  })
+  .superRefine(checkRange);
+export type FindingsSummaryQuery = z.infer<typeof findingsSummaryQuerySchema>;
+
+/** One rule's findings across the fleet: what the findings page groups by. */
+export interface FindingRuleSummary {
+  ruleId: string;
+  title: string;
+  category: FindingCategory;
+  counts: FindingCounts;
+  total: number;
+  hosts: number;
+  /** Of `total`, those with a live acknowledgement. */
+  acknowledged: number;
+  newestAt: string;
+}
+
+export interface FindingsSummaryResponse {
+  /** Most severe rule first, then the one with most findings. */
+  rules: FindingRuleSummary[];
+  total: number;
+}
+
+/** GET /api/v1/findings/rules/:id: the rule and its doc page's Markdown (rendered as text by the dashboard). */
+export interface FindingRuleDoc {
+  rule: FindingRuleDescription;
+  markdown: string;
+}

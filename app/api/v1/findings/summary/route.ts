@@ -1,0 +1,19 @@
+import { requireReader } from '@/lib/auth/require-reader';
+import { getDb } from '@/lib/db';
+import { toErrorResponse } from '@/lib/errors';
+import { summarizeFindings } from '@/lib/findings/summarize-findings';
+import { findingsSummaryQuerySchema } from '@/lib/protocol/findings';
+import { searchParamsObject } from '@/lib/protocol/read-api/params';
+
+export const dynamic = 'force-dynamic';
+
+/** Findings counted per rule (by severity, hosts, acknowledged), with the list's filters. */
+export async function GET(request: Request) {
+  try {
+    await requireReader(request);
+    const query = findingsSummaryQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
+    return Response.json(await summarizeFindings(await getDb(), query), { headers: { 'Cache-Control': 'no-store' } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}

@@ -1,0 +1,15 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+
+/** Text typed into a box reaches the URL (and the API) once typing pauses. */
+export function useDebouncedCommit(value: string, commit: (value: string) => void, delayMs = 400) {
+  const [draft, setDraft] = useState(value);
+  useEffect(() => setDraft(value), [value]);
+  useEffect(() => {
+    if (draft === value) return;
+    const timer = setTimeout(() => commit(draft), delayMs);
+    return () => clearTimeout(timer);
+  }, [draft, value, commit, delayMs]);
+  return [draft, setDraft] as const;
+}

@@ -1,0 +1,13 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { NotFoundError } from '../errors';
+import type { FindingRuleDoc } from '../protocol/findings';
+import { describeRule, docsPathOf, findRule } from './registry';
+
+/** A registered rule with its doc page; only registered ids reach the file system, so no path comes from the caller. */
+export async function getRuleDoc(ruleId: string, root = process.cwd()): Promise<FindingRuleDoc> {
+  const rule = findRule(ruleId);
+  if (!rule) throw new NotFoundError(`no findings rule ${ruleId}`);
+  const markdown = await readFile(path.join(root, docsPathOf(rule.id)), 'utf8').catch(() => '');
+  return { rule: describeRule(rule), markdown };
+}

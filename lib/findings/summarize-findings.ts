@@ -1,0 +1,72 @@
+import type { Database } from '../db/open';
+import type { FindingRuleSummary, FindingsSummaryQuery, FindingsSummaryResponse } from '../protocol/findings';
+import { SEVERITY_RANK } from '../protocol/findings';
+import { findRule } from './registry';
+
+interface SummaryRow {
+  rule_id: string;
+  critical: number;
+  warning: number;
+  info: number;
+  hosts: number;
+  acknowledged: number;
+  newest_at: Date;
+}
+
+/** The matching findings counted per rule, so the page can group a fleet's findings without fetching them all. */
+export async function summarizeFindings(
+  db: Pick<Database, 'sql'>,
+  query: FindingsSummaryQuery,
+  now = new Date(),
+): Promise<FindingsSummaryResponse> {
+  const params: unknown[] = [now];
+  const where: string[] = [];
+  const add = (condition: (p: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(condition(`$${params.length}`));
+  };
+  if (query.host !== undefined) add((p) => `f.host_id = ${p}`, query.host);
+  if (query.region !== undefined) add((p) => `f.region = ${p}`, query.region);
+  if (query.labels !== undefined) add((p) => `h.labels @> ${p}::jsonb`, JSON.stringify(query.labels));
+  if (query.severity !== undefined) add((p) => `f.severity = ${p}`, query.severity);
+  if (query.state !== 'all') add((p) => `f.state = ${p}`, query.state);
+  if (query.to) add((p) => `f.first_seen_at < ${p}`, query.to);
+  if (query.from) add((p) => `(f.resolved_at IS NULL OR f.resolved_at >= ${p})`, query.from);
+  const rows = await db.sql.query<SummaryRow>(
+    `SELECT f.rule_id,
+            count(*) FILTER (WHERE f.severity = 'critical')::int AS critical,
+            count(*) FILTER (WHERE f.severity = 'warning')::int AS warning,
+            count(*) FILTER (WHERE f.severity = 'info')::int AS info,
+            count(DISTINCT f.host_id)::int AS hosts,
+            count(*) FILTER (WHERE f.ack_at IS NOT NULL AND (f.ack_expires_at IS NULL OR f.ack_expires_at > $1))::int AS acknowledged,
+            max(f.first_seen_at) AS newest_at
+       FROM findings f LEFT JOIN hosts h ON h.id = f.host_id
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      GROUP BY f.rule_id`,
+    params,
+  );
+  const rules = rows.map(toSummary).sort(byWorstThenCount);
+  return { rules, total: rules.reduce((sum, rule) => sum + rule.total, 0) };
+}
+
+function toSummary(row: SummaryRow): FindingRuleSummary {
+  const rule = findRule(row.rule_id);
+  const counts = { critical: Number(row.critical), warning: Number(row.warning), info: Number(row.info) };
+  return {
+    ruleId: row.rule_id,
+    title: rule?.title ?? row.rule_id,
+    category: rule?.category ?? 'agent',
+    counts,
+    total: counts.critical + counts.warning + counts.info,
+    hosts: Number(row.hosts),
+    acknowledged: Number(row.acknowledged),
+    newestAt: new Date(row.newest_at).toISOString(),
+  };
+}
+
+const worstRank = (rule: FindingRuleSummary) =>
+  rule.counts.critical > 0 ? SEVERITY_RANK.critical : rule.counts.warning > 0 ? SEVERITY_RANK.warning : SEVERITY_RANK.info;
+
+function byWorstThenCount(a: FindingRuleSummary, b: FindingRuleSummary): number {
+  return worstRank(a) - worstRank(b) || b.total - a.total || a.ruleId.localeCompare(b.ruleId);
+}
