@@ -1,3 +1,5 @@
+import { MINUTE_MS } from '../protocol/time';
+
 export interface AuthenticatedHost {
   id: number;
   region: string;
@@ -9,7 +11,7 @@ interface Entry {
 }
 
 /** Agents report every 10 s: a lookup cached for less would miss on every request and cost a query each time. */
-export const TOKEN_CACHE_TTL_MS = 10 * 60_000;
+const TOKEN_CACHE_TTL_MS = 10 * MINUTE_MS;
 const MAX_ENTRIES = 200_000;
 
 /**

@@ -5,7 +5,7 @@ import type { FleetHost, FleetParams, FleetSummary, HostStatus } from '../protoc
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 import { withoutJit } from './without-jit';
 
-export const DEFAULT_STALE_AFTER_MS = 30_000;
+const DEFAULT_STALE_AFTER_MS = 30_000;
 
 /** INFERWATCH_STALE_AFTER_MS, default 3 missed 10-second reports. */
 export function staleAfterMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -67,7 +67,7 @@ export async function selectFleetRows(sql: Sql, query: FleetRowsQuery): Promise<
   ));
 }
 
-export function hostStatus(lastHeardMs: number | null, nowMs: number, staleAfterMs: number): HostStatus {
+function hostStatus(lastHeardMs: number | null, nowMs: number, staleAfterMs: number): HostStatus {
   if (lastHeardMs === null) return 'never_reported';
   return nowMs - lastHeardMs > staleAfterMs ? 'stale' : 'ok';
 }
