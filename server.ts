@@ -31,7 +31,7 @@ const app = next({ dev: false, dir: root, hostname: host, port });
 await app.prepare();
 const handleWithNext = app.getRequestHandler();
 
-// Ingest is the one path whose cost grows with the fleet, so it skips Next's routing (see BENCHMARKS.md).
+// Ingest is the one path whose cost grows with the fleet, so it skips Next's routing.
 const server = http.createServer((req, res) => {
   if (req.method === 'POST' && req.url?.split('?')[0] === '/api/v1/ingest') {
     void handleIngestHttp(req, res);

@@ -7,7 +7,7 @@ export function rootedPath(root: string, ...parts: string[]): string {
   return path.join(root, ...parts);
 }
 
-// procfs and sysfs files are generated in memory, so a synchronous read costs a few µs; the async API sent each
+// procfs and sysfs files are generated in memory, so a synchronous read is cheap; the async API sent each
 // read through the libuv thread pool (open, fstat, read, close: four hand-offs), which dominated the agent's CPU.
 export async function readRooted(root: string, ...parts: string[]): Promise<string> {
   return readFileSync(rootedPath(root, ...parts), 'utf8');

@@ -48,9 +48,8 @@ interface FleetRowsQuery extends FleetParams {
   lookbackMs?: number;
 }
 
-// Measured (BENCHMARKS.md): a bounded backward index scan per host (170 ms for 10k hosts) beat the equality on
-// hosts.last_report_ts (320 ms), whose parameterized lookup is not pruned to one partition — and last_report_ts is
-// now written a few seconds behind ingest.
+// A bounded backward index scan per host beats the equality on hosts.last_report_ts, whose parameterized lookup is
+// not pruned to one partition — and last_report_ts is written a few seconds behind ingest.
 export async function selectFleetRows(sql: Sql, query: FleetRowsQuery): Promise<FleetRow[]> {
   const now = query.now;
   const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? 7 * DAY_MS));

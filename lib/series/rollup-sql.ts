@@ -88,9 +88,9 @@ function mergeCtes(name: string, source: string, group: string[]): string {
 /**
  * The same merge as mergeCtes, as CTEs `<name>_grouped` and `<name>`, for many groups of a few rows each (a host's
  * reports of a minute, its minutes of an hour): each group's keys and counts are concatenated, then summed per key
- * within the group. One GROUP BY over every (group, key) pair of the range instead built a hash of ≈ 2.6 million
- * groups for 10,000 hosts × 2 minutes, spilled it to disk and took 2.5 times as long. A group of one row is
- * already merged (ingest accepts only strictly increasing keys), so it skips the per-key step.
+ * within the group. One GROUP BY over every (group, key) pair of the range instead builds a hash of every pair, which
+ * spills to disk for a large fleet. A group of one row is already merged (ingest accepts only strictly increasing
+ * keys), so it skips the per-key step.
  */
 function mergePerGroupCtes(name: string, source: string, group: string[]): string {
   return `${name}_grouped AS (

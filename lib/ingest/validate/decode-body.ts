@@ -20,8 +20,9 @@ const MIN_GZIP_BYTES = 18;
 
 /**
  * zlib inflates into chunks of 16 KB by default, then concatenates them. A gzip member ends with its uncompressed
- * size (mod 2^32): with that as the chunk size a report is inflated into one right-sized buffer (a gunzip + parse
- * loop ran a third of the scavenges). A wrong claim only costs extra chunks; maxOutputLength still bounds the result.
+ * size (mod 2^32): with that as the chunk size a report is inflated into one right-sized buffer, not chunks and their
+ * copy (garbage that drove many young-generation GCs). A wrong claim only costs extra chunks; maxOutputLength still
+ * bounds the result.
  */
 function outputChunkBytes(body: Buffer): number {
   const claimed = body.length >= MIN_GZIP_BYTES ? body.readUInt32LE(body.length - 4) : 0;

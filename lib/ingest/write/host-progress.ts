@@ -57,8 +57,8 @@ UPDATE hosts h
  WHERE h.id = l.id AND h.id = v.id`;
 
 /**
- * The progress as four PostgreSQL array literals (ids, seqs, ts and seen time in epoch ms): it runs
- * on the ingest event loop, where pg's own encoding of 10,000 hosts' ISO timestamps held it for 35–65 ms.
+ * The progress as four PostgreSQL array literals (ids, seqs, ts and seen time in epoch ms): it runs on the ingest
+ * event loop, which pg's own encoding of thousands of hosts' ISO timestamps would hold.
  */
 export function hostUpdateParams(progress: readonly HostProgress[]): string[] {
   const literal = (pick: (p: HostProgress) => number) => pgArrayLiteral(progress.map(pick));

@@ -15,7 +15,7 @@ function checkRange(v: number, min: number, max: number): void {
 
 /**
  * A growable big-endian buffer for COPY BINARY and the protocol messages around it, reusable from one flush to the
- * next (fresh buffers per flush made V8 run a full GC every second or so, for their external memory alone).
+ * next (fresh buffers per flush made V8 run full GCs for their external memory alone).
  * DataView setters: Buffer's writeInt32BE & co. range-check each call.
  */
 export class BinaryWriter {

@@ -17,8 +17,8 @@ import type { ReportWriter, WriteRequest, WriteResult } from '../writer';
 
 export interface GroupCommitOptions {
   /**
-   * Flushes in flight at once. 1 measured best here (the calibration prototype found 2): on a CPU-bound 2-core box,
-   * fewer and bigger transactions cost PostgreSQL less per report (interleaved A/B: 5,895 vs 5,572 reports/s).
+   * Flushes in flight at once. One by default: on a CPU-bound box, fewer and bigger transactions cost PostgreSQL
+   * less per report.
    */
   maxFlushes?: number;
   maxReportsPerFlush?: number;
@@ -27,15 +27,14 @@ export interface GroupCommitOptions {
   /** A flush taking longer (statement_timeout on the server, read timeout in pg) fails with 503. */
   queryTimeoutMs?: number;
   /**
-   * How often the hosts' last seen time and seq are written (one UPDATE for every host stored since). Every host
-   * that reported is updated once per interval, so at 50,000 hosts 30 s means ≈ 1,700 row updates/s instead of one
-   * per report. Nothing waits for it: the fleet's last-heard time also reads the newest sample, and enrollment the
-   * ledger.
+   * How often the hosts' last seen time and seq are written (one UPDATE for every host stored since): each host's
+   * row once per interval instead of once per report. Nothing waits for it: the fleet's last-heard time also reads the
+   * newest sample, and enrollment the ledger.
    */
   hostProgressIntervalMs?: number;
   /**
    * Hosts per progress UPDATE. Each chunk is encoded on the event loop and committed on its own, so the loop is held
-   * ≈ 1 ms per chunk (not 35–65 ms for all of 10,000 hosts at once) and host rows stay locked only for one chunk.
+   * for one chunk at a time, not for every host at once, and host rows stay locked only for one chunk.
    */
   hostProgressChunk?: number;
   /** Told of every flush once it committed or failed: where a request's time went, for metrics and benchmarks. */
@@ -106,8 +105,8 @@ function storeMessage(w: BinaryWriter, stored: Stored, withLedger: boolean, lead
  * COPY, series COPYs). A request is answered only after its flush committed; a failed flush fails only its own
  * requests.
  *
- * The hosts' progress (last seen, last seq) is not part of that transaction: an UPDATE of ~15 host rows in every
- * flush cost ≈ 6 % of the throughput. It is gathered in memory and written every few seconds for all hosts at once;
+ * The hosts' progress (last seen, last seq) is not part of that transaction: updating the flush's host rows in every
+ * flush cost throughput. It is gathered in memory and written every few seconds for all hosts at once;
  * what a crash loses of it is only a few seconds of "last seen" — enrollment reads the last seq from the ledger.
  */
 export class GroupCommitWriter implements ReportWriter {
