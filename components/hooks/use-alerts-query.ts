@@ -10,9 +10,15 @@ export interface AlertsQuery {
   state?: 'active' | 'pending' | 'firing' | 'resolved' | 'all';
   region?: string;
   host?: number;
+  rule?: string;
+  severity?: 'critical' | 'warning' | 'info';
+  /** ISO times: occurrences pending or firing at some time in [from, to). */
+  from?: string;
+  to?: string;
+  limit?: number;
 }
 
-/** GET /api/v1/alerts, polled. */
+/** GET /api/v1/alerts, polled at the alert engine's own interval. */
 export function useAlertsQuery(query: AlertsQuery) {
   return useQuery({
     queryKey: ['alerts', query],

@@ -1,0 +1,34 @@
+import type { LabelMatcher, Silence } from '@/lib/protocol/alerts';
+
+/** Alertmanager's semantics, as the server applies them: a missing label is '', regexes are anchored, isEqual false negates. */
+export function matcherMatches(matcher: LabelMatcher, labels: Record<string, string>): boolean {
+  const value = labels[matcher.name] ?? '';
+  let hit: boolean;
+  if (matcher.isRegex) {
+    try {
+      hit = new RegExp(`^(?:${matcher.value})$`).test(value);
+    } catch {
+      hit = false;
+    }
+  } else hit = value === matcher.value;
+  return matcher.isEqual === false ? !hit : hit;
+}
+
+/** The active silences that hold back this alert's notifications. */
+export function silencesOf(silences: readonly Silence[], labels: Record<string, string>, nowMs: number): Silence[] {
+  return silences.filter(
+    (s) => Date.parse(s.startsAt) <= nowMs && nowMs < Date.parse(s.endsAt) && s.matchers.every((m) => matcherMatches(m, labels)),
+  );
+}
+
+export function matcherText(m: LabelMatcher): string {
+  const op = m.isRegex ? (m.isEqual === false ? '!~' : '=~') : m.isEqual === false ? '!=' : '=';
+  return `${m.name}${op}"${m.value}"`;
+}
+
+/** The matchers a silence of one alert starts from: its rule and what identifies its instance. */
+export function matchersForAlert(labels: Record<string, string>): LabelMatcher[] {
+  const names = ['alertname', 'host', 'device', 'process', 'cgroup', 'probe', 'cpu', 'service'].filter((n) => labels[n] !== undefined);
+  if (!names.includes('host') && labels.region !== undefined) names.push('region');
+  return names.map((name) => ({ name, value: labels[name]!, isRegex: false, isEqual: true }));
+}
