@@ -21,7 +21,7 @@ export interface DemoRunnerOptions {
   seed?: string;
   /** How much history a host without any gets on start. */
   backfillMs?: number;
-  /** Reports per ingest request (the per-host report bucket holds 1,000). */
+  /** Reports per ingest request: small enough that one batch never holds the embedded database for long. */
   batchSize?: number;
   /** Requests in flight at once, so the demo never crowds out real agents or the dashboard. */
   concurrency?: number;
@@ -99,7 +99,7 @@ export class DemoRunner {
   constructor(private readonly options: DemoRunnerOptions) {
     this.seed = options.seed ?? DEMO_SEED;
     this.backfillMs = options.backfillMs ?? 3_600_000;
-    this.batchSize = options.batchSize ?? 180;
+    this.batchSize = options.batchSize ?? 60;
     this.maxPending = options.maxPending ?? 360;
     this.inventoryEvery = options.inventoryEvery ?? 60;
     this.slots = new Slots(options.concurrency ?? 2);

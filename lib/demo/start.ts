@@ -49,7 +49,7 @@ export function startDemoFleet(options: DemoFleetOptions): { stop(): Promise<voi
       console.log(`inferwatch: demo fleet: ${runner.hosts.length} simulated hosts in oslo and frankfurt, labelled demo=true (INFERWATCH_DEMO=0 turns it off)`);
       return runner.idle();
     })
-    .then(() => console.log('inferwatch: demo fleet: the last hour is backfilled'))
+    .then(() => console.log('inferwatch: demo fleet: its history is backfilled; each host now reports every 10 s'))
     .catch((err: unknown) => log(`could not start: ${(err as Error).message}`));
   return {
     async stop() {
