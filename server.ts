@@ -1,5 +1,6 @@
 // `npm start`: build if needed, open and migrate the database, serve the dashboard and the ingest listener on one
-// port, keep the series maintained, and run a local agent so the first page already shows this machine.
+// port, keep the series maintained, and run a local agent so the first page already shows this machine (and, on the
+// embedded database, a simulated demo fleet beside it).
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
@@ -7,11 +8,13 @@ import { processSecretBox, startAlerting } from './lib/alerts';
 import { ensureLocalEnrollmentKey } from './lib/auth/ensure-local-enrollment-key';
 import { closeDb, getDb } from './lib/db';
 import { describeTarget } from './lib/db/target';
+import { demoEnabled, startDemoFleet } from './lib/demo/start';
 import { startLocalAgent } from './lib/server/local-agent';
 import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
 import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
 import { buildIfNeeded } from './lib/server/production-build';
+import { startFindingsScheduler } from './lib/findings/scheduler';
 import { startSeriesMaintenance } from './lib/series';
 
 const root = process.cwd();
@@ -26,6 +29,7 @@ await buildIfNeeded(root);
 const db = await getDb();
 console.log(`inferwatch: database: ${describeTarget(db.target)}`);
 const maintenance = startSeriesMaintenance(db);
+const findings = startFindingsScheduler(db);
 
 const app = next({ dev: false, dir: root, hostname: host, port });
 await app.prepare();
@@ -58,18 +62,25 @@ if (process.env.INFERWATCH_LOCAL_AGENT !== '0') {
   });
 }
 
+// Hosts labelled demo=true that report through this server's own enroll and ingest API, as agents do (docs/demo.md).
+const demo = demoEnabled(process.env, db.target)
+  ? startDemoFleet({ db, serverUrl: url, stateDir: path.join(stateDir, 'demo') })
+  : undefined;
+
 let shuttingDown = false;
 async function shutdown(signal: string) {
   if (shuttingDown) return;
   shuttingDown = true;
   console.log(`inferwatch: ${signal} received, shutting down`);
   await localAgent?.stop();
+  await demo?.stop();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), 2_000).unref();
   await closed;
   await alerting.stop();
   await maintenance.stop();
+  await findings.stop();
   await closeIngest();
   await closeDb();
   process.exit(0);
