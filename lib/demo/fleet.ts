@@ -36,8 +36,8 @@ export interface ConditionSpec {
 }
 
 export const CONDITIONS: Readonly<Record<DemoCondition, ConditionSpec>> = {
-  'noisy-neighbour': { shows: ['cpu.steal-high'], summary: 'steal of 7–10 % with spikes to 30–40 % every few minutes, mostly on vCPUs 2, 3 and 6; its request p99 rises with each spike' },
-  'sata-await': { shows: ['storage.disk-saturated', 'storage.data-path-slow-disk', 'storage.iowait-high'], summary: '/models on a SATA SSD (sda) with a queue of 8–14 requests, 30–55 ms read await and 11–17 % iowait' },
+  'noisy-neighbour': { shows: ['cpu.steal-high'], summary: 'steal of 7–10 % with spikes to 30–50 % every few minutes, mostly on vCPUs 2, 3 and 6; its request p99 rises with each spike' },
+  'sata-await': { shows: ['storage.disk-saturated', 'storage.data-path-slow-disk', 'storage.iowait-high'], summary: '/models on a SATA SSD (sda) with a queue of 7–20 requests, 30–55 ms read await and 11–17 % iowait' },
   'openmp-oversubscribed': { shows: ['threads.oversubscribed'], summary: 'four gunicorn workers with PyTorch and GNU OpenMP, each pinned to 2 of the 8 vCPUs but still with OMP_NUM_THREADS=8' },
   'avx2-missing': { shows: ['cpu.avx2-missing'], summary: 'a KVM guest on the default "Common KVM processor" model: no AVX, AVX2 or FMA' },
   'kmp-blocktime-unset': { shows: ['openmp.spin-wait'], summary: 'serve.py with PyTorch on Intel OpenMP and KMP_BLOCKTIME unset (200 ms of spinning after each region)' },
