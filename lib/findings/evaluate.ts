@@ -1,6 +1,6 @@
 import type { ThresholdOverride } from '../protocol/findings';
 import type { StoredFinding } from './store';
-import { resolveThresholds } from './thresholds';
+import { thresholdResolver, type ResolvedThresholds } from './thresholds';
 import type { FleetFacts, HostFacts, HostRule, RegionFacts, RegionRule, Rule, Verdict } from './types';
 
 export interface EvaluatedVerdict {
@@ -50,6 +50,8 @@ function hasInputs(rule: HostRule, facts: HostFacts): boolean {
       return facts.window !== null;
     case 'both':
       return facts.inventory !== null && facts.window !== null;
+    case 'latency':
+      return facts.latency != null;
     case 'none':
       return true;
   }
@@ -64,17 +66,18 @@ export function evaluateFindings(input: EvaluationInput): Evaluation {
 
   for (const rule of input.rules) {
     if (rule.scope === 'host') {
-      for (const facts of input.hosts) evaluateHostRule(rule, facts);
+      const thresholdsOf = thresholdResolver(rule, input.overrides);
+      for (const facts of input.hosts) evaluateHostRule(rule, facts, thresholdsOf);
     } else if (input.regions) {
       evaluateRegionRule(rule, input.regions);
     }
   }
   return { verdicts, covered, failures };
 
-  function evaluateHostRule(rule: HostRule, facts: HostFacts): void {
+  function evaluateHostRule(rule: HostRule, facts: HostFacts, thresholdsOf: (target: { hostId: number; region: string; labels: Record<string, string> }) => ResolvedThresholds): void {
     const { id: hostId, region, labels } = facts.host;
     if (!hasInputs(rule, facts)) return;
-    const thresholds = resolveThresholds(rule, input.overrides, { hostId, region, labels });
+    const thresholds = thresholdsOf({ hostId, region, labels });
     covered.add(coverageKey({ ruleId: rule.id, hostId, region }));
     if (thresholds.disabled) return;
     try {
@@ -94,7 +97,7 @@ export function evaluateFindings(input: EvaluationInput): Evaluation {
   }
 
   function evaluateRegionRule(rule: RegionRule, regions: readonly RegionFacts[]): void {
-    const thresholds = resolveThresholds(rule, input.overrides, { hostId: null, region: '', labels: {} });
+    const thresholds = thresholdResolver(rule, input.overrides)({ hostId: null, region: '', labels: {} });
     for (const r of regions) covered.add(coverageKey({ ruleId: rule.id, hostId: null, region: r.region }));
     if (thresholds.disabled) return;
     try {

@@ -51,15 +51,31 @@ function compareSpecificity(a: ThresholdOverride, b: ThresholdOverride): number 
  * the most specific (fleet → region → label selectors, fewer labels first → host), each replacing what it sets.
  */
 export function resolveThresholds(rule: Rule, overrides: readonly ThresholdOverride[], target: Target): ResolvedThresholds {
-  const values: Record<string, number> = {};
-  for (const [name, spec] of Object.entries(rule.defaults)) values[name] = spec.value;
-  let disabled = false;
-  const matching = overrides.filter((o) => o.ruleId === rule.id && applies(o, target)).sort(compareSpecificity);
-  for (const override of matching) {
-    for (const [name, value] of Object.entries(override.thresholds)) if (name in values) values[name] = value;
-    disabled = override.disabled;
+  return thresholdResolver(rule, overrides)(target);
+}
+
+/**
+ * resolveThresholds for many targets: the rule's overrides are picked and ordered once, and a rule without any
+ * hands every target the same defaults.
+ */
+export function thresholdResolver(rule: Rule, overrides: readonly ThresholdOverride[]): (target: Target) => ResolvedThresholds {
+  const defaults: Record<string, number> = {};
+  for (const [name, spec] of Object.entries(rule.defaults)) defaults[name] = spec.value;
+  const own = overrides.filter((o) => o.ruleId === rule.id).sort(compareSpecificity);
+  if (own.length === 0) {
+    const resolved = { values: defaults, disabled: false };
+    return () => resolved;
   }
-  return { values, disabled };
+  return (target) => {
+    const values = { ...defaults };
+    let disabled = false;
+    for (const override of own) {
+      if (!applies(override, target)) continue;
+      for (const [name, value] of Object.entries(override.thresholds)) if (name in values) values[name] = value;
+      disabled = override.disabled;
+    }
+    return { values, disabled };
+  };
 }
 
 /** Refuses an override for an unknown rule or naming a threshold the rule does not have. */
