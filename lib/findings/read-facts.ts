@@ -1,11 +1,12 @@
 import type { Sql } from '../db/sql';
+import { MINUTE_MS } from '../protocol/time';
 import { isUnavailable, type Inventory } from '../protocol';
 import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts, ResidencyPolicy } from './types';
 
 /** The window series rules judge: long enough to call a condition sustained, short enough to resolve soon after. */
-export const FINDINGS_WINDOW_MS = 5 * 60_000;
+export const FINDINGS_WINDOW_MS = 5 * MINUTE_MS;
 /** Probe RTTs are compared over a longer window: one probe per interval per host is a small sample. */
-export const PROBE_WINDOW_MS = 15 * 60_000;
+export const PROBE_WINDOW_MS = 15 * MINUTE_MS;
 /** Per-vCPU steal is read only for hosts whose average steal reaches this, well below any sensible threshold. */
 export const PER_CPU_STEAL_MIN_PCT = 1;
 

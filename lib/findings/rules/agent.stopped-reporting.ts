@@ -1,9 +1,9 @@
 import { defineHostRule } from '../types';
 import { fmt } from './helpers';
+import { MINUTE_MS } from '../../protocol/time';
 
 /** The agent's default --interval: what a missed report counts in when the host's own interval is unknown. */
 const DEFAULT_INTERVAL_MS = 10_000;
-const MINUTE_MS = 60_000;
 
 /** 45 s, 4 min 10 s, 2 h 5 min, 3 d 4 h: the two largest units. */
 function describeAge(ms: number): string {

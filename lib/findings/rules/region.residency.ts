@@ -1,8 +1,8 @@
 import type { HostFacts, ResidencyPolicy } from '../types';
 import { defineHostRule } from '../types';
 import { fmt } from './helpers';
+import { HOUR_MS } from '../../protocol/time';
 
-const HOUR_MS = 3_600_000;
 
 const selects = (policy: ResidencyPolicy, labels: Readonly<Record<string, string>>) =>
   Object.entries(policy.selector).every(([key, value]) => labels[key] === value);
