@@ -54,10 +54,10 @@ function memoryStore(): DemoStateStore {
   return { load: () => saved && structuredClone(saved), save: (state) => void (saved = structuredClone(state)) };
 }
 
-/** runner.idle(), but a runner still busy after a minute of real time fails the test instead of hanging it. */
+/** runner.idle(), but a runner still busy after three minutes of real time fails the test instead of hanging it. */
 async function idle(runner: DemoRunner): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the demo runner did not finish sending')), 60_000)));
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the demo runner did not finish sending')), 180_000)));
   await Promise.race([runner.idle(), late]).finally(() => clearTimeout(timer));
 }
 
