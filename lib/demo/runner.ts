@@ -100,7 +100,7 @@ export class DemoRunner {
     this.seed = options.seed ?? DEMO_SEED;
     this.backfillMs = options.backfillMs ?? 3_600_000;
     this.batchSize = options.batchSize ?? 60;
-    this.maxPending = options.maxPending ?? 360;
+    this.maxPending = options.maxPending ?? 90;
     this.inventoryEvery = options.inventoryEvery ?? 60;
     this.slots = new Slots(options.concurrency ?? 2);
   }
@@ -270,6 +270,7 @@ export class DemoRunner {
     }
     if (answer.status === 401) {
       run.saved.token = null;
+      run.pausedUntilMs = now + MIN_BACKOFF_MS;
       this.logOnce('token-rejected', 'a demo host token was rejected (a new database?); enrolling the host again');
       return;
     }

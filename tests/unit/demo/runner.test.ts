@@ -100,7 +100,7 @@ function memoryStore(initial: DemoState | null = null): DemoStateStore & { state
 
 const KEYS = { oslo: 'iwe_oslo', frankfurt: 'iwe_frankfurt' };
 
-function setup(options: { store?: ReturnType<typeof memoryStore>; backfillMs?: number; startMs?: number; server?: FakeServer } = {}) {
+function setup(options: { store?: ReturnType<typeof memoryStore>; backfillMs?: number; startMs?: number; server?: FakeServer; maxPending?: number } = {}) {
   const clock = new FakeClock(options.startMs ?? START_MS);
   const keys = KEYS;
   const server = options.server ?? new FakeServer(clock, keys);
@@ -120,6 +120,7 @@ function setup(options: { store?: ReturnType<typeof memoryStore>; backfillMs?: n
     backfillMs: options.backfillMs ?? 20 * MIN,
     batchSize: 50,
     concurrency: 2,
+    maxPending: options.maxPending,
   });
   return { clock, server, store, logs, ensured, runner };
 }
@@ -282,6 +283,26 @@ describe('DemoRunner', { timeout: 120_000 }, () => {
     }
     expect(logs.filter((l) => /ECONNREFUSED/.test(l))).toHaveLength(1);
     expect(logs.filter((l) => /rate-limits/.test(l))).toHaveLength(1);
+    await runner.stop();
+  });
+
+  test('a long outage keeps at most maxPending reports per host, the newest, and says once that it dropped the rest', async () => {
+    const { clock, server, runner, logs } = setup({ maxPending: 5 });
+    await runner.start();
+    await clock.advanceTo(START_MS);
+    await runner.idle();
+    const host = runner.hosts[0]!.hostname;
+    const before = seqsOf(server, host).at(-1)!;
+    server.respond = () => ({ status: 503, body: null, retryAfterMs: null, error: null });
+    await clock.advanceTo(START_MS + 3 * MIN);
+    server.respond = null;
+    await clock.advanceTo(START_MS + 5 * MIN);
+    await runner.idle();
+    const after = seqsOf(server, host).filter((seq) => seq > before);
+    // 18 reports were made during the outage; the 5 newest of them survive, then the live ones follow.
+    expect(after[0]).toBeGreaterThan(before + 10);
+    expect(after).toEqual(range(after[0]!, after.length));
+    expect(logs.filter((l) => /dropping the oldest/.test(l))).toHaveLength(1);
     await runner.stop();
   });
 
