@@ -1,0 +1,56 @@
+import { DAY_MS, HOUR_MS } from '@/lib/protocol/time';
+
+/** Pure helpers of the time axis: tick labels in the viewer's zone, the synced crosshair, the bucket grid. */
+
+/** A tick label that says as much as the span needs: the time within a day, the day (and hour) beyond. */
+export function formatTick(ms: number, spanMs: number, timeZone?: string): string {
+  const options: Intl.DateTimeFormatOptions =
+    spanMs <= DAY_MS
+      ? { hour: '2-digit', minute: '2-digit', ...(spanMs <= 15 * 60_000 ? { second: '2-digit' } : {}) }
+      : spanMs <= 3 * DAY_MS
+        ? { weekday: 'short', hour: '2-digit', minute: '2-digit' }
+        : { month: 'short', day: 'numeric' };
+  return new Intl.DateTimeFormat(undefined, { ...options, timeZone }).format(new Date(ms));
+}
+
+/** Evenly spaced ticks on round times (whole minutes, hours or days in UTC) inside [fromMs, toMs]. */
+export function timeTicks(fromMs: number, toMs: number, count = 6): number[] {
+  const span = toMs - fromMs;
+  if (!(span > 0)) return [];
+  const steps = [60_000, 5 * 60_000, 10 * 60_000, 15 * 60_000, 30 * 60_000, HOUR_MS, 2 * HOUR_MS, 3 * HOUR_MS, 6 * HOUR_MS, 12 * HOUR_MS, DAY_MS, 2 * DAY_MS, 7 * DAY_MS];
+  const step = steps.find((s) => span / s <= count) ?? Math.ceil(span / count / DAY_MS) * DAY_MS;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(fromMs / step) * step; t <= toMs; t += step) ticks.push(t);
+  return ticks;
+}
+
+/**
+ * The crosshair's sync method: the receiving chart's tick nearest the hovered time (charts of one page may have
+ * different grids, e.g. a latency series with gaps), or -1 when the hovered time is off its axis.
+ */
+export function nearestTickIndex(ticks: ReadonlyArray<{ value: unknown; index: number }>, activeLabel: unknown): number {
+  const target = Number(activeLabel);
+  if (!Number.isFinite(target) || ticks.length === 0) return -1;
+  let best = -1;
+  let bestDistance = Infinity;
+  for (let i = 0; i < ticks.length; i++) {
+    const distance = Math.abs(Number(ticks[i]!.value) - target);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = i;
+    }
+  }
+  return best;
+}
+
+// date_bin's origin on the server (lib/series): buckets start at ORIGIN + k × bucket.
+const ORIGIN_MS = Date.UTC(2000, 0, 1);
+
+/** The starts of every bucket of `bucketMs` overlapping [fromMs, toMs), as the server bins them. */
+export function bucketStarts(fromMs: number, toMs: number, bucketMs: number, maxBuckets = 6000): number[] {
+  if (!(bucketMs > 0) || !(toMs > fromMs)) return [];
+  const first = ORIGIN_MS + Math.floor((fromMs - ORIGIN_MS) / bucketMs) * bucketMs;
+  const out: number[] = [];
+  for (let t = first; t < toMs && out.length < maxBuckets; t += bucketMs) out.push(t);
+  return out;
+}

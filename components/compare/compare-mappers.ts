@@ -1,0 +1,129 @@
+import { MAX_COMPARE_LIMIT, isLatencyCompareMetric, type CompareMetric, type CompareResponse } from '@/lib/protocol/read-api/compare';
+import { labelsSchema } from '@/lib/protocol/read-api/params';
+import { bucketStarts } from '../charts/time-axis';
+import type { FleetQuery } from '../fleet/fleet-query';
+import { seriesStyle, type TimeChartData, type TimeRow } from '../charts/time-chart-config';
+import { formatMs, formatPct } from '../format';
+import type { CompareUrlState } from './search-params';
+
+/** Pure shaping of the compare page: the URL state → the API's query, and its answer → one line per host. */
+
+/** The fleet page's first page: the regions and latency series names the pickers offer. */
+export const COMPARE_FLEET_QUERY: FleetQuery = { sort: 'hostname', dir: 'asc', page: 1, limit: 25 };
+
+export const COMPARE_METRIC_LABEL: Record<CompareMetric, string> = {
+  cpu_user: 'CPU user',
+  cpu_system: 'CPU system',
+  cpu_iowait: 'CPU iowait',
+  cpu_steal: 'CPU steal',
+  cpu_idle: 'CPU idle',
+  load1: 'load (1 min)',
+  psi_cpu: 'CPU pressure',
+  psi_io: 'I/O pressure',
+  psi_memory: 'memory pressure',
+  cpu_steal_per_cpu: 'steal on the most-stolen vCPU',
+  disk_queue_depth: 'disk queue size',
+  disk_read_await: 'disk read await',
+  disk_write_await: 'disk write await',
+  disk_util: 'disk utilisation',
+  disk_read_iops: 'disk read IOPS',
+  disk_write_iops: 'disk write IOPS',
+  process_cpu: 'process CPU',
+  process_threads: 'process threads',
+  process_voluntary_cs: 'voluntary context switches',
+  process_nonvoluntary_cs: 'involuntary context switches',
+  cgroup_throttled_pct: 'cgroup throttling',
+  cgroup_throttled_ms: 'cgroup throttled time',
+  probe_connect: 'probe connect time',
+  probe_response: 'probe response time',
+  latency_p50: 'latency p50',
+  latency_p95: 'latency p95',
+  latency_p99: 'latency p99',
+};
+
+/** Metrics with one series per device, process, cgroup or probe, whose `key` can narrow the comparison to one. */
+export const KEYED_METRICS: readonly CompareMetric[] = [
+  'disk_queue_depth', 'disk_read_await', 'disk_write_await', 'disk_util', 'disk_read_iops', 'disk_write_iops',
+  'process_cpu', 'process_threads', 'process_voluntary_cs', 'process_nonvoluntary_cs',
+  'cgroup_throttled_pct', 'cgroup_throttled_ms', 'probe_connect', 'probe_response',
+];
+
+export function formatterFor(unit: string): (value: number) => string {
+  if (unit === '%') return (v) => formatPct(v, v >= 10 ? 0 : 1);
+  if (unit === 'ms') return formatMs;
+  const digits = (v: number) => (Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
+  return (v) => `${v.toFixed(digits(v))}${unit ? ` ${unit}` : ''}`;
+}
+
+export type CompareRequest = Record<string, string>;
+
+/**
+ * The query of GET /api/v1/compare, or why there is none yet: the scope needs its region, labels or hosts, and a
+ * latency metric its series. `defaults` fill the region and latency series when the URL names none.
+ */
+export function toCompareRequest(
+  state: CompareUrlState,
+  defaults: { region: string | null; latency: string | null },
+): { request: CompareRequest } | { missing: string } {
+  const limit = Math.min(MAX_COMPARE_LIMIT, Math.max(1, Math.trunc(state.limit)));
+  const request: CompareRequest = { metric: state.metric, rank: state.rank, limit: String(limit) };
+  if (state.by === 'region') {
+    const region = state.region ?? defaults.region;
+    if (!region) return { missing: 'No regions yet: enrol a host first.' };
+    request.region = region;
+  } else if (state.by === 'labels') {
+    const labels = state.labels?.trim() ?? '';
+    if (!labels) return { missing: 'Type a label set such as model:llama or team:ml,tier:gpu.' };
+    if (!labelsSchema.safeParse(labels).success) return { missing: 'Write labels as key:value, several separated by commas.' };
+    request.labels = labels;
+  } else if (state.by === 'hosts') {
+    if (state.hosts.length === 0) return { missing: 'Pick one or more hosts below.' };
+    request.hosts = [...new Set(state.hosts)].sort((a, b) => a - b).join(',');
+  }
+  if (isLatencyCompareMetric(state.metric)) {
+    const latency = state.latency ?? defaults.latency;
+    if (!latency) return { missing: 'No request latency reported yet: send timings to the agents to compare p99.' };
+    request.latency = latency;
+  } else if (state.key?.trim() && KEYED_METRICS.includes(state.metric)) {
+    request.key = state.key.trim();
+  }
+  return { request };
+}
+
+/** One line per host, in the answer's order (highest first), on the answer's bucket grid. */
+export function compareChartData(response: CompareResponse): TimeChartData & { hasData: boolean } {
+  const fromMs = new Date(response.from).getTime();
+  const toMs = new Date(response.to).getTime();
+  const rows = bucketStarts(fromMs, toMs, response.bucketMs).map((t) => ({ t }) as TimeRow);
+  const first = rows[0]?.t ?? fromMs;
+  const series = response.hosts.map((host, i) => ({ key: `s${i}` as const, label: host.hostname, ...seriesStyle(i) }));
+  response.hosts.forEach((host, i) => {
+    const key = `s${i}` as const;
+    for (const row of rows) row[key] = null;
+    for (const p of host.points) {
+      const index = Math.round((p.t - first) / response.bucketMs);
+      if (index >= 0 && index < rows.length && p.avg !== null) rows[index]![key] = p.avg;
+    }
+  });
+  return { rows, series, fromMs, toMs, bucketMs: response.bucketMs, hasData: response.hosts.some((h) => h.points.some((p) => p.avg !== null)) };
+}
+
+/** "Top 20 of 134 hosts in oslo, by average" — says when the cap hides hosts. */
+export function compareCaption(response: CompareResponse): string {
+  const where =
+    response.scope.kind === 'region'
+      ? `in ${response.scope.region}`
+      : response.scope.kind === 'labels'
+        ? `labelled ${Object.entries(response.scope.labels).map(([k, v]) => `${k}=${v}`).join(', ')}`
+        : response.scope.kind === 'hosts'
+          ? 'picked'
+          : 'in the fleet';
+  const by = isLatencyCompareMetric(response.metric) ? 'by their quantile over the range' : response.rank === 'max' ? 'by their peak' : 'by their average';
+  const withData = response.hostsWithData;
+  const noData = response.matchedHosts - withData;
+  const silent = noData > 0 ? `; ${noData} without data in this range` : '';
+  if (withData > response.hosts.length) {
+    return `Top ${response.hosts.length} of ${withData} hosts ${where} with data, ${by}${silent}. Narrow the scope or raise the limit to see others.`;
+  }
+  return `All ${withData} host${withData === 1 ? '' : 's'} ${where} with data, ${by}${silent}.`;
+}

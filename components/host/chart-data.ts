@@ -1,0 +1,160 @@
+import type { HostAnnotation } from '@/lib/protocol/read-api/annotations';
+import type { LatencyResponse } from '@/lib/protocol/read-api/latency';
+import type { HostSeriesResponse, SeriesPoint } from '@/lib/protocol/read-api/series';
+import { bucketStarts } from '../charts/time-axis';
+import { OVERLAY_DASH, seriesStyle, type ChartAnnotation, type ChartSeries, type TimeChartData, type TimeRow } from '../charts/time-chart-config';
+
+/** Pure shaping of read-API responses into what the time charts draw: rows on one bucket grid, series, marks. */
+
+export interface MetricInput {
+  /** The metric's name in the legend ("read", "user"). */
+  label: string;
+  response: HostSeriesResponse | undefined;
+}
+
+export interface ShapeOptions {
+  /** Names a keyed series' key: "nvme0n1", "vCPU 3". */
+  keyLabel?: (key: string) => string;
+  value?: 'avg' | 'max';
+  /** Keep this many series, those with the highest peaks. */
+  maxSeries?: number;
+}
+
+interface Entry {
+  label: string;
+  points: { t: number; v: number | null }[];
+  peak: number;
+}
+
+function entriesOf(inputs: readonly MetricInput[], options: ShapeOptions): Entry[] {
+  const pick = options.value ?? 'avg';
+  const keyLabel = options.keyLabel ?? ((key: string) => key);
+  return inputs.flatMap((input) =>
+    (input.response?.series ?? []).map((series) => {
+      const label =
+        series.key === null ? input.label : inputs.length === 1 ? keyLabel(series.key) : `${keyLabel(series.key)} ${input.label}`;
+      const points = series.points.map((p: SeriesPoint) => ({ t: p.t, v: p[pick] }));
+      const peak = Math.max(-Infinity, ...points.map((p) => p.v ?? -Infinity));
+      return { label, points, peak };
+    }),
+  );
+}
+
+function place(rows: TimeRow[], bucketMs: number, key: `s${number}`, points: readonly { t: number; v: number | null }[], shiftMs = 0) {
+  if (rows.length === 0) return;
+  const first = rows[0]!.t;
+  for (const row of rows) row[key] = null;
+  for (const point of points) {
+    const index = Math.round((point.t + shiftMs - first) / bucketMs);
+    if (index >= 0 && index < rows.length && point.v !== null && Number.isFinite(point.v)) rows[index]![key] = point.v;
+  }
+}
+
+/** The grid and range of a chart: those of its first answered response. */
+function frameOf(responses: readonly ({ from: string; to: string; bucketMs: number } | undefined)[]) {
+  const first = responses.find((r) => r !== undefined);
+  if (!first) return null;
+  const fromMs = new Date(first.from).getTime();
+  const toMs = new Date(first.to).getTime();
+  return { fromMs, toMs, bucketMs: first.bucketMs, rows: bucketStarts(fromMs, toMs, first.bucketMs).map((t) => ({ t }) as TimeRow) };
+}
+
+export interface ShapedChart extends TimeChartData {
+  /** Series left out by maxSeries. */
+  hiddenSeries: number;
+  /** Whether any bucket has a value. */
+  hasData: boolean;
+}
+
+/** Every metric × key as one series on the first response's grid, missing buckets null (a gap, not a zero). */
+export function seriesChartData(inputs: readonly MetricInput[], options: ShapeOptions = {}): ShapedChart | null {
+  const frame = frameOf(inputs.map((i) => i.response));
+  if (!frame) return null;
+  let entries = entriesOf(inputs, options);
+  let hiddenSeries = 0;
+  if (options.maxSeries !== undefined && entries.length > options.maxSeries) {
+    hiddenSeries = entries.length - options.maxSeries;
+    entries = [...entries].sort((a, b) => b.peak - a.peak || a.label.localeCompare(b.label)).slice(0, options.maxSeries);
+  }
+  const series: ChartSeries[] = entries.map((entry, i) => ({ key: `s${i}`, label: entry.label, ...seriesStyle(i) }));
+  entries.forEach((entry, i) => place(frame.rows, frame.bucketMs, `s${i}`, entry.points));
+  return { ...frame, series, hiddenSeries, hasData: entries.some((e) => e.points.some((p) => p.v !== null)) };
+}
+
+/**
+ * Adds the same range `shiftMs` earlier as dashed lines on the current grid: per series (matched by label, in its
+ * colour), or for a stacked chart one line of the stack's total.
+ */
+export function withOverlay(
+  chart: ShapedChart,
+  inputs: readonly MetricInput[],
+  shiftMs: number,
+  mode: 'each' | 'total',
+  options: ShapeOptions = {},
+): ShapedChart {
+  const entries = entriesOf(inputs, { ...options, maxSeries: undefined });
+  if (entries.length === 0) return chart;
+  const rows = chart.rows.map((row) => ({ ...row }));
+  const series = [...chart.series];
+  const add = (label: string, color: string, points: { t: number; v: number | null }[]) => {
+    const key = `s${series.length}` as const;
+    series.push({ key, label, color, dash: OVERLAY_DASH, line: true });
+    place(rows, chart.bucketMs, key, points, shiftMs);
+  };
+  if (mode === 'total') {
+    const sums = new Map<number, number>();
+    for (const entry of entries) for (const p of entry.points) if (p.v !== null) sums.set(p.t, (sums.get(p.t) ?? 0) + p.v);
+    add('total, a week earlier', 'var(--text)', [...sums].map(([t, v]) => ({ t, v })));
+  } else {
+    for (const entry of entries) {
+      const current = chart.series.find((s) => s.label === entry.label);
+      if (!current) continue;
+      add(`${entry.label}, a week earlier`, current.color, entry.points);
+    }
+  }
+  return { ...chart, rows, series };
+}
+
+const LATENCY_LINES = [
+  { quantile: 'p50', label: 'p50' },
+  { quantile: 'p95', label: 'p95' },
+  { quantile: 'p99', label: 'p99' },
+] as const;
+
+/** p50, p95 and p99 per bucket of one latency series (buckets without requests are gaps), optionally last week's p99. */
+export function latencyChartData(response: LatencyResponse | undefined, overlay?: { response: LatencyResponse | undefined; shiftMs: number }): ShapedChart | null {
+  const buckets = response?.series;
+  if (!response || !buckets) return null;
+  const frame = frameOf([{ from: response.from, to: response.to, bucketMs: buckets.bucketMs }])!;
+  const series: ChartSeries[] = LATENCY_LINES.map((line, i) => ({ key: `s${i}`, label: line.label, ...seriesStyle(i) }));
+  LATENCY_LINES.forEach((line, i) =>
+    place(frame.rows, frame.bucketMs, `s${i}`, buckets.buckets.map((b) => ({ t: b.t, v: b.count > 0 ? b[line.quantile] : null }))),
+  );
+  const chart: ShapedChart = { ...frame, series, hiddenSeries: 0, hasData: buckets.buckets.some((b) => b.count > 0) };
+  const old = overlay?.response?.series;
+  if (!old) return chart;
+  series.push({ key: 's3', label: 'p99, a week earlier', color: series[2]!.color, dash: OVERLAY_DASH, line: true });
+  place(frame.rows, frame.bucketMs, 's3', old.buckets.map((b) => ({ t: b.t, v: b.count > 0 ? b.p99 : null })), overlay.shiftMs);
+  return chart;
+}
+
+const SEVERITY_COLOR = { critical: 'var(--bad)', warning: 'var(--warn)', info: 'var(--info)' } as const;
+
+/** Marks for the charts: colour by what happened (green when something ended), one glyph, the full text on hover. */
+export function chartAnnotations(annotations: readonly HostAnnotation[]): ChartAnnotation[] {
+  return annotations.map((a) => {
+    const severityColor = a.severity ? SEVERITY_COLOR[a.severity] : 'var(--info)';
+    switch (a.kind) {
+      case 'inventory':
+        return { t: a.t, kind: a.kind, color: 'var(--info)', glyph: 'I', text: `Inventory changed: ${a.detail}` };
+      case 'finding-opened':
+        return { t: a.t, kind: a.kind, color: severityColor, glyph: 'F', text: `Finding opened: ${a.title} — ${a.detail}` };
+      case 'finding-resolved':
+        return { t: a.t, kind: a.kind, color: 'var(--ok)', glyph: 'F', text: `Finding resolved: ${a.title}` };
+      case 'alert-fired':
+        return { t: a.t, kind: a.kind, color: severityColor, glyph: 'A', text: `Alert fired: ${a.title}${a.detail ? ` — ${a.detail}` : ''}` };
+      case 'alert-resolved':
+        return { t: a.t, kind: a.kind, color: 'var(--ok)', glyph: 'A', text: `Alert resolved: ${a.title}` };
+    }
+  });
+}

@@ -1,0 +1,39 @@
+import { describe, expect, test } from 'vitest';
+import { bucketStarts, formatTick, nearestTickIndex, timeTicks } from '../../../components/charts/time-axis';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+describe('time axis', () => {
+  test('ticks fall on round times inside the range, about six of them', () => {
+    const from = Date.UTC(2026, 11, 1, 10, 7);
+    expect(timeTicks(from, from + HOUR)).toEqual([10, 20, 30, 40, 50, 60].map((m) => from + 3 * 60_000 + (m - 10) * 60_000));
+    const month = timeTicks(Date.UTC(2026, 10, 1), Date.UTC(2026, 11, 1));
+    expect(month.length).toBeLessThanOrEqual(6);
+    expect(month.every((t) => t % DAY === 0)).toBe(true);
+    expect(timeTicks(5, 5)).toEqual([]);
+  });
+
+  test('labels say the time within a day, the weekday over a few days, the date beyond', () => {
+    const t = Date.UTC(2026, 11, 1, 14, 5, 9);
+    expect(formatTick(t, HOUR, 'UTC')).toBe(new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }).format(t));
+    expect(formatTick(t, 10 * 60_000, 'UTC')).toContain('09');
+    expect(formatTick(t, 2 * DAY, 'UTC')).toMatch(/Tue/);
+    expect(formatTick(t, 30 * DAY, 'UTC')).toMatch(/Dec/);
+  });
+
+  test('the crosshair snaps to the nearest tick of the receiving chart, or none without a time', () => {
+    const ticks = [0, 60_000, 120_000].map((value, index) => ({ value, index, coordinate: index * 10 }));
+    expect(nearestTickIndex(ticks, '70000')).toBe(1);
+    expect(nearestTickIndex(ticks, 119_000)).toBe(2);
+    expect(nearestTickIndex(ticks, undefined)).toBe(-1);
+    expect(nearestTickIndex([], 5)).toBe(-1);
+  });
+
+  test('buckets start where the server bins them, covering the range', () => {
+    const from = Date.UTC(2026, 11, 1, 10, 0, 25);
+    expect(bucketStarts(from, from + 60_000, 30_000)).toEqual([from - 25_000, from + 5_000, from + 35_000]);
+    expect(bucketStarts(Date.UTC(2026, 11, 1, 1), Date.UTC(2026, 11, 1, 9), 2 * HOUR)).toEqual([0, 2, 4, 6, 8].map((h) => Date.UTC(2026, 11, 1, h)));
+    expect(bucketStarts(0, 1000, 0)).toEqual([]);
+  });
+});
