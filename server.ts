@@ -14,6 +14,7 @@ import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
 import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
 import { buildIfNeeded } from './lib/server/production-build';
+import { startFindingsScheduler } from './lib/findings/scheduler';
 import { startSeriesMaintenance } from './lib/series';
 
 const root = process.cwd();
@@ -28,6 +29,7 @@ await buildIfNeeded(root);
 const db = await getDb();
 console.log(`inferwatch: database: ${describeTarget(db.target)}`);
 const maintenance = startSeriesMaintenance(db);
+const findings = startFindingsScheduler(db);
 
 const app = next({ dev: false, dir: root, hostname: host, port });
 await app.prepare();
@@ -78,6 +80,7 @@ async function shutdown(signal: string) {
   await closed;
   await alerting.stop();
   await maintenance.stop();
+  await findings.stop();
   await closeIngest();
   await closeDb();
   process.exit(0);
