@@ -4,6 +4,8 @@
 // - reports answered as stored: a count(*) of the database between windows read it all through shared buffers and
 //   stalled the next window's first flushes. /stats waits until the requests in flight are answered: wrk leaves some
 //   behind when it stops, and their reports are stored all the same;
+// - the requests answered, by status (a window that stored fewer reports than it sent fails), and the newest seq
+//   acknowledged (the next window's seqs start after it);
 // - each flush's queue wait and time;
 // - what held the event loop: its delay, and V8's GC pauses.
 import http from 'node:http';
@@ -21,7 +23,11 @@ let flushes: FlushOutcome[] = [];
 // Reports answered as stored (not duplicate): since the last /stats, and in all (checked against the database's count).
 let reportsAccepted = 0;
 let reportsAcceptedTotal = 0;
+let reportsDuplicate = 0;
 let requestsInFlight = 0;
+// "200", or the status and error code ("400 invalid_payload").
+let requestsAnswered: Record<string, number> = {};
+let maxSeqAcknowledged: number | null = null;
 
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
@@ -51,9 +57,12 @@ function takeStats() {
   const flushMs = flushes.map((f) => f.flushMs);
   const stats = {
     requestsInFlight,
+    requestsAnswered,
     flushes: flushes.length,
     reportsAccepted,
     reportsAcceptedTotal,
+    reportsDuplicate,
+    maxSeqAcknowledged,
     reportsPerFlush: flushes.length === 0 ? 0 : Math.round(flushes.reduce((n, f) => n + f.reports, 0) / flushes.length),
     flushP50Ms: percentile(flushMs, 50),
     flushP99Ms: percentile(flushMs, 99),
@@ -69,6 +78,9 @@ function takeStats() {
   gc = emptyGc();
   flushes = [];
   reportsAccepted = 0;
+  reportsDuplicate = 0;
+  requestsAnswered = {};
+  maxSeqAcknowledged = null;
   return stats;
 }
 
@@ -79,10 +91,14 @@ const handleIngest = createIngestHttpHandler(async (input) => {
   requestsInFlight++;
   try {
     const output = await ingestRequest(input, deps);
+    const answer = output.status === 200 ? '200' : `${output.status} ${(output.body as { error?: { code?: string } }).error?.code ?? ''}`.trim();
+    requestsAnswered[answer] = (requestsAnswered[answer] ?? 0) + 1;
     if (output.status === 200) {
-      const { accepted } = output.body as IngestResponse;
+      const { accepted, duplicate, acknowledgedSeqs } = output.body as IngestResponse;
       reportsAccepted += accepted;
       reportsAcceptedTotal += accepted;
+      reportsDuplicate += duplicate;
+      for (const seq of acknowledgedSeqs) maxSeqAcknowledged = Math.max(maxSeqAcknowledged ?? seq, seq);
     }
     return output;
   } finally {

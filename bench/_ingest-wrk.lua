@@ -57,6 +57,8 @@ end
 
 function request()
   local host = (c % per_thread) * thread_count + tid
+  -- Past the last seq the range begins again: replays, which store nothing and fail the window (bench/ingest.ts
+  -- sizes each window's seqs to hold what it sends).
   local seq = seq_offset + (math.floor(c / per_thread) % seq_count)
   c = c + 1
   return wrk.format("POST", "/api/v1/ingest", {

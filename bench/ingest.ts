@@ -48,11 +48,18 @@ const REFERENCE_DURATION_S = 5;
 const TICKS_PER_S = 100;
 // Measured windows, back to back on the same listener: the figures are their medians (one window moves ±10–20 %).
 const WINDOWS = arg('windows', 3);
-// Seqs per phase: the warm-up, each measured window (24 reports per host, 5 s apart), the paced window, then the Next
-// comparison.
-const SEQS = { warmup: [0, 6], measure: [6, 24], paced: [6 + 24 * WINDOWS, 24], next: [6 + 24 * (WINDOWS + 1), 10] } as const;
-// 5 s apart (not the agent's 10 s), so every phase's reports stay within 5 min ahead and under a minute old.
+// The warm-up's seqs; every later phase's come after the newest its predecessor stored, sized by planSeqs.
+const WARMUP_SEQS = { first: 0, count: 6 } as const;
+// At most 5 s apart (not the agent's 10 s), closer when hosts send faster than that: a phase's reports span no more
+// time than the phase lasts, so they stay within 5 min ahead and under a minute old however fast this machine is.
 const REPORT_SPACING_MS = 5_000;
+// A phase's seqs hold twice the reports per host it is expected to send, and at least as many as the plain node:http
+// reference answered (no ingest answers faster), so every request carries a new seq: wrk's script would otherwise
+// begin the range again, and replays store nothing.
+const SEQ_HEADROOM = 2;
+// wrk sends each host reports far faster than an agent does (a fleet's load from fewer hosts): the per-host limits
+// would refuse most of them, so the buckets are made too deep to run dry (their bookkeeping still runs).
+const UNPACED_ENV = { INFERWATCH_INGEST_REQUEST_BURST: '1000000000', INFERWATCH_INGEST_REPORT_BURST: '1000000000' };
 // `--cpu-prof DIR` writes a V8 CPU profile of the ingest listener there.
 const CPU_PROF_DIR = process.argv.includes('--cpu-prof') ? path.resolve(process.argv[process.argv.indexOf('--cpu-prof') + 1]!) : null;
 const CPU_PROF_INTERVAL_US = arg('cpu-prof-interval', 1000);
@@ -125,6 +132,8 @@ function stop(child: ChildProcess | undefined) {
 }
 
 interface WrkResult {
+  /** Answered within the run; those still in flight when wrk stopped are not counted. */
+  requests: number;
   requestsPerS: number;
   p50Ms: number;
   p90Ms: number;
@@ -143,6 +152,7 @@ function toMs(text: string): number {
 
 function parseWrk(out: string): WrkResult {
   return {
+    requests: Number(/(\d+) requests in /.exec(out)![1]),
     requestsPerS: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
     p50Ms: toMs(/\s50%\s+(\S+)/.exec(out)![1]!),
     p90Ms: toMs(/\s90%\s+(\S+)/.exec(out)![1]!),
@@ -159,11 +169,33 @@ function wrk(args: string[]): WrkResult {
   return parseWrk(result.stdout);
 }
 
+interface SeqRange {
+  first: number;
+  count: number;
+  firstTsMs: number;
+  spacingMs: number;
+}
+
+/**
+ * The next phase's seqs: after the newest one stored, room for every request it can send (see SEQ_HEADROOM), spaced
+ * so that the ones it is expected to send span about as long as it runs.
+ */
+function planSeqs(after: { seq: number; tsMs: number }, expectedPerS: number, referencePerS: number, durationS: number): SeqRange {
+  const perHost = (perS: number) => Math.max(1, (perS * durationS) / HOSTS);
+  const spacingMs = Math.max(1, Math.min(REPORT_SPACING_MS, Math.floor((durationS * 1000) / perHost(expectedPerS))));
+  return {
+    first: after.seq + 1,
+    count: Math.ceil(perHost(Math.max(SEQ_HEADROOM * expectedPerS, referencePerS))) + 1,
+    firstTsMs: Math.max(after.tsMs + spacingMs, Date.now() - 20_000),
+    spacingMs,
+  };
+}
+
 /** `ratePerS` paces the requests (0: each connection sends its next as soon as it has the answer). */
-function runWrk(port: number, dataDir: string, seqs: readonly [number, number], durationS: number, firstHost = 0, ratePerS = 0): WrkResult {
+function runWrk(port: number, dataDir: string, seqs: { first: number; count: number }, durationS: number, firstHost = 0, ratePerS = 0): WrkResult {
   return wrk([
     `-d${durationS}s`, '-s', path.join(root, 'bench', '_ingest-wrk.lua'), `http://127.0.0.1:${port}/api/v1/ingest`,
-    '--', dataDir, String(seqs[0]), String(seqs[1]), String(WRK_THREADS), String(firstHost), String(ratePerS),
+    '--', dataDir, String(seqs.first), String(seqs.count), String(WRK_THREADS), String(firstHost), String(ratePerS),
   ]);
 }
 
@@ -316,6 +348,8 @@ function machineCpu(): { idle: number; steal: number; total: number } {
 
 interface MeasuredWindow {
   elapsedS: number;
+  /** Requests the listener answered, one report each: every one of them stored, or the run fails. */
+  reportsSent: number;
   reportsPerS: number;
   samplesPerS: number;
   load: WrkResult;
@@ -336,9 +370,13 @@ interface MeasuredWindow {
 interface ListenerStats {
   /** Still unanswered after the listener waited 10 s for them: the counts below would miss their reports. */
   requestsInFlight: number;
+  /** By answer: "200", or the status and error code ("400 invalid_payload"). */
+  requestsAnswered: Record<string, number>;
   flushes: number;
   reportsAccepted: number;
   reportsAcceptedTotal: number;
+  reportsDuplicate: number;
+  maxSeqAcknowledged: number | null;
   reportsPerFlush: number;
   flushP50Ms: number;
   flushP99Ms: number;
@@ -361,12 +399,22 @@ async function listenerStats(): Promise<ListenerStats> {
   return stats;
 }
 
+const requestsAnswered = (stats: ListenerStats) => Object.values(stats.requestsAnswered).reduce((n, count) => n + count, 0);
+
+/** A phase whose requests did not each store a report measured something else (replays, refusals): the run stops. */
+function assertStoredAllSent(phase: string, stats: ListenerStats, seqs: SeqRange): number {
+  const sent = requestsAnswered(stats);
+  if (sent > 0 && stats.reportsAccepted === sent) return sent;
+  throw new Error(`${phase} stored ${stats.reportsAccepted} of the ${sent} reports it sent (answers ${JSON.stringify(stats.requestsAnswered)}, ` +
+    `${stats.reportsDuplicate} duplicates; seqs ${seqs.first}–${seqs.first + seqs.count - 1}, ${seqs.spacingMs} ms apart)`);
+}
+
 /**
  * One measured window of wrk against the listener: reports as the listener answered them stored (checked against the
  * database's count after the last window), series rows as reports × rows per report, CPU from /proc.
  */
 async function measureWindow(
-  sql: { query<R>(t: string): Promise<R[]> }, listenerPid: number, seqs: readonly [number, number], rowsPerReport: number, ratePerS = 0,
+  phase: string, sql: { query<R>(t: string): Promise<R[]> }, listenerPid: number, seqs: SeqRange, rowsPerReport: number, ratePerS = 0,
 ): Promise<MeasuredWindow> {
   const before = await walAndCheckpoints(sql);
   const cpuBefore = { machine: machineCpu(), listener: processCpuTicks(listenerPid), postgres: commandCpuTicks('postgres') };
@@ -377,6 +425,7 @@ async function measureWindow(
   const elapsedS = (performance.now() - t0) / 1000;
   const writebackPeakMbPerS = await diskWrites.stop();
   const listener = await listenerStats();
+  const reportsSent = assertStoredAllSent(phase, listener, seqs);
   const machineAfter = machineCpu();
   const listenerTicks = processCpuTicks(listenerPid) - cpuBefore.listener;
   const postgresTicks = commandCpuTicks('postgres') - cpuBefore.postgres;
@@ -388,6 +437,7 @@ async function measureWindow(
   const machineShare = (ticks: number) => Number((100 * ticks / machineTicks).toFixed(1));
   return {
     elapsedS,
+    reportsSent,
     reportsPerS: reports / elapsedS,
     samplesPerS: (reports * rowsPerReport) / elapsedS,
     load,
@@ -500,51 +550,63 @@ try {
   fs.writeFileSync(path.join(dataDir, 'tokens.txt'), tokens.join('\n') + '\n');
   // Fresh timestamps, written just before each phase: reports older than a minute would take the late-data path.
   let bodyBytes = 0;
-  let nextTsMs = Date.now() - 20_000;
-  const firstTsMs = nextTsMs;
-  const writeBodies = ([from, count]: readonly [number, number]) => {
-    nextTsMs = Math.max(nextTsMs, Date.now() - 20_000);
-    for (let seq = from; seq < from + count; seq++, nextTsMs += REPORT_SPACING_MS) {
-      const body = gzipSync(JSON.stringify(realisticReport(seq, nextTsMs)));
+  const firstTsMs = Date.now() - 20_000;
+  const tsBySeq = new Map<number, number>();
+  const writeBodies = (seqs: SeqRange) => {
+    for (let i = 0; i < seqs.count; i++) {
+      const seq = seqs.first + i;
+      const ts = seqs.firstTsMs + i * seqs.spacingMs;
+      const body = gzipSync(JSON.stringify(realisticReport(seq, ts)));
       bodyBytes += body.length;
       fs.writeFileSync(path.join(dataDir, `body-${seq}.gz`), body);
+      tsBySeq.set(seq, ts);
     }
   };
-  // Each window leaves room for 24 seqs, of which hosts use only some; the phases after the windows start right after
-  // the newest report stored instead, so that their reports too stay within 5 minutes ahead.
-  const startAfterNewestStored = async () => {
-    const [newest] = await db.sql.query<{ ms: number | null }>('SELECT extract(epoch FROM max(ts)) * 1000 AS ms FROM report_ledger');
-    nextTsMs = Number(newest!.ms) + REPORT_SPACING_MS;
-  };
-  writeBodies(SEQS.warmup);
+  // Where the next phase's seqs start: after the newest one a phase stored, not after all it had room for.
+  const storedUpTo = (stats: ListenerStats) => ({ seq: stats.maxSeqAcknowledged!, tsMs: tsBySeq.get(stats.maxSeqAcknowledged!)! });
+  const warmupSeqs: SeqRange = { ...WARMUP_SEQS, firstTsMs, spacingMs: REPORT_SPACING_MS };
+  writeBodies(warmupSeqs);
   const rowsPerReport = totalRowCount(reportToRows(1, realisticReport(0, Date.now())));
-  log(`report: ${Math.round(bodyBytes / SEQS.warmup[1])} B gzip, ${rowsPerReport} series rows`);
+  log(`report: ${Math.round(bodyBytes / WARMUP_SEQS.count)} B gzip, ${rowsPerReport} series rows`);
 
   const profileArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-interval=${CPU_PROF_INTERVAL_US}`] : [];
   server = await startProcess(process.execPath, [...START_V8_FLAGS, ...EXTRA_NODE_FLAGS, ...profileArgs, '--conditions=react-server', '--import', 'tsx', 'bench/_ingest-server.ts'],
-    { DATABASE_URL: dbUrl, PORT: String(HTTP_PORT) }, `http://127.0.0.1:${HTTP_PORT}/api/v1/ingest`);
+    { ...UNPACED_ENV, DATABASE_URL: dbUrl, PORT: String(HTTP_PORT) }, `http://127.0.0.1:${HTTP_PORT}/api/v1/ingest`);
   // Until every host has been seen (its token lookup cached), as in steady state: on a slow machine 5 s is not enough.
+  let warmupS = 0;
   for (let round = 1, seen = 0; seen < HOSTS && round <= MAX_WARMUP_ROUNDS; round++) {
     log(`warm-up ${WARMUP_S} s (round ${round}; ${seen} of ${HOSTS} hosts seen)`);
-    runWrk(HTTP_PORT, dataDir, SEQS.warmup, WARMUP_S, seen);
+    const t0 = performance.now();
+    runWrk(HTTP_PORT, dataDir, warmupSeqs, WARMUP_S, seen);
+    warmupS += (performance.now() - t0) / 1000;
     seen = Number((await db.sql.query<{ n: string }>('SELECT count(DISTINCT host_id) AS n FROM report_ledger'))[0]!.n);
   }
+  const warmup = await listenerStats();
+  if (warmup.maxSeqAcknowledged === null) throw new Error(`the warm-up stored no report (answers ${JSON.stringify(warmup.requestsAnswered)})`);
+  let after = storedUpTo(warmup);
+  // Each window's seqs are sized by the rate of the phase before it.
+  let sentPerS = requestsAnswered(warmup) / warmupS;
+  const referencePerS = referenceRuns[0]!.requestsPerS;
   const windows: MeasuredWindow[] = [];
   let meanBodyBytes = 0;
   for (let k = 0; k < WINDOWS; k++) {
-    const seqs = [SEQS.measure[0] + k * SEQS.measure[1], SEQS.measure[1]] as const;
+    const seqs = planSeqs(after, sentPerS, referencePerS, DURATION_S);
     bodyBytes = 0;
     writeBodies(seqs);
-    meanBodyBytes = Math.round(bodyBytes / seqs[1]);
-    log(`measuring ${DURATION_S} s against the node:http listener (window ${k + 1} of ${WINDOWS})`);
-    windows.push(await measureWindow(db.sql, server.pid!, seqs, rowsPerReport));
+    meanBodyBytes = Math.round(bodyBytes / seqs.count);
+    log(`measuring ${DURATION_S} s against the node:http listener (window ${k + 1} of ${WINDOWS}; seqs ${seqs.first}–${seqs.first + seqs.count - 1}, ${seqs.spacingMs} ms apart)`);
+    const window = await measureWindow(`window ${k + 1}`, db.sql, server.pid!, seqs, rowsPerReport);
+    windows.push(window);
+    after = storedUpTo(window.listener);
+    sentPerS = window.reportsSent / window.elapsedS;
   }
   // The issue's fleet (5,000 reports/s) at this machine's speed, as an open load: what agents see at that rate.
   const pacedRatePerS = Math.round(ISSUE_REPORTS_PER_S * referenceRuns[0]!.requestsPerS / ISSUE_NODE_HTTP_REQUESTS_PER_S);
-  await startAfterNewestStored();
-  writeBodies(SEQS.paced);
-  log(`measuring ${DURATION_S} s paced at ${pacedRatePerS} reports/s (the issue's 5,000 at this machine's speed)`);
-  const paced = await measureWindow(db.sql, server.pid!, SEQS.paced, rowsPerReport, pacedRatePerS);
+  const pacedSeqs = planSeqs(after, pacedRatePerS, referencePerS, DURATION_S);
+  writeBodies(pacedSeqs);
+  log(`measuring ${DURATION_S} s paced at ${pacedRatePerS} reports/s (the issue's 5,000 at this machine's speed; seqs ${pacedSeqs.first}–${pacedSeqs.first + pacedSeqs.count - 1}, ${pacedSeqs.spacingMs} ms apart)`);
+  const paced = await measureWindow('the paced window', db.sql, server.pid!, pacedSeqs, rowsPerReport, pacedRatePerS);
+  after = storedUpTo(paced.listener);
   const { reportsAcceptedTotal } = await listenerStats();
   stop(server);
   const counted = await stored(db.sql);
@@ -557,7 +619,7 @@ try {
   log('machine reference again, after the load');
   referenceRuns.push(await nodeHttpReference());
   log('rolling up the closed minutes of the load (1-minute rows; hours as they close)');
-  const rollup = await measureRollup(db.sql, firstTsMs, nextTsMs);
+  const rollup = await measureRollup(db.sql, firstTsMs, after.tsMs + 1);
   const middle = (pick: (w: MeasuredWindow) => number) => median(windows.map(pick));
   const reportsPerS = middle((w) => w.reportsPerS);
   const samplesPerS = middle((w) => w.samplesPerS);
@@ -578,15 +640,24 @@ try {
   let nextP99: number | null = null;
   if (fs.existsSync(path.join(NEXT_DIR, '.next', 'BUILD_ID'))) {
     log(`measuring ${NEXT_DURATION_S} s against the Next route handler (next start)`);
-    await startAfterNewestStored();
-    writeBodies(SEQS.next);
+    const nextWarmupSeqs = planSeqs(after, 0, 0, 2);
+    writeBodies(nextWarmupSeqs);
     next = await startProcess(path.join(root, 'node_modules', '.bin', 'next'), ['start', '-p', String(NEXT_PORT), '-H', '127.0.0.1'],
-      { DATABASE_URL: dbUrl, NEXT_TELEMETRY_DISABLED: '1' }, `http://127.0.0.1:${NEXT_PORT}/api/v1/ingest`, NEXT_DIR);
-    runWrk(NEXT_PORT, dataDir, [SEQS.next[0], 2], 2);
+      { ...UNPACED_ENV, DATABASE_URL: dbUrl, NEXT_TELEMETRY_DISABLED: '1' }, `http://127.0.0.1:${NEXT_PORT}/api/v1/ingest`, NEXT_DIR);
+    const nextWarmup = runWrk(NEXT_PORT, dataDir, nextWarmupSeqs, 2);
     const nb = await stored(db.sql);
+    // After the warm-up's whole range (it is not measured, so replays there are harmless; its last ones may still land).
+    const warmupLastSeq = nextWarmupSeqs.first + nextWarmupSeqs.count - 1;
+    const nextSeqs = planSeqs({ seq: warmupLastSeq, tsMs: tsBySeq.get(warmupLastSeq)! }, nextWarmup.requestsPerS, referencePerS, NEXT_DURATION_S);
+    writeBodies(nextSeqs);
     const n0 = performance.now();
-    const nextLoad = runWrk(NEXT_PORT, dataDir, [SEQS.next[0] + 2, SEQS.next[1] - 2], NEXT_DURATION_S);
+    const nextLoad = runWrk(NEXT_PORT, dataDir, nextSeqs, NEXT_DURATION_S);
     const na = await stored(db.sql);
+    // Each answered request stored its report (those wrk left in flight may have too); fewer means replays or refusals.
+    if (na.reports - nb.reports < nextLoad.requests) {
+      throw new Error(`the Next route handler stored ${na.reports - nb.reports} of the ${nextLoad.requests} reports wrk had answered ` +
+        `(${nextLoad.non2xx} non-2xx; seqs ${nextSeqs.first}–${nextSeqs.first + nextSeqs.count - 1})`);
+    }
     nextReportsPerS = (na.reports - nb.reports) / ((performance.now() - n0) / 1000);
     nextP99 = nextLoad.p99Ms;
     stop(next);
@@ -629,6 +700,7 @@ try {
     // The issue's fleet: 50,000 hosts, so 50,000 host-minutes to roll up every minute.
     rollup_s_per_minute_of_50k_hosts: Number((rollup.seconds / rollup.hostMinutes * 50_000).toFixed(1)),
     windows: windows.map((w) => ({
+      reports_sent: w.reportsSent,
       reports_per_s: Math.round(w.reportsPerS),
       p99_ms: w.load.p99Ms,
       copy_ratio: Number((w.samplesPerS / copyRowsPerS).toFixed(3)),
@@ -640,6 +712,7 @@ try {
     })),
     paced: {
       target_reports_per_s: pacedRatePerS,
+      reports_sent: paced.reportsSent,
       reports_per_s: Math.round(paced.reportsPerS),
       p50_ms: paced.load.p50Ms,
       p99_ms: paced.load.p99Ms,
