@@ -7,6 +7,9 @@ export const E2E_BASE_URL = `http://127.0.0.1:${port}`;
 // A fresh embedded database and agent state per run: the suite proves what a clean `npm start` does.
 export const E2E_STATE_DIR = process.env.E2E_STATE_DIR ?? path.join(os.tmpdir(), `inferwatch-e2e-${process.pid}`);
 process.env.E2E_STATE_DIR = E2E_STATE_DIR;
+// Specs that need their own regions create enrollment keys through the admin API.
+export const E2E_ADMIN_TOKEN = process.env.E2E_ADMIN_TOKEN ?? 'e2e-admin-token';
+process.env.E2E_ADMIN_TOKEN = E2E_ADMIN_TOKEN;
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -48,6 +51,10 @@ export default defineConfig({
       INFERWATCH_DATA_DIR: path.join(E2E_STATE_DIR, 'data'),
       INFERWATCH_STATE_DIR: E2E_STATE_DIR,
       INFERWATCH_LOCAL_AGENT_INTERVAL: '2',
+      // Each spec ingests the hosts it asserts on; the demo fleet (covered by tests/integration/demo-fleet.test.ts)
+      // would add 42 hosts and a minute of backfill load on the one embedded connection.
+      INFERWATCH_DEMO: '0',
+      INFERWATCH_ADMIN_TOKEN: E2E_ADMIN_TOKEN,
       NEXT_TELEMETRY_DISABLED: '1',
     },
   },
