@@ -14,7 +14,7 @@ export function Sparkline({ points, fromMs, toMs, config }: { points: readonly S
   const width = config.width ?? 80;
   const height = config.height ?? 22;
   const geometry = sparklineGeometry(points, { width, height, fromMs, toMs, minMax: config.minMax });
-  if (geometry.path === '') return <span className="sparkline-empty">no data</span>;
+  if (geometry.path === '') return null;
   const summary = `${config.label}, last hour: latest ${config.format(geometry.last!)}, peak ${config.format(geometry.max!)}`;
   return (
     <svg className="sparkline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>

@@ -89,7 +89,9 @@ export function RegionControls() {
         <span className="chips">
           {data?.regions.map((region) => (
             <button key={region.region} type="button" className="chip" aria-pressed={picked.includes(region.region)} onClick={() => toggle(region.region)}>
-              {region.region} <span className="muted">{region.hostCount} hosts</span>
+              {region.region} <span className="muted">
+                {region.hostCount} {region.hostCount === 1 ? 'host' : 'hosts'}
+              </span>
             </button>
           ))}
         </span>
