@@ -1,6 +1,7 @@
 import type { Database } from '../db/open';
 import type { Sql } from '../db/sql';
 import { evaluateFindings, type RuleFailure } from './evaluate';
+import { LatencyWatch } from './latency/latency-watch';
 import { contentKey, planFindingChanges } from './lifecycle';
 import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from './read-facts';
 import { FINDING_RULES } from './registry';
@@ -29,6 +30,7 @@ export interface FindingsEngineOptions {
  */
 export class FindingsEngine {
   private readonly inventories = new InventoryCache();
+  private readonly latency = new LatencyWatch();
   private readonly rules: readonly Rule[];
   private fleet: FleetFacts | null = null;
   /** What this engine last wrote to each unresolved finding, so an unchanged verdict costs no write. */
@@ -54,12 +56,14 @@ export class FindingsEngine {
 
   private async cycle(now: Date, hostIds?: readonly number[]): Promise<CycleResult> {
     const started = performance.now();
-    const [hosts, overrides, active, regions] = await Promise.all([
+    const [hosts, overrides, active, regions, latency] = await Promise.all([
       readHostFacts(this.sql, { now, hostIds, inventories: this.inventories, windowMs: this.options.windowMs }),
       listThresholdOverrides({ sql: this.sql }),
       listActiveFindings(this.sql, hostIds),
       hostIds ? undefined : readRegionFacts(this.sql, now),
+      this.rules.some((r) => r.scope === 'host' && r.needs === 'latency') ? this.latency.read(this.sql, { hostIds }) : new Map(),
     ]);
+    for (const facts of hosts) facts.latency = latency.get(facts.host.id) ?? null;
     // A targeted cycle judges "AVX-512 hidden" against the fleet as the last full cycle saw it.
     if (!hostIds || !this.fleet) this.fleet = await readFleetFacts(this.sql, hostIds ? [] : hosts);
     const read = performance.now();

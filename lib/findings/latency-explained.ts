@@ -9,7 +9,7 @@ import { mergeHistograms } from '../series/merge-histograms';
 import type { Watermarks } from '../series/resolution';
 import { quantileOfWire } from '../sketch';
 import { explainRegression, type GaugeObservation, type RegionObservation } from './latency/explain';
-import { readInventoryChanges } from './latency/inventory-changes';
+import { inventoryLeadUpMs, readInventoryChanges } from './latency/inventory-changes';
 import { CAUSE_GAUGES, DEFAULT_METHOD, MAX_NAMED_CPUS, STEAL_CONCENTRATION, type ExplainMethod } from './latency/method';
 import { median } from './latency/rank-correlation';
 import { EMPTY_WIRE, subtractWire } from './latency/wire';
@@ -129,8 +129,7 @@ export async function explainLatency(sql: Sql, query: ExplainLatencyQuery): Prom
   const hostScope: Scope = { where: 'x.name = $1 AND h.id = $2', params: [query.name, query.hostId], byRegion: false };
   const regionScope: Scope = { where: 'x.name = $1 AND h.region = $2', params: [query.name, host.region], byRegion: true };
   const points = Math.min(MAX_BUCKETS, Math.max(1, Math.ceil((toMs - fromMs) / MINUTE_MS)));
-  // The first snapshot before the lead-up, so a change within it is diffed against what was there before.
-  const leadUp = new Date(fromMs - (toMs - fromMs));
+  const leadUp = new Date(fromMs - inventoryLeadUpMs(toMs - fromMs));
 
   const [hostNow, hostHours, perMinute, regionNow, regionHours, inventory, gauges] = await Promise.all([
     totalWire(sql, hostScope, fromMs, toMs, marks),

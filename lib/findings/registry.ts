@@ -23,10 +23,11 @@ import { affinityUnset } from './rules/openmp.affinity-unset';
 import { cgroupThrottling } from './rules/cgroup.throttling';
 import { pinningOverlap } from './rules/pinning.overlap';
 import { numaSpan } from './rules/pinning.numa-span';
+import { p99Regression } from './rules/latency.p99-regression';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped, processUnreadable, spinWait, affinityUnset, cgroupThrottling, pinningOverlap, numaSpan];
+export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped, processUnreadable, spinWait, affinityUnset, cgroupThrottling, pinningOverlap, numaSpan, p99Regression];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 

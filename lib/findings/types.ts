@@ -1,5 +1,6 @@
 import type { Inventory } from '../protocol';
 import type { FindingCategory, FindingEvidence, Severity } from '../protocol/findings';
+import type { HostLatencyFacts } from './latency/facts';
 
 export interface WindowStat {
   avg: number;
@@ -65,6 +66,8 @@ export interface HostFacts {
   inventory: { takenAtMs: number; data: Inventory } | null;
   /** null when the host sent no samples within the window. */
   window: HostWindow | null;
+  /** Its latency series' p99 against their baselines (LatencyWatch); null until the engine has read enough. */
+  latency?: HostLatencyFacts | null;
 }
 
 export interface ResidencyPolicy {
@@ -145,7 +148,7 @@ interface RuleBase<D extends ThresholdSpecs> {
  */
 export interface HostRule<D extends ThresholdSpecs = ThresholdSpecs> extends RuleBase<D> {
   scope: 'host';
-  needs: 'inventory' | 'window' | 'both' | 'none';
+  needs: 'inventory' | 'window' | 'both' | 'latency' | 'none';
   evaluate(facts: HostFacts, thresholds: Thresholds<D>, ctx: RuleContext): Verdict[];
 }
 

@@ -3,7 +3,9 @@ import { realisticReport, seededRandom } from '../../bench/_ingest-report';
 import { enrollHost } from '../../lib/auth/enroll-host';
 import { createEnrollmentKey } from '../../lib/auth/enrollment-keys';
 import { closeDb } from '../../lib/db';
+import { FindingsEngine } from '../../lib/findings/engine';
 import { explainLatency } from '../../lib/findings/latency-explained';
+import { p99Regression } from '../../lib/findings/rules/latency.p99-regression';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
@@ -195,5 +197,42 @@ describe('GET /api/v1/hosts/:id/latency-explained', () => {
 
   test('an unknown host is 404', async () => {
     expect((await call(`/api/v1/hosts/999999/latency-explained?name=${NAME}`, '999999')).status).toBe(404);
+  });
+});
+
+describe('the findings rule latency.p99-regression over the same reports', () => {
+  let findings: { host_id: number; subject: string; message: string; evidence: { causes: { kind: string }[] } }[];
+
+  beforeAll(async () => {
+    const engine = new FindingsEngine(testDb.db, { rules: [p99Regression] });
+    // The first cycles fill the engine's rings a few minutes and hours at a time; until then it judges nothing.
+    const first = await engine.runCycle(new Date(NOW + 5_000));
+    expect(first.verdicts).toBe(0);
+    for (let cycle = 0; cycle < 12; cycle++) await engine.runCycle(new Date(NOW + 5_000));
+    findings = await testDb.db.sql.query(
+      `SELECT host_id, subject, message, evidence FROM findings WHERE rule_id = 'latency.p99-regression' AND state = 'open'`,
+    );
+  });
+
+  const findingOf = (key: keyof typeof PLANS) => findings.filter((f) => f.host_id === hostIds[key]);
+
+  test('the planted steal rise is its likely cause, in the message and the evidence', () => {
+    const [finding, ...more] = findingOf('steal');
+    expect(more).toEqual([]);
+    expect(finding!.subject).toBe(NAME);
+    expect(finding!.message).toMatch(/^p99 of inference\.request rose from \d+ ms to \d+ ms \([\d.]+×\); likely cause: steal [\d.]+ % → [\d.]+ % \(most on vCPUs 2–3\)\.$/);
+    expect(finding!.evidence.causes.map((c) => c.kind)).toEqual(['steal']);
+  });
+
+  test('the planted OMP_NUM_THREADS change is its likely cause', () => {
+    expect(findingOf('omp')[0]!.message).toMatch(/likely cause: inventory change at \d\d:\d\d UTC: triton OMP_NUM_THREADS 4 → 16\.$/);
+  });
+
+  test('a regression with nothing moving is raised without a cause', () => {
+    expect(findingOf('unexplained')[0]!.message).toMatch(/; no host-level cause found\.$/);
+  });
+
+  test('quiet hosts and a region-wide regression raise nothing', () => {
+    for (const key of ['osloQuiet', 'bergenQuiet', 'tromsoQuiet', 'paris1', 'paris2', 'paris3'] as const) expect(findingOf(key)).toEqual([]);
   });
 });

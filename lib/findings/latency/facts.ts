@@ -1,0 +1,31 @@
+import type { GaugeObservation, InventoryObservation } from './explain';
+
+/** One series' p99 on another host of the region, for the rule's region check. */
+export interface PeerP99 {
+  hostId: number;
+  currentP99Ms: number | null;
+  requests: number;
+  baselineP99Ms: number | null;
+  baselineHours: number;
+}
+
+/** What the findings engine knows about one latency series of a host (see LatencyWatch). */
+export interface LatencySeriesFacts {
+  name: string;
+  /** The rolled minutes judged, [fromMs, toMs). */
+  window: { fromMs: number; toMs: number };
+  /** The median of the window's per-minute p99s; `requests` in the window. */
+  current: { p99Ms: number | null; requests: number; minutes: number };
+  /** The median of the hourly p99s of the 24 h before the window's hour. */
+  baseline: { p99Ms: number | null; requests: number; hours: number };
+  baselineRange: { fromMs: number; toMs: number };
+  /** Gauges and inventory changes over the same ranges, and p99 per minute: only for series that could be judged regressed. */
+  perMinuteP99: ReadonlyMap<number, number>;
+  observed: { gauges: GaugeObservation[]; inventory: InventoryObservation[] } | null;
+  /** The same series on every host of the region, this one included (shared between their facts). */
+  peers: readonly PeerP99[];
+}
+
+export interface HostLatencyFacts {
+  series: LatencySeriesFacts[];
+}

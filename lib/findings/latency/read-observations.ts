@@ -1,0 +1,98 @@
+import type { Sql } from '../../db/sql';
+import { METRIC_SOURCES } from '../../series/metrics';
+import type { GaugeObservation, InventoryObservation } from './explain';
+import { readInventoryChanges } from './inventory-changes';
+import { CAUSE_GAUGES, type CauseGauge } from './method';
+
+export interface ObservationRanges {
+  /** The rolled minutes judged: gauges after, per minute. */
+  windowFromMs: number;
+  windowToMs: number;
+  /** The baseline's whole hours: gauges before. */
+  baselineFromMs: number;
+  baselineToMs: number;
+  /** Inventory changes from here to the window's end (the window and a lead-up as long). */
+  inventoryFromMs: number;
+}
+
+export interface HostObservations {
+  gauges: GaugeObservation[];
+  inventory: InventoryObservation[];
+}
+
+interface GaugeRow {
+  host_id: number;
+  ts: Date;
+  key: string | null;
+  [column: string]: unknown;
+}
+
+/** The cause gauges by the rollup they are kept in, with the column and key there. */
+function byRollup(): Map<string, { gauge: CauseGauge; column: string; key: string | null }[]> {
+  const groups = new Map<string, { gauge: CauseGauge; column: string; key: string | null }[]>();
+  for (const gauge of CAUSE_GAUGES) {
+    const source = METRIC_SOURCES[gauge.metric];
+    const list = groups.get(source.rollupBase) ?? [];
+    list.push({ gauge, column: `${source.rollupColumn}_avg`, key: source.rollupKey });
+    groups.set(source.rollupBase, list);
+  }
+  return groups;
+}
+
+/**
+ * The gauges of "latency explained" for a few hosts at once, from the 1-minute rollups over the window and the
+ * 1-hour rollups over the baseline (two statements per rollup table), and their inventory changes: the same
+ * comparison explainLatency makes through the read API, for every host the findings rule may judge regressed.
+ */
+export async function readHostObservations(sql: Sql, hostIds: readonly number[], ranges: ObservationRanges): Promise<Map<number, HostObservations>> {
+  const out = new Map<number, HostObservations>(hostIds.map((id) => [id, { gauges: [], inventory: [] }]));
+  if (hostIds.length === 0) return out;
+  const read = (base: string, level: '1m' | '1h', columns: { column: string; key: string | null }[], fromMs: number, toMs: number) =>
+    sql.query<GaugeRow>(
+      `SELECT host_id, ts, ${columns[0]!.key ?? 'NULL'}::text AS key, ${columns.map((c) => `${c.column}::float8 AS ${c.column}`).join(', ')}
+         FROM ${base}_${level} WHERE host_id = ANY($1::int4[]) AND ts >= $2 AND ts < $3`,
+      [hostIds, new Date(fromMs), new Date(toMs)],
+    );
+  const groups = [...byRollup()];
+  const [inventory, ...tables] = await Promise.all([
+    readInventoryChanges(sql, hostIds, new Date(ranges.inventoryFromMs), new Date(ranges.windowToMs)),
+    ...groups.map(([base, columns]) =>
+      Promise.all([read(base, '1h', columns, ranges.baselineFromMs, ranges.baselineToMs), read(base, '1m', columns, ranges.windowFromMs, ranges.windowToMs)]),
+    ),
+  ]);
+  groups.forEach(([, columns], i) => {
+    const [hours, minutes] = tables[i]!;
+    for (const { gauge, column } of columns) {
+      const before = meanBy(hours, column);
+      const after = meanBy(minutes, column);
+      for (const [seriesKey, now] of after) {
+        const [hostId, key] = splitKey(seriesKey);
+        out.get(hostId)!.gauges.push({ gauge, key, before: before.get(seriesKey)?.mean ?? null, after: now.mean, perMinute: now.points });
+      }
+    }
+  });
+  for (const [hostId, changes] of inventory) out.get(hostId)!.inventory = changes;
+  return out;
+}
+
+const keyOf = (hostId: number, key: string | null) => `${hostId}\u0000${key ?? ''}\u0000${key === null ? 0 : 1}`;
+
+function splitKey(seriesKey: string): [number, string | null] {
+  const [host, key, keyed] = seriesKey.split('\u0000');
+  return [Number(host), keyed === '1' ? key! : null];
+}
+
+/** Per (host, key), the mean of the buckets' averages and the averages by bucket start. */
+function meanBy(rows: readonly GaugeRow[], column: string): Map<string, { mean: number; points: Map<number, number> }> {
+  const out = new Map<string, { mean: number; points: Map<number, number> }>();
+  for (const row of rows) {
+    const value = row[column] as number | null;
+    if (value === null) continue;
+    const k = keyOf(row.host_id, row.key);
+    let entry = out.get(k);
+    if (!entry) out.set(k, (entry = { mean: 0, points: new Map() }));
+    entry.points.set(new Date(row.ts).getTime(), value);
+  }
+  for (const entry of out.values()) entry.mean = [...entry.points.values()].reduce((a, b) => a + b, 0) / entry.points.size;
+  return out;
+}
