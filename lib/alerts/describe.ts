@@ -39,11 +39,13 @@ export function describeStolenCpus(cpus: readonly CpuSteal[]): string | null {
   return `${top.length === 1 ? 'vCPU' : 'vCPUs'} ${top.map((c) => `${c.cpu} (${formatNumber(c.stealPct)} %)`).join(', ')}`;
 }
 
-/** The dashboard page of what an alert is about. */
-export function dashboardUrl(publicUrl: string, o: Pick<Observation, 'hostId' | 'region'>): string {
+/** The dashboard page of what an alert is about: its host's page, or its region's with the latency series. */
+export function dashboardUrl(publicUrl: string, o: Pick<Observation, 'hostId' | 'region'> & { service?: string }): string {
   const base = publicUrl.replace(/\/+$/, '');
-  if (o.hostId !== null) return `${base}/?host=${o.hostId}`;
-  return o.region ? `${base}/?region=${encodeURIComponent(o.region)}` : `${base}/`;
+  if (o.hostId !== null) return `${base}/hosts/${o.hostId}`;
+  if (!o.region) return `${base}/alerts`;
+  const latency = o.service ? `&latency=${encodeURIComponent(o.service)}` : '';
+  return `${base}/regions?regions=${encodeURIComponent(o.region)}${latency}`;
 }
 
 /** summary and description (and likely_cause) of an instance as this cycle saw it. */

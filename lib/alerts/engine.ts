@@ -127,9 +127,10 @@ export class AlertEngine {
     const inputs = await this.readInputs(rules, now, hostIds);
     const read = performance.now();
 
-    const evaluation = evaluateAlerts(rules, inputs);
-    const ruleMap = new Map(enabled.map((r) => [r.id, r]));
     const preview = await readActiveAlerts(this.sql, hostIds);
+    const previewKeys = new Set(preview.map((a) => `${a.ruleId}\u0000${a.fingerprint}`));
+    const evaluation = evaluateAlerts(rules, inputs, (ruleId, fingerprint) => previewKeys.has(`${ruleId}\u0000${fingerprint}`));
+    const ruleMap = new Map(enabled.map((r) => [r.id, r]));
     const enrichment = await this.enrich(ruleMap, evaluation.observations, preview, now);
     const annotate = (o: Observation) => this.annotations(ruleMap.get(o.ruleId)!, o, enrichment.get(`${o.ruleId}\u0000${o.fingerprint}`));
     const evaluated = performance.now();
@@ -176,7 +177,7 @@ export class AlertEngine {
       readHosts(this.sql, hostIds),
       readSeriesWindows(this.sql, requests.series, { to: now, rollupMark: marks['1m'] ?? null, hostIds }),
       this.baselines.get(this.sql, requests.baselines, now),
-      requests.heard ? readHostsHeard(this.sql, now, hostIds) : new Map(),
+      requests.heard ? readHostsHeard(this.sql, hostIds) : new Map(),
       readLatencyBurn(this.sql, requests.burn, { to: now, rollupMark: marks['1m'] ?? null }),
       readLatencyHistograms(this.sql, requests.quantileWindows, { to: now, rollupMarks: marks }),
       requests.findingSeverities.length > 0 && !hostIds ? readOpenFindings(this.sql, requests.findingSeverities) : undefined,
@@ -251,14 +252,13 @@ export class AlertEngine {
     );
     const syncNeeded = changes.transitions.some((t) => t.transition === 'firing' || t.transition === 'resolved');
     if (rows.length === 0 && !syncNeeded) return 0;
-    const [channels, silences, fired] = await Promise.all([
-      readDeliverableChannels(tx, null),
-      readSilenceWindows(tx, now),
-      tx.query<{ alert_id: number; channel_id: number }>(
-        `SELECT DISTINCT alert_id, channel_id FROM alert_deliveries WHERE alert_id = ANY($1::int8[]) AND event = 'firing'`,
-        [resolvedIds],
-      ),
-    ]);
+    // One connection: the transaction's statements go one after another.
+    const channels = await readDeliverableChannels(tx, null);
+    const silences = await readSilenceWindows(tx, now);
+    const fired = await tx.query<{ alert_id: number; channel_id: number }>(
+      `SELECT DISTINCT alert_id, channel_id FROM alert_deliveries WHERE alert_id = ANY($1::int8[]) AND event = 'firing'`,
+      [resolvedIds],
+    );
     const firedTo = new Map<number, Set<number>>();
     for (const f of fired) {
       const set = firedTo.get(Number(f.alert_id)) ?? new Set<number>();
@@ -282,6 +282,7 @@ export class AlertEngine {
 
   private notifiable(r: NotifiableRow): NotifiableAlert {
     const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+    const labels = json(r.labels);
     return {
       id: Number(r.id),
       ruleId: r.rule_id,
@@ -289,14 +290,14 @@ export class AlertEngine {
       severity: r.severity,
       hostId: r.host_id,
       region: r.region,
-      labels: json(r.labels),
+      labels,
       annotations: json(r.annotations),
       value: r.value,
       threshold: r.threshold,
       firedAtMs: new Date(r.fired_at).getTime(),
       resolvedAtMs: r.resolved_at ? new Date(r.resolved_at).getTime() : null,
       notified: r.notified,
-      url: dashboardUrl(this.options.publicUrl, { hostId: r.host_id, region: r.region }),
+      url: dashboardUrl(this.options.publicUrl, { hostId: r.host_id, region: r.region, service: labels.service }),
     };
   }
 }

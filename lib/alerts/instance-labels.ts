@@ -16,7 +16,9 @@ export function keyLabelOf(source: Pick<MetricSource, 'raw' | 'key'>): string | 
 
 /** The labels that tell one instance of a rule from another, as `name=value` pairs in name order. */
 export function fingerprintOf(identity: Record<string, string>): string {
-  return Object.keys(identity)
+  const names = Object.keys(identity);
+  if (names.length === 1) return `${names[0]}=${identity[names[0]!]}`;
+  return names
     .sort()
     .map((name) => `${name}=${identity[name]}`)
     .join(',');

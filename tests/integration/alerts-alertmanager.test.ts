@@ -159,7 +159,7 @@ describe('alerts end to end with a real Alertmanager', () => {
     expect(alert!.annotations.summary).toBe('CPU steal spike on gpu-am-1: 30.0 %');
     expect(alert!.annotations.description).toMatch(/^1 min average 30\.0 %, threshold 10\.0 %.*for 2 min; clears at 5\.0 %\. Lost most: vCPUs 2 \(62\.0 %\), 3 \(55\.0 %\)\.$/);
     expect(alert!.annotations.runbook_url).toBe(`${PUBLIC_URL}/api/v1/alerts/rules/steal-spike`);
-    expect(alert!.generatorURL).toBe(`${PUBLIC_URL}/?host=${host.hostId}`);
+    expect(alert!.generatorURL).toBe(`${PUBLIC_URL}/hosts/${host.hostId}`);
     expect(alert!.status.state).toBe('active');
     expect(Date.parse(alert!.startsAt)).toBe(R - 235_000);
     // Firing alerts are sent with endsAt four re-send periods ahead, so Alertmanager keeps them active between re-sends.

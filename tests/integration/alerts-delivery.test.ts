@@ -107,7 +107,7 @@ describe('notification delivery', () => {
     expect(createHmac('sha256', 'not-the-secret').update(`${t}.${body}`).digest('hex')).not.toBe(v1);
     const payload = JSON.parse(body) as WebhookPayload;
     expect(payload).toMatchObject({ version: 1, event: 'firing', alert: { id: alertId, ruleId: 'critical-finding', severity: 'critical' } });
-    expect(payload.alert.url).toMatch(new RegExp(`^${PUBLIC_URL}/\\?host=\\d+$`));
+    expect(payload.alert.url).toMatch(new RegExp(`^${PUBLIC_URL}/hosts/\\d+$`));
     const [delivery] = await deliveryRows(db);
     expect(headers['x-inferwatch-delivery']).toBe(String(delivery!.id));
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/sql';
+import { withoutJit } from '../../fleet/without-jit';
 import type { SeriesMetric } from '../../protocol/read-api/series';
 import { HOUR_MS, floorTo } from '../../protocol/time';
 import { METRIC_SOURCES } from '../../series/metrics';
@@ -21,12 +22,13 @@ export async function readBaselines(sql: Sql, requests: readonly BaselineRequest
       const source = METRIC_SOURCES[series];
       const key = source.rollupKey ? `${source.rollupKey}::text` : source.key ? `'worst'::text` : 'NULL::text';
       const column = `${source.rollupColumn}_avg`;
-      const rows = await sql.query<{ host_id: number; key: string | null; median: number }>(
-        `SELECT host_id, ${key} AS key, percentile_cont(0.5) WITHIN GROUP (ORDER BY ${column})::float8 AS median
-           FROM ${source.rollupBase}_1h WHERE ts >= $1 AND ts < $2 AND ${column} IS NOT NULL
-          GROUP BY host_id, 2`,
+      const rows = await withoutJit(sql, (tx) => tx.query<{ host_id: number; key: string | null; median: number }>(
+        `SELECT h.id AS host_id, b.key, b.median FROM hosts h CROSS JOIN LATERAL (
+           SELECT ${key} AS key, percentile_cont(0.5) WITHIN GROUP (ORDER BY ${column})::float8 AS median
+             FROM ${source.rollupBase}_1h WHERE host_id = h.id AND ts >= $1 AND ts < $2 AND ${column} IS NOT NULL
+            GROUP BY 1) b`,
         [new Date(end.getTime() - baselineMs), end],
-      );
+      ));
       out.set(seriesRequestKey(series, baselineMs), new Map(rows.map((r) => [instanceKey(r.host_id, r.key), Number(r.median)])));
     }),
   );

@@ -1,26 +1,22 @@
 import type { Sql } from '../../db/sql';
+import { withoutJit } from '../../fleet/without-jit';
 import type { HostHeard } from '../inputs';
 
-/** Receipts are looked for this far back; a host silent for longer is judged by its last-seen time. */
-export const HEARD_LOOKBACK_MS = 5 * 60_000;
-
 /**
- * When the server last received a report from each host, by its own clock (the ledger's received_at, not the
- * agent's ts), and the longest report interval lately: "missed intervals" counts in the host's own interval.
+ * When the server last received a report from each host, by its own clock: the received_at of the host's newest
+ * ledger row (or its last-seen time, written a few seconds behind ingest, if later), and the newest report's
+ * interval — "missed intervals" counts in the host's own interval. Both newest rows are one backward index probe
+ * per host, however long the host has been silent.
  */
-export async function readHostsHeard(sql: Sql, now: Date, hostIds?: readonly number[]): Promise<Map<number, HostHeard>> {
-  const from = new Date(now.getTime() - HEARD_LOOKBACK_MS);
-  const filter = (column: string) => (hostIds ? `AND ${column} = ANY($2::int4[])` : '');
-  const rows = await sql.query<{ id: number; last_heard: Date | null; interval_ms: number | null }>(
-    `SELECT h.id, GREATEST(h.last_seen_at, r.last_received) AS last_heard, s.interval_ms
+export async function readHostsHeard(sql: Sql, hostIds?: readonly number[]): Promise<Map<number, HostHeard>> {
+  const rows = await withoutJit(sql, (tx) => tx.query<{ id: number; last_heard: Date | null; interval_ms: number | null }>(
+    `SELECT h.id, GREATEST(h.last_seen_at, r.received_at) AS last_heard, s.interval_ms
        FROM hosts h
-       LEFT JOIN (SELECT host_id, max(received_at) AS last_received FROM report_ledger
-                   WHERE ts > $1 ${filter('host_id')} GROUP BY host_id) r ON r.host_id = h.id
-       LEFT JOIN (SELECT host_id, max(interval_ms) AS interval_ms FROM host_samples
-                   WHERE ts > $1 ${filter('host_id')} GROUP BY host_id) s ON s.host_id = h.id
-      WHERE TRUE ${filter('h.id')}`,
-    hostIds ? [from, hostIds] : [from],
-  );
+       LEFT JOIN LATERAL (SELECT received_at FROM report_ledger WHERE host_id = h.id ORDER BY seq DESC LIMIT 1) r ON TRUE
+       LEFT JOIN LATERAL (SELECT interval_ms FROM host_samples WHERE host_id = h.id ORDER BY ts DESC LIMIT 1) s ON TRUE
+      ${hostIds ? 'WHERE h.id = ANY($1::int4[])' : ''}`,
+    hostIds ? [hostIds] : [],
+  ));
   return new Map(
     rows.map((r) => [
       r.id,

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/sql';
+import { withoutJit } from '../../fleet/without-jit';
 import { MINUTE_MS, floorTo } from '../../protocol/time';
 import { mergeHistograms } from '../../series/merge-histograms';
 import { coverRange } from '../../series/resolution';
@@ -13,8 +14,9 @@ export interface BurnRequest {
 
 /**
  * Per region and latency series: requests, and requests slower than each objective's latency, over each
- * request's long and short window. Closed minutes come from the region rollups, the rest from raw histograms;
- * a request is slow when its bucket lies wholly above the latency (exact up to the sketch's relative error).
+ * request's long and short window. Closed minutes come from the region rollups, the rest from raw histograms
+ * (read host by host through their primary key); a request is slow when its bucket lies wholly above the latency
+ * (exact up to the sketch's relative error).
  */
 export async function readLatencyBurn(
   sql: Sql,
@@ -28,41 +30,48 @@ export async function readLatencyBurn(
   const fromMs = Math.min(...starts);
   const markMs = Math.max(fromMs, Math.min(options.rollupMark?.getTime() ?? fromMs, floorTo(toMs, MINUTE_MS)));
   const latencies = [...new Set(requests.map((r) => r.latencyMs))];
-  // $1 = to, $2 = from, $3 = mark, $4 + j = slow key of latency j, then the window starts.
+  // $1 = to, $2 = from, $3 = mark, $4 + j = slow key of latency j, then each request's long and short start.
   const startParam = 4 + latencies.length;
-  const badColumns = latencies.map((_, j) => `(SELECT coalesce(sum(c), 0) FROM unnest(s.keys, s.counts) u(k, c) WHERE k > $${4 + j})::float8 AS b${j}`);
-  const aggregates = requests.flatMap((r, i) => {
-    const bad = latencies.indexOf(r.latencyMs);
-    const long = `ts >= $${startParam + 2 * i}`;
-    const short = `ts >= $${startParam + 2 * i + 1}`;
-    return [
-      `sum(count) FILTER (WHERE ${long}) AS lt${i}`,
-      `sum(b${bad}) FILTER (WHERE ${long}) AS lb${i}`,
-      `sum(count) FILTER (WHERE ${short}) AS st${i}`,
-      `sum(b${bad}) FILTER (WHERE ${short}) AS sb${i}`,
-    ];
-  });
-  const rows = await sql.query<Record<string, string | number | null>>(
-    `WITH s AS (
-       SELECT x.region, x.name AS service, x.ts, x.count::float8 AS count, x.keys, x.counts
-         FROM latency_region_1m x WHERE x.ts >= $2 AND x.ts < $3
-       UNION ALL
-       SELECT h.region, x.name, x.ts, x.count::float8, x.keys, x.counts
-         FROM latency_samples x JOIN hosts h ON h.id = x.host_id WHERE x.ts >= $3 AND x.ts <= $1
-     ), y AS (SELECT s.region, s.service, s.ts, s.count, ${badColumns.join(', ')} FROM s)
-     SELECT region, service, ${aggregates.join(', ')} FROM y GROUP BY region, service`,
+  const windows = requests.flatMap((r, i) => [
+    { name: `l${i}`, start: `$${startParam + 2 * i}`, slow: latencies.indexOf(r.latencyMs) },
+    { name: `s${i}`, start: `$${startParam + 2 * i + 1}`, slow: latencies.indexOf(r.latencyMs) },
+  ]);
+  // Keys are stored ascending (ingest refuses others): the slow requests are the counts after the last key at or
+  // below the slow key, which width_bucket finds by binary search, so only that short tail is summed.
+  // An aggregate in a lateral subquery is evaluated once per row (a plain expression would be once per sum).
+  const slowJoins = latencies
+    .map((_, j) => `CROSS JOIN LATERAL (SELECT coalesce(sum(c), 0) AS slow FROM unnest(x.counts[width_bucket($${4 + j}::smallint, x.keys) + 1:]) c) b${j}`)
+    .join(' ');
+  const sums = windows.flatMap((w) => [
+    `sum(x.count) FILTER (WHERE x.ts >= ${w.start})::float8 AS ${w.name}t`,
+    `sum(b${w.slow}.slow) FILTER (WHERE x.ts >= ${w.start})::float8 AS ${w.name}b`,
+  ]);
+  const rows = await withoutJit(sql, (tx) => tx.query<Record<string, string | number | null>>(
+    `WITH rolled AS (
+       SELECT x.region, x.name AS service, ${sums.join(', ')}
+         FROM latency_region_1m x ${slowJoins} WHERE x.ts >= $2 AND x.ts < $3 GROUP BY 1, 2
+     ), raw AS (
+       -- Host by host through the (host_id, ts, …) key; aggregated inside, so the planner cannot turn it into a
+       -- scan of the whole day's partition.
+       SELECT h.region, p.* FROM hosts h CROSS JOIN LATERAL (
+         SELECT x.name AS service, ${sums.join(', ')}
+           FROM latency_samples x ${slowJoins} WHERE x.host_id = h.id AND x.ts >= $3 AND x.ts <= $1 GROUP BY 1
+       ) p
+     )
+     SELECT region, service, ${windows.flatMap((w) => [`sum(${w.name}t) AS ${w.name}t`, `sum(${w.name}b) AS ${w.name}b`]).join(', ')}
+       FROM (SELECT * FROM rolled UNION ALL SELECT * FROM raw) u GROUP BY region, service`,
     [options.to, new Date(fromMs), new Date(markMs), ...latencies.map((ms) => keyOf(ms)), ...starts.map((ms) => new Date(ms))],
-  );
+  ));
   requests.forEach((r, i) => {
     out.set(
       burnRequestKey(r.latencyMs, r.windowMs, r.shortWindowMs),
       rows.map((row) => ({
         region: String(row.region),
         service: String(row.service),
-        longTotal: Number(row[`lt${i}`] ?? 0),
-        longBad: Number(row[`lb${i}`] ?? 0),
-        shortTotal: Number(row[`st${i}`] ?? 0),
-        shortBad: Number(row[`sb${i}`] ?? 0),
+        longTotal: Number(row[`l${i}t`] ?? 0),
+        longBad: Number(row[`l${i}b`] ?? 0),
+        shortTotal: Number(row[`s${i}t`] ?? 0),
+        shortBad: Number(row[`s${i}b`] ?? 0),
       })),
     );
   });
@@ -78,13 +87,13 @@ export async function readLatencyHistograms(
   const out = new Map<number, LatencyHistogramRow[]>();
   const toMs = options.to.getTime();
   for (const windowMs of new Set(windowsMs)) {
-    const rows = await mergeHistograms(sql, {
+    const rows = await withoutJit(sql, (tx) => mergeHistograms(tx, {
       segments: coverRange(toMs - windowMs, toMs, options.rollupMarks),
       groups: ['h.region', 'x.name'],
       where: 'TRUE',
       params: [],
       byRegion: true,
-    });
+    }));
     out.set(windowMs, rows.map((row) => ({ region: String(row.groups[0]), service: String(row.groups[1]), wire: row.wire })));
   }
   return out;

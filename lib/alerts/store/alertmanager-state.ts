@@ -57,7 +57,7 @@ export async function readAlertmanagerState(sql: Sql, channel: DeliverableChanne
           annotations,
           firedAtMs: new Date(r.fired_at).getTime(),
           resolvedAtMs: r.resolved_at ? new Date(r.resolved_at).getTime() : null,
-          url: dashboardUrl(options.publicUrl, { hostId: r.host_id, region: r.region }),
+          url: dashboardUrl(options.publicUrl, { hostId: r.host_id, region: r.region, service: labels.service }),
         },
         options.nowMs,
         options.resendMs,

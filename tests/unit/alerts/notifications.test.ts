@@ -5,7 +5,7 @@ import { signWebhook, verifyWebhookSignature } from '../../../lib/alerts/channel
 import { slackPayload } from '../../../lib/alerts/channels/slack';
 import { backoffDelayMs, isPermanentStatus, nextAttemptAt, DEFAULT_BACKOFF } from '../../../lib/alerts/delivery/backoff';
 import { redact } from '../../../lib/alerts/delivery/send';
-import { describeStolenCpus } from '../../../lib/alerts/describe';
+import { dashboardUrl, describeStolenCpus } from '../../../lib/alerts/describe';
 import { isSilenced, matchesAll } from '../../../lib/alerts/matchers';
 import { planNotifications, webhookPayload, type NotifiableAlert } from '../../../lib/alerts/notify-plan';
 
@@ -14,7 +14,7 @@ const alert = (overrides: Partial<NotifiableAlert> = {}): NotifiableAlert => ({
   id: 1, ruleId: 'steal-spike', state: 'firing', severity: 'warning', hostId: 3, region: 'oslo',
   labels: { alertname: 'steal-spike', severity: 'warning', host: 'gpu-1', host_id: '3', region: 'oslo' },
   annotations: { summary: 'CPU steal spike on gpu-1: 14 %', description: 'Lost most: vCPUs 2 (31 %), 3 (27 %).' },
-  value: 14, threshold: 10, firedAtMs: NOW - 60_000, resolvedAtMs: null, notified: 'none', url: 'http://iw.test/?host=3', ...overrides,
+  value: 14, threshold: 10, firedAtMs: NOW - 60_000, resolvedAtMs: null, notified: 'none', url: 'http://iw.test/hosts/3', ...overrides,
 });
 const webhook = { id: 1, kind: 'webhook' as const, minSeverity: 'info' as const, matchers: [] };
 const pager = { id: 2, kind: 'slack' as const, minSeverity: 'critical' as const, matchers: [] };
@@ -113,7 +113,7 @@ describe('payloads', () => {
   test('Slack: one mrkdwn section with the summary, description and a link', () => {
     const slack = slackPayload(webhookPayload(alert(), 'firing'));
     expect(slack.text).toContain('[FIRING] warning* CPU steal spike on gpu-1: 14 %');
-    expect(slack.text).toContain('<http://iw.test/?host=3|Open in inferwatch>');
+    expect(slack.text).toContain('<http://iw.test/hosts/3|Open in inferwatch>');
     expect(slackPayload(webhookPayload(alert({ resolvedAtMs: NOW }), 'resolved')).text).toMatch(/^:large_green_circle: \*\[RESOLVED\]/);
   });
   test('Alertmanager: firing alerts end 4 re-send periods ahead, resolved ones at their resolution', () => {
@@ -124,6 +124,10 @@ describe('payloads', () => {
       endsAt: new Date(NOW - 5_000).toISOString(),
       generatorURL: 'http://iw.test/',
     });
+  });
+  test('links go to the host’s dashboard page, or to its region’s with the latency series', () => {
+    expect(dashboardUrl('http://iw.test:3000/', { hostId: 12, region: 'oslo' })).toBe('http://iw.test:3000/hosts/12');
+    expect(dashboardUrl('http://iw.test:3000', { hostId: null, region: 'frankfurt', service: 'generate' })).toBe('http://iw.test:3000/regions?regions=frankfurt&latency=generate');
   });
   test('a steal alert names at most three vCPUs, those that lost at least half as much as the most', () => {
     expect(describeStolenCpus([{ cpu: 2, stealPct: 31 }, { cpu: 3, stealPct: 27.4 }, { cpu: 0, stealPct: 1.2 }, { cpu: 1, stealPct: 1.1 }])).toBe('vCPUs 2 (31.0 %), 3 (27.4 %)');
