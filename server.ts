@@ -4,7 +4,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
-import { processSecretBox, startAlerting } from './lib/alerts';
+import { findingsLatencyExplainer, processSecretBox, startAlerting } from './lib/alerts';
 import { ensureLocalEnrollmentKey } from './lib/auth/ensure-local-enrollment-key';
 import { closeDb, getDb } from './lib/db';
 import { describeTarget } from './lib/db/target';
@@ -47,7 +47,11 @@ await new Promise<void>((resolve) => server.listen(port, host, resolve));
 const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 console.log(`inferwatch: dashboard on ${url}`);
 // Alert rules run every 15 s and within a second of a host's ingest; notifications leave through the outbox.
-const alerting = await startAlerting(db, { publicUrl: process.env.INFERWATCH_PUBLIC_URL ?? url, box: processSecretBox() });
+const alerting = await startAlerting(db, {
+  publicUrl: process.env.INFERWATCH_PUBLIC_URL ?? url,
+  box: processSecretBox(),
+  explainer: findingsLatencyExplainer(db.sql),
+});
 
 let localAgent: { stop(): Promise<void> } | undefined;
 if (process.env.INFERWATCH_LOCAL_AGENT !== '0') {

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/sql';
+import { explainLatency } from '../findings/latency-explained';
 import { keyOf } from '../sketch';
 
 export interface LatencyAlertContext {
@@ -42,4 +43,13 @@ export function hostLatencyExplainer(
       return hostId === null ? null : explainHost({ hostId, name: context.service, from: context.from, to: context.to });
     },
   };
+}
+
+/** lib/findings' latency explanation: its likely causes (at most two) on the worst host, or null if it found none. */
+export function findingsLatencyExplainer(sql: Sql): LatencyExplainer {
+  return hostLatencyExplainer(sql, async ({ hostId, name, from, to }) => {
+    const explanation = await explainLatency(sql, { hostId, name, from, to, now: to });
+    if (explanation.causes.length === 0) return null;
+    return `${explanation.causes.slice(0, 2).map((c) => c.summary).join('; ')} on ${explanation.hostname}`;
+  });
 }

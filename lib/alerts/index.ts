@@ -10,5 +10,5 @@ export { listChannels, getChannel, createChannel, updateChannel, deleteChannel }
 export { SecretBox, processSecretBox } from './channels/secret-box';
 export { signWebhook, verifyWebhookSignature } from './channels/signature';
 export { processIngestFeed, createIngestFeed, type IngestFeed } from './ingest-feed';
-export { hostLatencyExplainer, type LatencyExplainer } from './explain';
+export { findingsLatencyExplainer, hostLatencyExplainer, type LatencyExplainer } from './explain';
 export { renderAlertMetrics } from './metrics';

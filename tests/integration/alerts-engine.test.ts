@@ -3,6 +3,7 @@ import { SecretBox } from '../../lib/alerts/channels/secret-box';
 import { createChannel } from '../../lib/alerts/channels/channel-store';
 import { DEFAULT_ALERT_RULES } from '../../lib/alerts/default-rules';
 import { AlertEngine } from '../../lib/alerts/engine';
+import { hostLatencyExplainer } from '../../lib/alerts/explain';
 import { readSeriesWindows } from '../../lib/alerts/read/series-windows';
 import { seriesRequestKey } from '../../lib/alerts/inputs';
 import { ensureDefaultRules } from '../../lib/alerts/store/rules';
@@ -154,7 +155,11 @@ describe.each([
     await client.send(a.token, reportsBetween(1, END - 60 * MINUTE_MS, END, shape));
     await client.send(b.token, reportsBetween(1, END - 60 * MINUTE_MS, END, { latency: { name: 'generate', count: 20, slowShare: 0 } }));
     await rollUp(db.sql, new Date(END), { settleMs: 0, startAt: new Date(END - 70 * MINUTE_MS) });
-    await engine.runCycle(new Date(END));
+    // The explainer is asked about the host that served the most slow requests, once, as the alert fires.
+    const asked: number[] = [];
+    const explainer = hostLatencyExplainer(db.sql, async ({ hostId }) => (asked.push(hostId), 'steal 0.4 % → 14 % (most on vCPUs 2–3)'));
+    await new AlertEngine(db, { publicUrl: PUBLIC_URL, explainer }).runCycle(new Date(END));
+    expect(asked).toEqual([a.hostId, a.hostId]);
     const alerts = await alertRows(db);
     const burn = alerts.filter((x) => x.rule_id.startsWith('latency-slo')).map((x) => [x.rule_id, x.fingerprint, x.state]);
     expect(burn).toEqual([
@@ -165,5 +170,7 @@ describe.each([
     const fast = alerts.find((x) => x.rule_id === 'latency-slo-fast-burn')!;
     expect(fast.value).toBeCloseTo(15, 0);
     expect(fast.labels).toMatchObject({ alertname: 'latency-slo-fast-burn', severity: 'critical', region: 'oslo', service: 'generate' });
+    expect(fast.annotations.likely_cause).toBe('steal 0.4 % → 14 % (most on vCPUs 2–3)');
+    expect(fast.annotations.description).toMatch(/ Likely cause: steal 0\.4 % → 14 % \(most on vCPUs 2–3\)$/);
   });
 });
