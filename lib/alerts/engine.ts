@@ -25,6 +25,7 @@ import { readSilenceWindows } from './store/silences';
 // Serializes the write phase of alert cycles across app processes sharing one database.
 const ALERTS_LOCK_ID = 72707371;
 const STEAL_SERIES = new Set(['cpu_steal', 'cpu_steal_per_cpu']);
+const MAX_EXPLANATIONS_PER_CYCLE = 5;
 
 export interface AlertEngineOptions {
   /** Base of the dashboard links in notifications (generatorURL). */
@@ -220,7 +221,8 @@ export class AlertEngine {
     }
     const explainer = this.options.explainer;
     if (explainer) {
-      for (const { o, rule } of explain) {
+      // An explanation takes several queries: a cycle in which many latency alerts fire at once explains a few.
+      for (const { o, rule } of explain.slice(0, MAX_EXPLANATIONS_PER_CYCLE)) {
         if (o.detail.kind !== 'latency-burn' && o.detail.kind !== 'latency-quantile') continue;
         const m = rule.spec.metric;
         const slowMs = m.kind === 'latency-burn' ? m.latencyMs : rule.spec.threshold;
