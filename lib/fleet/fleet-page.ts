@@ -2,60 +2,45 @@ import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { hostFindingSummaries } from '../findings/host-summaries';
 import type { SketchWire } from '../protocol';
-import { FLEET_LATENCY_WINDOW_MS, type FleetHost, type FleetPage, type FleetParams } from '../protocol/read-api/fleet';
+import { FLEET_LATENCY_WINDOW_MS, type FleetPage, type FleetParams } from '../protocol/read-api/fleet';
 import { mergeHistograms } from '../series/merge-histograms';
 import { coverRange } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
 import { mergeWires, quantileOfWire } from '../sketch';
-import { selectFleetRows, staleAfterMsFromEnv, toFleetHost, type FleetOptions } from './fleet-summary';
+import { fleetPageSql, type FleetPageSqlRow } from './fleet-page-sql';
+import { DEFAULT_LOOKBACK_MS, selectFleetRows, staleAfterMsFromEnv, toFleetHost, type FleetOptions } from './fleet-summary';
+import { readHostQuantiles } from './host-histograms';
 import { withoutJit } from './without-jit';
-import { countFleetTiles, filterFleetHosts, pageInfo, pageOf, resolveSort, sortFleetHosts, sortNeedsAllHosts } from './fleet-query';
+import { pageInfo, pageOf, resolveSort } from './fleet-query';
 
 const collator = new Intl.Collator('en');
 
-/** Deepest queue over the disks of each host's newest report (the report its host sample came from). */
-export async function readDiskQueues(sql: Sql, hosts: readonly FleetHost[]): Promise<Map<number, number | null>> {
-  const reported = hosts.filter((host) => host.latest !== null);
+/** Deepest queue over the disks of each host's newest disk report within the lookback. */
+export async function readDiskQueuesOf(sql: Sql, hostIds: readonly number[], now: Date, lookbackMs: number): Promise<Map<number, number | null>> {
   const out = new Map<number, number | null>();
-  if (reported.length === 0) return out;
-  const times = reported.map((host) => new Date(host.latest!.ts));
-  // Constant bounds let the planner prune the daily partitions; the per-host equality then finds the one row.
-  const fromTs = new Date(Math.min(...times.map((t) => t.getTime())));
-  const toTs = new Date(Math.max(...times.map((t) => t.getTime())));
-  const rows = await withoutJit(sql, (tx) => tx.query<{ id: number; queue: number | null }>(
-    `SELECT i.id, (SELECT max(q) FROM unnest(d.queue_depth) q)::float8 AS queue
-       FROM unnest($1::int[], $2::timestamptz[]) AS i(id, ts)
-       JOIN disk_sample_arrays d ON d.host_id = i.id AND d.ts = i.ts
-      WHERE d.ts >= $3 AND d.ts <= $4`,
-    [reported.map((host) => host.id), times, fromTs, toTs],
-  ));
+  if (hostIds.length === 0) return out;
+  const rows = await withoutJit(sql, (tx) =>
+    tx.query<{ id: number; queue: number | null }>(
+      `SELECT i.id, (SELECT max(q) FROM unnest(d.queue_depth) q)::float8 AS queue
+         FROM unnest($1::int[]) AS i(id)
+         JOIN LATERAL (SELECT queue_depth FROM disk_sample_arrays d WHERE d.host_id = i.id AND d.ts >= $2 AND d.ts <= $3
+                        ORDER BY d.ts DESC LIMIT 1) d ON TRUE`,
+      [[...hostIds], new Date(now.getTime() - lookbackMs), new Date(now.getTime() + 5 * 60_000)],
+    ),
+  );
   for (const row of rows) out.set(row.id, row.queue);
   return out;
 }
 
-function latencyWhere(name: string | undefined, first: number): { where: string; params: unknown[] } {
-  return name === undefined ? { where: 'TRUE', params: [] } : { where: `x.name = $${first}`, params: [name] };
-}
-
-/** Each host's p99 over [from, to) from its merged histograms (of one series, or of all). */
+/** Each host's p99 over [from, to) from its latency histograms (of one series, or of all). */
 export async function readHostP99(
   sql: Sql,
   query: { hostIds: readonly number[]; fromMs: number; toMs: number; latency?: string },
 ): Promise<Map<number, number | null>> {
-  const out = new Map<number, number | null>();
-  if (query.hostIds.length === 0) return out;
-  const marks = await readWatermarks(sql);
-  const name = latencyWhere(query.latency, 2);
-  const rows = await withoutJit(sql, (tx) =>
-    mergeHistograms(tx, {
-      segments: coverRange(query.fromMs, query.toMs, marks),
-      groups: ['x.host_id'],
-      where: `x.host_id = ANY($1::int[]) AND ${name.where}`,
-      params: [[...query.hostIds], ...name.params],
-    }),
-  );
-  for (const row of rows) out.set(Number(row.groups[0]), quantileOfWire(row.wire, 0.99));
-  return out;
+  if (query.hostIds.length === 0) return new Map();
+  const segments = coverRange(query.fromMs, query.toMs, await readWatermarks(sql));
+  const quantiles = await readHostQuantiles(sql, { hostIds: query.hostIds, segments, latency: query.latency, perMinute: false });
+  return new Map(quantiles.map((q) => [q.hostId, q.value]));
 }
 
 /** The whole fleet's merged histogram per latency series over [from, to), from the region rollups. */
@@ -65,51 +50,79 @@ async function readFleetLatency(sql: Sql, fromMs: number, toMs: number): Promise
   return new Map(rows.map((row) => [String(row.groups[0]), row.wire]));
 }
 
+function byIdOrder<T extends { id: number }>(items: readonly T[], ids: readonly number[]): T[] {
+  const byId = new Map(items.map((item) => [item.id, item]));
+  return ids.map((id) => byId.get(id)).filter((item): item is T => item !== undefined);
+}
+
 /**
- * One page of the host table (filtered and sorted over the whole fleet) with the tiles. Disk queue and p99 are
- * read for the page only, unless the table is sorted by one of them.
+ * One page of the host table, filtered and sorted over the whole fleet in SQL, with the tiles. Disk queue and p99
+ * are read for the page's hosts; sorting by p99 reads it for every matching host and ranks them here.
  */
 export async function getFleetPage(db: Pick<Database, 'sql'>, params: FleetParams, options: FleetOptions = {}): Promise<FleetPage> {
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
   const staleAfterMs = options.staleAfterMs ?? staleAfterMsFromEnv();
   const window = { fromMs: nowMs - FLEET_LATENCY_WINDOW_MS, toMs: nowMs };
-  const [rows, findings, fleetLatency] = await Promise.all([
-    selectFleetRows(db.sql, { now, lookbackMs: options.lookbackMs }),
+  const sort = resolveSort(params);
+  const statement = fleetPageSql(params, sort, { now, staleAfterMs, lookbackMs: options.lookbackMs ?? DEFAULT_LOOKBACK_MS });
+  const [[summary], findings, fleetLatency] = await Promise.all([
+    withoutJit(db.sql, (tx) => tx.query<FleetPageSqlRow>(statement.text, statement.values)),
     hostFindingSummaries(db),
     readFleetLatency(db.sql, window.fromMs, window.toMs),
   ]);
-  const hosts = rows.map((row) => toFleetHost(row, nowMs, staleAfterMs, findings.byHost.get(row.id)));
+  const matchingIds = (summary!.ids ?? []).map(Number);
 
-  const sort = resolveSort(params);
-  let matching = filterFleetHosts(hosts, params);
-  const enrich = async (subset: FleetHost[]) => {
-    const [queues, p99] = await Promise.all([
-      readDiskQueues(db.sql, subset),
-      readHostP99(db.sql, { hostIds: subset.map((host) => host.id), ...window, latency: params.latency }),
-    ]);
-    return subset.map((host) => ({ ...host, diskQueueDepth: queues.get(host.id) ?? null, p99Ms: p99.get(host.id) ?? null }));
-  };
-  if (sortNeedsAllHosts(sort.sort)) matching = await enrich(matching);
-  const sorted = sortFleetHosts(matching, sort.sort, sort.dir);
-  const paged = pageOf(sorted, params);
-  const pageHosts = sortNeedsAllHosts(sort.sort) ? paged.items : await enrich(paged.items);
+  let ids = matchingIds;
+  let paging = { page: 1, limit: Math.max(1, summary!.total), pages: 1 };
+  let p99ById: Map<number, number | null> | null = null;
+  if (sort.sort === 'p99') {
+    p99ById = await readHostP99(db.sql, { hostIds: matchingIds, ...window, latency: params.latency });
+    const sign = sort.dir === 'asc' ? 1 : -1;
+    // Stable over the name order the statement returned; hosts without latency last either way.
+    const ranked = [...matchingIds].sort((a, b) => {
+      const [x, y] = [p99ById!.get(a) ?? null, p99ById!.get(b) ?? null];
+      if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+      return sign * (x - y);
+    });
+    const paged = pageOf(ranked, params);
+    ids = paged.items;
+    paging = paged;
+  } else if (params.limit !== undefined) {
+    const pages = Math.max(1, Math.ceil(summary!.total / params.limit));
+    paging = { page: Math.min(params.page ?? 1, pages), limit: params.limit, pages };
+  }
+
+  const [rows, queues, p99] = await Promise.all([
+    ids.length ? selectFleetRows(db.sql, { hostIds: ids, now, lookbackMs: options.lookbackMs }) : Promise.resolve([]),
+    readDiskQueuesOf(db.sql, ids, now, options.lookbackMs ?? DEFAULT_LOOKBACK_MS),
+    p99ById ? Promise.resolve(p99ById) : readHostP99(db.sql, { hostIds: ids, ...window, latency: params.latency }),
+  ]);
+  const hosts = byIdOrder(rows, ids).map((row) => ({
+    ...toFleetHost(row, nowMs, staleAfterMs, findings.byHost.get(row.id)),
+    diskQueueDepth: queues.get(row.id) ?? null,
+    p99Ms: p99.get(row.id) ?? null,
+  }));
 
   const wires = params.latency === undefined ? [...fleetLatency.values()] : [fleetLatency.get(params.latency)].filter((w) => w !== undefined);
   const fleetWire = wires.length === 1 ? wires[0]! : mergeWires(wires);
   return {
     generatedAt: now.toISOString(),
     staleAfterMs,
-    hosts: pageHosts,
+    hosts,
     findings: findings.total,
-    pageInfo: pageInfo(matching.length, paged, sort),
+    pageInfo: pageInfo(summary!.total, paging, sort),
     tiles: {
-      ...countFleetTiles(hosts),
+      hosts: summary!.hosts,
+      reporting: summary!.reporting,
+      stale: summary!.stale,
+      neverReported: summary!.never_reported,
+      misconfiguredHosts: { critical: summary!.worst_critical, warning: summary!.worst_warning, info: summary!.worst_info },
       p99Ms: quantileOfWire(fleetWire, 0.99),
       latencyCount: fleetWire.count,
       latencyWindowMs: FLEET_LATENCY_WINDOW_MS,
     },
-    regions: [...new Set(hosts.map((host) => host.region))].sort(collator.compare),
+    regions: [...summary!.regions].sort(collator.compare),
     latencyNames: [...fleetLatency.keys()].sort(collator.compare),
   };
 }

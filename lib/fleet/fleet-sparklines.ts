@@ -2,10 +2,10 @@ import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { SPARKLINE_WINDOW_MS, type SparklineParams, type SparklinePoint, type SparklinesResponse } from '../protocol/read-api/fleet';
 import { MINUTE_MS, floorTo } from '../protocol/time';
-import { mergeHistograms } from '../series/merge-histograms';
 import { segmentsAt, type Segment } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
-import { quantileOfWire } from '../sketch';
+import { readHostQuantiles } from './host-histograms';
+import { withoutJit } from './without-jit';
 
 const MINUTE_BIN = "date_bin(INTERVAL '60 seconds', x.ts, TIMESTAMPTZ '2000-01-01 00:00:00+00')";
 
@@ -24,20 +24,14 @@ async function stealPerMinute(sql: Sql, hostIds: number[], segments: Segment[]):
     return `SELECT x.host_id, ${MINUTE_BIN} AS t, ${sum}::float8 AS s, ${weight}::float8 AS w FROM ${table} x
       WHERE x.host_id = ANY($1::int[]) AND x.ts >= $${params.length - 1} AND x.ts < $${params.length} GROUP BY 1, 2`;
   });
-  return sql.query<Row>(
-    `SELECT host_id, t, (sum(s) / nullif(sum(w), 0))::float8 AS v FROM (${parts.join('\nUNION ALL\n')}) u GROUP BY 1, 2`,
-    params,
+  return withoutJit(sql, (tx) =>
+    tx.query<Row>(`SELECT host_id, t, (sum(s) / nullif(sum(w), 0))::float8 AS v FROM (${parts.join('\nUNION ALL\n')}) u GROUP BY 1, 2`, params),
   );
 }
 
 async function p99PerMinute(sql: Sql, hostIds: number[], segments: Segment[], latency: string | undefined): Promise<Row[]> {
-  const rows = await mergeHistograms(sql, {
-    segments,
-    groups: ['x.host_id', MINUTE_BIN],
-    where: latency === undefined ? 'x.host_id = ANY($1::int[])' : 'x.host_id = ANY($1::int[]) AND x.name = $2',
-    params: latency === undefined ? [hostIds] : [hostIds, latency],
-  });
-  return rows.map((row) => ({ host_id: Number(row.groups[0]), t: row.groups[1] as Date, v: quantileOfWire(row.wire, 0.99) }));
+  const quantiles = await readHostQuantiles(sql, { hostIds, segments, latency, perMinute: true });
+  return quantiles.map((q) => ({ host_id: q.hostId, t: new Date(q.t!), v: q.value }));
 }
 
 /** The last hour of one metric per host, one point per minute, for the fleet table's sparklines. */

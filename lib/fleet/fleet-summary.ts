@@ -6,6 +6,8 @@ import { DAY_MS, MINUTE_MS } from '../protocol/time';
 import { withoutJit } from './without-jit';
 
 const DEFAULT_STALE_AFTER_MS = 30_000;
+/** How far back a host's newest sample is looked for. */
+export const DEFAULT_LOOKBACK_MS = 7 * DAY_MS;
 
 /** INFERWATCH_STALE_AFTER_MS, default 3 missed 10-second reports. */
 export function staleAfterMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -44,6 +46,7 @@ export interface FleetOptions {
 
 interface FleetRowsQuery extends FleetParams {
   hostId?: number;
+  hostIds?: readonly number[];
   now: Date;
   lookbackMs?: number;
 }
@@ -52,7 +55,7 @@ interface FleetRowsQuery extends FleetParams {
 // not pruned to one partition — and last_report_ts is written a few seconds behind ingest.
 export async function selectFleetRows(sql: Sql, query: FleetRowsQuery): Promise<FleetRow[]> {
   const now = query.now;
-  const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? 7 * DAY_MS));
+  const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? DEFAULT_LOOKBACK_MS));
   const aheadTo = new Date(now.getTime() + 5 * MINUTE_MS);
   return withoutJit(sql, (tx) => tx.query<FleetRow>(
     `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, l.*
@@ -60,9 +63,9 @@ export async function selectFleetRows(sql: Sql, query: FleetRowsQuery): Promise<
        SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts >= $3 AND s.ts <= $4
         ORDER BY s.ts DESC LIMIT 1
      ) l ON TRUE
-     WHERE ($1::text IS NULL OR h.region = $1) AND ($2::int IS NULL OR h.id = $2)
+     WHERE ($1::text IS NULL OR h.region = $1) AND ($2::int IS NULL OR h.id = $2) AND ($5::int[] IS NULL OR h.id = ANY($5))
      ORDER BY h.region, h.hostname, h.id`,
-    [query.region ?? null, query.hostId ?? null, lookbackFrom, aheadTo],
+    [query.region ?? null, query.hostId ?? null, lookbackFrom, aheadTo, query.hostIds ? [...query.hostIds] : null],
   ));
 }
 

@@ -5,6 +5,7 @@ import { compareRegions, getFleetPage, getFleetSparklines } from '../../lib/flee
 import type { SketchWire } from '../../lib/protocol';
 import { rollUp } from '../../lib/series';
 import { LatencySketch, keyOf, mergeWires, quantileOfWire } from '../../lib/sketch';
+import { fleetParamsSchema } from '../../lib/protocol/read-api/fleet';
 import { GET as getFleet } from '../../app/api/v1/fleet/route';
 import { GET as getSparklines } from '../../app/api/v1/fleet/sparklines/route';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -117,6 +118,46 @@ describe('fleet page', () => {
     const p99 = await getFleetSparklines(db, { ids: [ids.slow!], metric: 'p99' }, { now });
     const expected = wires.get(ids.slow!)!.map((w) => ({ t: Math.floor(w.ts / MINUTE_MS) * MINUTE_MS, v: quantileOfWire(w.wire, 0.99) }));
     expect(p99.hosts[String(ids.slow)]).toEqual(expected.filter((p) => p.t >= Date.parse(p99.from)));
+  });
+});
+
+describe('filters and sorts, as PostgreSQL runs them', () => {
+  const names = async (query: Record<string, string>) => {
+    const page = await getFleetPage(db, { ...fleetParamsSchema.parse(query), limit: 50 }, { now, staleAfterMs: 30_000 });
+    return page.hosts.map((h) => h.hostname);
+  };
+
+  test.each([
+    [{ region: 'frankfurt' }, ['fast', 'fresh']],
+    [{ regions: 'oslo,nowhere' }, ['slow']],
+    [{ status: 'never_reported' }, ['fresh']],
+    [{ status: 'ok,never_reported', sort: 'hostname' }, ['fast', 'fresh', 'slow']],
+    [{ label: 'model:llama' }, ['slow']],
+    [{ label: 'model:mistral' }, []],
+    [{ q: 'FR', sort: 'hostname' }, ['fast', 'fresh']],
+    [{ q: 'llama' }, ['slow']],
+    [{ q: '%' }, []],
+    [{ finding: 'any' }, ['fast']],
+    [{ finding: 'none', sort: 'hostname' }, ['fresh', 'slow']],
+    [{ finding: 'critical' }, ['fast']],
+    [{ finding: 'warning' }, []],
+    [{ region: 'frankfurt', status: 'ok' }, ['fast']],
+  ])('%o keeps %o', async (query, expected) => {
+    expect(await names(query as Record<string, string>)).toEqual(expected);
+  });
+
+  test.each([
+    [{}, ['fast', 'fresh', 'slow']],
+    [{ dir: 'desc' }, ['slow', 'fresh', 'fast']],
+    [{ sort: 'hostname', dir: 'desc' }, ['slow', 'fresh', 'fast']],
+    [{ sort: 'steal' }, ['slow', 'fast', 'fresh']],
+    [{ sort: 'steal', dir: 'asc' }, ['fast', 'slow', 'fresh']],
+    [{ sort: 'status' }, ['fresh', 'fast', 'slow']],
+    [{ sort: 'findings' }, ['fast', 'fresh', 'slow']],
+    [{ sort: 'lastSeen', dir: 'asc' }, ['fast', 'slow', 'fresh']],
+    [{ sort: 'p99', dir: 'asc' }, ['fast', 'slow', 'fresh']],
+  ])('sorted by %o: %o', async (query, expected) => {
+    expect(await names(query as Record<string, string>)).toEqual(expected);
   });
 });
 
