@@ -40,11 +40,16 @@ export interface Evaluation extends Coverage {
   observations: Observation[];
 }
 
-const HOST_KINDS = new Set<AlertMetric['kind']>(['series', 'host-silence']);
+/** Series windows up to this long are judged again right after a host's ingest; longer ones move little per report. */
+export const TARGETED_MAX_WINDOW_MS = 2 * 60_000;
 
-/** Rules a cycle judges: all enabled ones on a full cycle, the host-scoped ones on a targeted cycle. */
+/**
+ * Rules a cycle judges: every enabled one on a full cycle; on a targeted one (the hosts just ingested), the series
+ * rules with short windows — what a report can change at once. A host that just reported is not silent, and its
+ * 10-minute averages wait for the next full cycle at no loss.
+ */
 export function rulesFor(rules: readonly AlertRule[], targeted: boolean): AlertRule[] {
-  return rules.filter((r) => r.enabled && (!targeted || HOST_KINDS.has(r.spec.metric.kind)));
+  return rules.filter((r) => r.enabled && (!targeted || (r.spec.metric.kind === 'series' && r.spec.windowMs <= TARGETED_MAX_WINDOW_MS)));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_ALERT_RULES } from '../../../lib/alerts/default-rules';
-import { evaluateAlerts } from '../../../lib/alerts/evaluate';
+import { evaluateAlerts, rulesFor } from '../../../lib/alerts/evaluate';
 import { burnRequestKey, seriesRequestKey, type HostInfo, type LatencyBurnRow } from '../../../lib/alerts/inputs';
 import { planAlertChanges, type ActiveAlert } from '../../../lib/alerts/plan';
 import { HOST, Simulation, emptyInputs, ruleOf } from './simulate';
@@ -88,6 +88,15 @@ describe('critical findings', () => {
     sim.step({ ...emptyInputs(NOW), findings: [finding] });
     sim.step({ ...emptyInputs(NOW + 1_000), findings: undefined, targetHosts: new Set([HOST.id]) });
     expect(sim.activeAlerts()).toHaveLength(1);
+  });
+});
+
+describe('targeted cycles', () => {
+  test('judge the short-window series rules only: what one report can change at once', () => {
+    const all = DEFAULT_ALERT_RULES.map(ruleOf);
+    expect(rulesFor(all, true).map((r) => r.id)).toEqual(['steal-spike']);
+    expect(rulesFor(all, false)).toHaveLength(all.length);
+    expect(rulesFor([{ ...all[0]!, enabled: false }], false)).toEqual([]);
   });
 });
 
