@@ -6,6 +6,7 @@ import { useState } from 'react';
 import type { EvidenceValue, Finding } from '@/lib/protocol/findings';
 import { LocalTime } from '../time/local-time';
 import { AcknowledgeForm, ClearAcknowledgementButton } from './acknowledge-form';
+import { TextWithCode } from './markdown-view';
 
 function formatEvidence(value: EvidenceValue): string {
   if (value.value === null) return '—';
@@ -37,10 +38,12 @@ export function FindingItem({ finding, canWrite }: { finding: Finding; canWrite:
         {finding.state !== 'open' && <span className="badge">{finding.state}</span>}
         {ack && <span className="badge badge-acked">acknowledged</span>}
       </div>
-      <p className="finding-message">{finding.message}</p>
+      <p className="finding-message">
+        <TextWithCode text={finding.message} />
+      </p>
       <p className="finding-remedy">
         <strong>Remedy: </strong>
-        {finding.remedy}
+        <TextWithCode text={finding.remedy} />
       </p>
       {finding.evidence.values.length > 0 && (
         <details className="evidence">

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { Fragment } from 'react';
-import type { Block, Inline } from './markdown';
+import { parseCodeSpans, type Block, type Inline } from './markdown';
 
 function InlineView({ nodes }: { nodes: Inline[] }) {
   return (
@@ -110,4 +110,9 @@ export function MarkdownView({ blocks, headingOffset = 2 }: { blocks: Block[]; h
       })}
     </div>
   );
+}
+
+/** Text with its `code` spans shown as code (see parseCodeSpans): nothing else in it is interpreted. */
+export function TextWithCode({ text }: { text: string }) {
+  return <InlineView nodes={parseCodeSpans(text)} />;
 }

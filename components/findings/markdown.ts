@@ -174,3 +174,14 @@ export function sectionsOf(blocks: Block[]): { title: string; blocks: Block[] }[
 export function plainText(inline: Inline[]): string {
   return inline.map((node) => ('text' in node ? node.text : plainText(node.children))).join('');
 }
+
+/**
+ * Only `code` spans: for finding messages and remedies, which quote what agents send (process names, paths), so
+ * nothing in them may become a link or other markup, while the commands they give still read as code.
+ */
+export function parseCodeSpans(text: string): Inline[] {
+  const parts = text.split(/(`[^`]+`)/);
+  return parts
+    .filter((part) => part !== '')
+    .map((part) => (part.length > 2 && part.startsWith('`') && part.endsWith('`') ? { kind: 'code', text: part.slice(1, -1) } : { kind: 'text', text: part }));
+}

@@ -18,7 +18,7 @@ export function NewKeyPanel({ created, serverUrl, onDismiss }: { created: Create
       </pre>
       <CopyButton text={created.key} label="Copy key" />
       <h3>Run this on the host</h3>
-      <pre className="command">
+      <pre className="command wrap">
         <code data-testid="install-command">{command}</code>
       </pre>
       <CopyButton text={command} label="Copy command" />

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parseInline, parseMarkdown, safeHref, sectionsOf, splitTableRow } from '@/components/findings/markdown';
+import { parseCodeSpans, parseInline, parseMarkdown, safeHref, sectionsOf, splitTableRow } from '@/components/findings/markdown';
 
 describe('parseInline', () => {
   test('code, strong, emphasis and links become nodes; the rest stays text', () => {
@@ -72,4 +72,13 @@ test('every rule doc parses into its What / Why / Thresholds / Remedy sections',
     const titles = sectionsOf(parseMarkdown(fs.readFileSync(path.join(dir, file), 'utf8'))).map((s) => s.title);
     expect(titles, file).toEqual(expect.arrayContaining(['What it means', 'Remedy']));
   }
+});
+
+test('finding text gets code spans and nothing else: a link or emphasis quoted from an agent stays text', () => {
+  expect(parseCodeSpans('run `taskset -c 0-3 <pid>` for [x](https://evil.example) **now**')).toEqual([
+    { kind: 'text', text: 'run ' },
+    { kind: 'code', text: 'taskset -c 0-3 <pid>' },
+    { kind: 'text', text: ' for [x](https://evil.example) **now**' },
+  ]);
+  expect(parseCodeSpans('a lone ` backtick')).toEqual([{ kind: 'text', text: 'a lone ` backtick' }]);
 });
