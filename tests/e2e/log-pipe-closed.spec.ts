@@ -71,6 +71,8 @@ test('a server whose log reader went away still answers health and ingest, keeps
       INFERWATCH_DATA_DIR: path.join(stateDir, 'data'),
       INFERWATCH_STATE_DIR: stateDir,
       INFERWATCH_LOCAL_AGENT_INTERVAL: '1',
+      // The local agent must be the only reporter: the demo fleet's reports would count as its deliveries below.
+      INFERWATCH_DEMO: '0',
     },
   });
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
