@@ -1,28 +1,54 @@
+import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import type { SearchParams } from 'nuqs/server';
+import { RESIDENCY_FINDINGS, findingsKey, regionCompareKey, residencyPoliciesKey } from '@/components/query-keys';
 import { RegionControls } from '@/components/regions/region-controls';
 import { RegionLatency } from '@/components/regions/region-latency';
+import { compareRangeOf, toRegionCompareQuery } from '@/components/regions/region-mappers';
 import { RegionProbes } from '@/components/regions/region-probes';
 import { RegionResidency } from '@/components/regions/region-residency';
 import { RegionSummary } from '@/components/regions/region-summary';
 import { loadRegionSearchParams } from '@/components/regions/search-params';
+import { getDb } from '@/lib/db';
+import { listFindings } from '@/lib/findings/list-findings';
+import { listResidencyPolicies } from '@/lib/findings/residency-store';
+import { compareRegions } from '@/lib/fleet';
+import { findingsQuerySchema } from '@/lib/protocol/findings';
+import { regionCompareParamsSchema } from '@/lib/protocol/read-api/regions';
 
 export const metadata: Metadata = { title: 'Regions' };
 
 export default async function RegionsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  // Parsed here so a malformed link fails the same way on the server as in the browser; the leaves read the URL.
-  await loadRegionSearchParams(searchParams);
+  const query = toRegionCompareQuery(await loadRegionSearchParams(searchParams));
+  const queryClient = new QueryClient();
+  // The first paint shows the comparison, so a refresh does not jump; a failed read is left to the client.
+  await Promise.all([
+    queryClient.prefetchQuery({
+      queryKey: regionCompareKey(query),
+      queryFn: async () => compareRegions(await getDb(), regionCompareParamsSchema.parse(compareRangeOf(query, Date.now()))),
+    }),
+    queryClient.prefetchQuery({
+      queryKey: residencyPoliciesKey(),
+      queryFn: async () => ({ policies: await listResidencyPolicies(await getDb()) }),
+    }),
+    queryClient.prefetchQuery({
+      queryKey: findingsKey(RESIDENCY_FINDINGS),
+      queryFn: async () => listFindings(await getDb(), findingsQuerySchema.parse(RESIDENCY_FINDINGS)),
+    }),
+  ]);
   return (
     <>
       <div className="page-head">
         <h1>Regions</h1>
         <p className="muted">Regions side by side: latency from merged histograms, host health, probe round trips and residency.</p>
       </div>
-      <RegionControls />
-      <RegionSummary />
-      <RegionLatency />
-      <RegionProbes />
-      <RegionResidency />
+      <HydrationBoundary state={dehydrate(queryClient)}>
+        <RegionControls />
+        <RegionSummary />
+        <RegionLatency />
+        <RegionProbes />
+        <RegionResidency />
+      </HydrationBoundary>
     </>
   );
 }

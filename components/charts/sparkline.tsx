@@ -11,7 +11,7 @@ export interface SparklineConfig {
 }
 
 export function Sparkline({ points, fromMs, toMs, config }: { points: readonly SparkPoint[]; fromMs: number; toMs: number; config: SparklineConfig }) {
-  const width = config.width ?? 80;
+  const width = config.width ?? 64;
   const height = config.height ?? 22;
   const geometry = sparklineGeometry(points, { width, height, fromMs, toMs, minMax: config.minMax });
   if (geometry.path === '') return null;
@@ -20,6 +20,7 @@ export function Sparkline({ points, fromMs, toMs, config }: { points: readonly S
     <svg className="sparkline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>
       <title>{summary}</title>
       <path d={geometry.path} fill="none" stroke="currentColor" strokeWidth={1.5} strokeLinejoin="round" />
+      {geometry.lastPoint && <circle cx={geometry.lastPoint.x} cy={geometry.lastPoint.y} r={1.8} fill="currentColor" />}
     </svg>
   );
 }

@@ -3,19 +3,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { FindingsResponse } from '@/lib/protocol/findings';
 import { fetchJson } from '../fetch-json';
+import { findingsKey, type FindingsQuery } from '../query-keys';
+
+export type { FindingsQuery };
 
 export const FINDINGS_REFRESH_MS = 30_000;
-
-export interface FindingsQuery {
-  rule?: string;
-  region?: string;
-  host?: number;
-  /** `key:value,key:value`, as GET /api/v1/findings parses it. */
-  labels?: string;
-  severity?: 'critical' | 'warning' | 'info';
-  state?: 'pending' | 'open' | 'resolved' | 'all';
-  limit?: number;
-}
 
 export function findingsQueryString(query: object): string {
   const params = new URLSearchParams();
@@ -26,7 +18,7 @@ export function findingsQueryString(query: object): string {
 /** GET /api/v1/findings, polled. */
 export function useFindingsQuery(query: FindingsQuery, options: { enabled?: boolean } = {}) {
   return useQuery({
-    queryKey: ['findings', query],
+    queryKey: findingsKey(query),
     queryFn: ({ signal }) => fetchJson<FindingsResponse>(`/api/v1/findings?${findingsQueryString(query)}`, { signal }),
     refetchInterval: FINDINGS_REFRESH_MS,
     placeholderData: keepPreviousData,

@@ -1,6 +1,7 @@
 'use client';
 
 import { useFindingsQuery } from '../hooks/use-findings-query';
+import { RESIDENCY_FINDINGS } from '../query-keys';
 import { useResidencyPoliciesQuery } from '../hooks/use-residency-policies-query';
 import { residencyRows } from './region-mappers';
 import { useRegionsView } from './use-regions-view';
@@ -8,7 +9,7 @@ import { useRegionsView } from './use-regions-view';
 export function RegionResidency() {
   const { regions, picked } = useRegionsView();
   const policies = useResidencyPoliciesQuery();
-  const findings = useFindingsQuery({ rule: 'region.residency', state: 'open' });
+  const findings = useFindingsQuery(RESIDENCY_FINDINGS);
   if (picked.length < 2 || regions.length === 0) return null;
   const names = regions.map((r) => r.region);
   const rows = policies.data && findings.data ? residencyRows(policies.data.policies, findings.data.findings, names) : [];

@@ -2,12 +2,13 @@
 
 import { formatPct } from '../format';
 import { useFindingsQuery } from '../hooks/use-findings-query';
+import { RESIDENCY_FINDINGS } from '../query-keys';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { useRegionsView } from './use-regions-view';
 
 export function RegionSummary() {
   const { compare, regions, picked } = useRegionsView();
-  const residency = useFindingsQuery({ rule: 'region.residency', state: 'open' });
+  const residency = useFindingsQuery(RESIDENCY_FINDINGS);
   if (compare.isPending) return <LoadingState label="Comparing regions…" />;
   if (compare.error && !compare.data) return <ErrorState what="the region comparison" error={compare.error} onRetry={() => void compare.refetch()} />;
   if (compare.data!.regions.length === 0) {
