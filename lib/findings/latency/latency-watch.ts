@@ -93,6 +93,8 @@ export class LatencyWatch {
     const facts = new Map<number, HostLatencyFacts>(hosts.map((h) => [h.id, { series: [] }]));
     const peers = new Map<string, PeerP99[]>();
     const states = new Map<LatencySeriesFacts, SeriesState>();
+    const window = { fromMs: windowFrom, toMs: windowTo };
+    const baselineRange = { fromMs: baselineFrom, toMs: baselineTo };
     for (const state of this.series.values()) {
       const region = regionOf.get(state.hostId);
       if (region === undefined) continue;
@@ -100,10 +102,10 @@ export class LatencyWatch {
       const baseline = state.hours.summary(baselineFrom, baselineTo);
       const series: LatencySeriesFacts = {
         name: state.name,
-        window: { fromMs: windowFrom, toMs: windowTo },
+        window,
         current: { p99Ms: current.p99Ms, requests: current.count, minutes: current.buckets },
         baseline: { p99Ms: baseline.p99Ms, requests: baseline.count, hours: baseline.buckets },
-        baselineRange: { fromMs: baselineFrom, toMs: baselineTo },
+        baselineRange,
         perMinuteP99: NO_MINUTES,
         observed: null,
         peers: [],

@@ -22,7 +22,8 @@ export interface HostObservations {
 
 interface GaugeRow {
   host_id: number;
-  ts: Date;
+  /** Bucket start, epoch ms. */
+  ts: number;
   key: string | null;
   [column: string]: unknown;
 }
@@ -49,7 +50,7 @@ export async function readHostObservations(sql: Sql, hostIds: readonly number[],
   if (hostIds.length === 0) return out;
   const read = (base: string, level: '1m' | '1h', columns: { column: string; key: string | null }[], fromMs: number, toMs: number) =>
     sql.query<GaugeRow>(
-      `SELECT host_id, ts, ${columns[0]!.key ?? 'NULL'}::text AS key, ${columns.map((c) => `${c.column}::float8 AS ${c.column}`).join(', ')}
+      `SELECT host_id, (extract(epoch FROM ts) * 1000)::float8 AS ts, ${columns[0]!.key ?? 'NULL'}::text AS key, ${columns.map((c) => `${c.column}::float8 AS ${c.column}`).join(', ')}
          FROM ${base}_${level} WHERE host_id = ANY($1::int4[]) AND ts >= $2 AND ts < $3`,
       [hostIds, new Date(fromMs), new Date(toMs)],
     );
@@ -62,12 +63,14 @@ export async function readHostObservations(sql: Sql, hostIds: readonly number[],
   ]);
   groups.forEach(([, columns], i) => {
     const [hours, minutes] = tables[i]!;
-    for (const { gauge, column } of columns) {
-      const before = meanBy(hours, column);
-      const after = meanBy(minutes, column);
-      for (const [seriesKey, now] of after) {
-        const [hostId, key] = splitKey(seriesKey);
-        out.get(hostId)!.gauges.push({ gauge, key, before: before.get(seriesKey)?.mean ?? null, after: now.mean, perMinute: now.points });
+    const before = bySeries(hours);
+    for (const [seriesKey, rows] of bySeries(minutes)) {
+      const [hostId, key] = splitKey(seriesKey);
+      for (const { gauge, column } of columns) {
+        const after = meanOf(rows, column);
+        if (!after) continue;
+        const baseline = meanOf(before.get(seriesKey) ?? [], column);
+        out.get(hostId)!.gauges.push({ gauge, key, before: baseline?.mean ?? null, after: after.mean, perMinute: after.points });
       }
     }
   });
@@ -82,17 +85,27 @@ function splitKey(seriesKey: string): [number, string | null] {
   return [Number(host), keyed === '1' ? key! : null];
 }
 
-/** Per (host, key), the mean of the buckets' averages and the averages by bucket start. */
-function meanBy(rows: readonly GaugeRow[], column: string): Map<string, { mean: number; points: Map<number, number> }> {
-  const out = new Map<string, { mean: number; points: Map<number, number> }>();
+/** A rollup's rows by (host, key). */
+function bySeries(rows: readonly GaugeRow[]): Map<string, GaugeRow[]> {
+  const out = new Map<string, GaugeRow[]>();
+  for (const row of rows) {
+    const k = keyOf(row.host_id, row.key);
+    const list = out.get(k);
+    if (list) list.push(row);
+    else out.set(k, [row]);
+  }
+  return out;
+}
+
+/** The mean of one column's bucket averages, and the averages by bucket start; null when it has none. */
+function meanOf(rows: readonly GaugeRow[], column: string): { mean: number; points: Map<number, number> } | null {
+  const points = new Map<number, number>();
+  let sum = 0;
   for (const row of rows) {
     const value = row[column] as number | null;
     if (value === null) continue;
-    const k = keyOf(row.host_id, row.key);
-    let entry = out.get(k);
-    if (!entry) out.set(k, (entry = { mean: 0, points: new Map() }));
-    entry.points.set(new Date(row.ts).getTime(), value);
+    points.set(row.ts, value);
+    sum += value;
   }
-  for (const entry of out.values()) entry.mean = [...entry.points.values()].reduce((a, b) => a + b, 0) / entry.points.size;
-  return out;
+  return points.size ? { mean: sum / points.size, points } : null;
 }

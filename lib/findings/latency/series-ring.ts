@@ -51,9 +51,15 @@ export class SeriesRing {
       }
     }
     if (n === 0) return { p99Ms: null, buckets: 0, count };
-    const sorted = p99s.subarray(0, n).sort();
+    // Insertion sort: at most a few dozen values, and no allocation.
+    for (let i = 1; i < n; i++) {
+      const v = p99s[i]!;
+      let j = i - 1;
+      for (; j >= 0 && p99s[j]! > v; j--) p99s[j + 1] = p99s[j]!;
+      p99s[j + 1] = v;
+    }
     const mid = n >> 1;
-    return { p99Ms: n % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2, buckets: n, count };
+    return { p99Ms: n % 2 ? p99s[mid]! : (p99s[mid - 1]! + p99s[mid]!) / 2, buckets: n, count };
   }
 }
 
