@@ -203,6 +203,22 @@ describe('notification delivery', () => {
     expect(statuses).toEqual(Array(6).fill('delivered'));
   });
 
+  test('stopping the worker mid-send puts the notification back, due at once, without counting it as a failure', async () => {
+    clock = new ManualClock(Date.now());
+    const slow = await receiver('hang');
+    const channel = await webhookChannel(slow);
+    await fireAlert(new AlertEngine(db, { publicUrl: PUBLIC_URL }));
+    const w = worker(db, { timeoutMs: 60_000 });
+    void w.poll();
+    await until(async () => slow.requests.length === 1, 'the request to hang');
+    await w.stop();
+    const [delivery] = await db.sql.query<{ status: string; next_attempt_at: Date; last_error: string }>('SELECT status, next_attempt_at, last_error FROM alert_deliveries');
+    expect(delivery).toMatchObject({ status: 'pending', last_error: 'shutting down' });
+    expect(new Date(delivery!.next_attempt_at).getTime()).toBe(clock.ms);
+    const [counts] = await db.sql.query<{ failures_total: number }>('SELECT failures_total FROM alert_channels WHERE id = $1', [channel.id]);
+    expect(counts!.failures_total).toBe(0);
+  });
+
   test('Slack: the incoming-webhook URL is stored sealed, shown as a prefix, and kept out of errors', async () => {
     clock = new ManualClock(Date.now());
     const r = await receiver();

@@ -180,7 +180,9 @@ export class DeliveryWorker {
           ? null
           : nextAttemptAt(delivery, now.getTime(), this.options.backoff ?? DEFAULT_BACKOFF, this.options.random ?? Math.random);
       const error = redact(describeError(err), channel.secret);
-      await markAttemptFailed(this.sql, delivery, { error, statusCode, retryAt: retryAtMs === null ? null : new Date(retryAtMs) }, now);
+      // An attempt cut short by our own shutdown is not the receiver's failure.
+      const failure = { error, statusCode, retryAt: retryAtMs === null ? null : new Date(retryAtMs), counted: !shuttingDown };
+      await markAttemptFailed(this.sql, delivery, failure, now);
       if (retryAtMs === null) console.warn(`alerts: delivery ${delivery.id} to channel ${channel.name} failed for good: ${error}`);
     } finally {
       this.aborts.delete(controller);

@@ -110,7 +110,7 @@ export async function markDelivered(sql: Sql, delivery: ClaimedDelivery, statusC
 export async function markAttemptFailed(
   sql: Sql,
   delivery: ClaimedDelivery,
-  failure: { error: string; statusCode: number | null; retryAt: Date | null },
+  failure: { error: string; statusCode: number | null; retryAt: Date | null; counted?: boolean },
   now: Date,
 ): Promise<void> {
   await sql.transaction(async (tx) => {
@@ -129,7 +129,7 @@ export async function markAttemptFailed(
         WHERE id = $1`,
       [delivery.id, status, failure.retryAt, failure.error.slice(0, 1000), failure.statusCode, now],
     );
-    await tx.query('UPDATE alert_channels SET failures_total = failures_total + 1 WHERE id = $1', [delivery.channelId]);
+    if (failure.counted !== false) await tx.query('UPDATE alert_channels SET failures_total = failures_total + 1 WHERE id = $1', [delivery.channelId]);
   });
 }
 
