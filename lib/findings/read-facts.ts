@@ -15,6 +15,11 @@ type Num = number | null;
 const filterHosts = (hostIds: readonly number[] | undefined, column: string, param: number) =>
   hostIds ? `AND ${column} = ANY($${param}::int4[])` : '';
 
+// Series tables are keyed (host_id, ts): a window is read host by host through that key. A time filter alone
+// would scan the whole of the day's partition, which at the end of a day holds every report of every host.
+const hostSource = (hostIds: readonly number[] | undefined, param: number) =>
+  hostIds ? `unnest($${param}::int4[]) AS h(id)` : 'hosts h';
+
 /** Inventory snapshots are immutable: each is parsed once and kept while it is a host's newest. */
 export class InventoryCache {
   private readonly byId = new Map<number, Inventory>();
@@ -66,16 +71,17 @@ const stat = (avg: Num, max: Num) => (avg === null || max === null ? null : { av
 
 async function readWindows(sql: Sql, from: Date, to: Date, hostIds?: readonly number[]): Promise<WindowRow[]> {
   return sql.query<WindowRow>(
-    `SELECT host_id, count(*)::int AS n, max(ts) AS last_ts, (array_agg(interval_ms ORDER BY ts DESC))[1] AS interval_ms,
-       avg(cpu_steal_pct)::float8 AS steal_avg, max(cpu_steal_pct)::float8 AS steal_max,
-       avg(cpu_iowait_pct)::float8 AS iowait_avg, max(cpu_iowait_pct)::float8 AS iowait_max,
-       avg(cpu_user_pct + cpu_nice_pct + cpu_system_pct + cpu_irq_pct + cpu_softirq_pct)::float8 AS busy_avg,
-       max(cpu_user_pct + cpu_nice_pct + cpu_system_pct + cpu_irq_pct + cpu_softirq_pct)::float8 AS busy_max,
-       avg(psi_cpu_some_avg10)::float8 AS psi_cpu_avg, max(psi_cpu_some_avg10)::float8 AS psi_cpu_max,
-       avg(psi_io_some_avg10)::float8 AS psi_io_avg, max(psi_io_some_avg10)::float8 AS psi_io_max,
-       (max(dropped_reports) - min(dropped_reports))::float8 AS dropped_range
-     FROM host_samples WHERE ts > $1 AND ts <= $2 ${filterHosts(hostIds, 'host_id', 3)}
-     GROUP BY host_id`,
+    `SELECT h.id AS host_id, w.* FROM ${hostSource(hostIds, 3)} CROSS JOIN LATERAL (
+       SELECT count(*)::int AS n, max(ts) AS last_ts, (array_agg(interval_ms ORDER BY ts DESC))[1] AS interval_ms,
+         avg(cpu_steal_pct)::float8 AS steal_avg, max(cpu_steal_pct)::float8 AS steal_max,
+         avg(cpu_iowait_pct)::float8 AS iowait_avg, max(cpu_iowait_pct)::float8 AS iowait_max,
+         avg(cpu_user_pct + cpu_nice_pct + cpu_system_pct + cpu_irq_pct + cpu_softirq_pct)::float8 AS busy_avg,
+         max(cpu_user_pct + cpu_nice_pct + cpu_system_pct + cpu_irq_pct + cpu_softirq_pct)::float8 AS busy_max,
+         avg(psi_cpu_some_avg10)::float8 AS psi_cpu_avg, max(psi_cpu_some_avg10)::float8 AS psi_cpu_max,
+         avg(psi_io_some_avg10)::float8 AS psi_io_avg, max(psi_io_some_avg10)::float8 AS psi_io_max,
+         (max(dropped_reports) - min(dropped_reports))::float8 AS dropped_range
+       FROM host_samples WHERE host_id = h.id AND ts > $1 AND ts <= $2) w
+     WHERE w.n > 0`,
     hostIds ? [from, to, hostIds] : [from, to],
   );
 }
@@ -121,15 +127,16 @@ async function readDisks(sql: Sql, from: Date, to: Date, hostIds?: readonly numb
     q_avg: number; q_max: number; ra_avg: number; ra_max: number; wa_avg: number; wa_max: number;
     util_avg: number; util_max: number; iops: number;
   }>(
-    `SELECT a.host_id, u.device,
-       avg(u.q)::float8 AS q_avg, max(u.q)::float8 AS q_max, avg(u.ra)::float8 AS ra_avg, max(u.ra)::float8 AS ra_max,
-       avg(u.wa)::float8 AS wa_avg, max(u.wa)::float8 AS wa_max, avg(u.util)::float8 AS util_avg,
-       max(u.util)::float8 AS util_max, avg(u.ri + u.wi)::float8 AS iops
-     FROM disk_sample_arrays a
-     CROSS JOIN LATERAL unnest(a.device, a.queue_depth, a.read_await_ms, a.write_await_ms, a.util_pct, a.read_iops, a.write_iops)
-          AS u(device, q, ra, wa, util, ri, wi)
-     WHERE a.ts > $1 AND a.ts <= $2 ${filterHosts(hostIds, 'a.host_id', 3)}
-     GROUP BY a.host_id, u.device`,
+    `SELECT h.id AS host_id, d.* FROM ${hostSource(hostIds, 3)} CROSS JOIN LATERAL (
+       SELECT u.device,
+         avg(u.q)::float8 AS q_avg, max(u.q)::float8 AS q_max, avg(u.ra)::float8 AS ra_avg, max(u.ra)::float8 AS ra_max,
+         avg(u.wa)::float8 AS wa_avg, max(u.wa)::float8 AS wa_max, avg(u.util)::float8 AS util_avg,
+         max(u.util)::float8 AS util_max, avg(u.ri + u.wi)::float8 AS iops
+       FROM disk_sample_arrays a
+       CROSS JOIN LATERAL unnest(a.device, a.queue_depth, a.read_await_ms, a.write_await_ms, a.util_pct, a.read_iops, a.write_iops)
+            AS u(device, q, ra, wa, util, ri, wi)
+       WHERE a.host_id = h.id AND a.ts > $1 AND a.ts <= $2
+       GROUP BY u.device) d`,
     hostIds ? [from, to, hostIds] : [from, to],
   );
 }
@@ -140,22 +147,24 @@ async function readCgroups(sql: Sql, from: Date, to: Date, hostIds?: readonly nu
     host_id: number; path: string; quota: Num; usage: number; thr_avg: number; thr_max: number; thr_ms: number;
     thr_first: Num; thr_second: Num;
   }>(
-    `SELECT host_id, path, (array_agg(quota_cores ORDER BY ts DESC))[1]::float8 AS quota, avg(usage_cores)::float8 AS usage,
-       avg(throttled_pct)::float8 AS thr_avg, max(throttled_pct)::float8 AS thr_max,
-       avg(throttled_ms_per_s)::float8 AS thr_ms,
-       (avg(throttled_pct) FILTER (WHERE ts <= $3))::float8 AS thr_first,
-       (avg(throttled_pct) FILTER (WHERE ts > $3))::float8 AS thr_second
-     FROM cgroup_samples WHERE ts > $1 AND ts <= $2 ${filterHosts(hostIds, 'host_id', 4)}
-     GROUP BY host_id, path`,
+    `SELECT h.id AS host_id, g.* FROM ${hostSource(hostIds, 4)} CROSS JOIN LATERAL (
+       SELECT path, (array_agg(quota_cores ORDER BY ts DESC))[1]::float8 AS quota, avg(usage_cores)::float8 AS usage,
+         avg(throttled_pct)::float8 AS thr_avg, max(throttled_pct)::float8 AS thr_max,
+         avg(throttled_ms_per_s)::float8 AS thr_ms,
+         (avg(throttled_pct) FILTER (WHERE ts <= $3))::float8 AS thr_first,
+         (avg(throttled_pct) FILTER (WHERE ts > $3))::float8 AS thr_second
+       FROM cgroup_samples WHERE host_id = h.id AND ts > $1 AND ts <= $2
+       GROUP BY path) g`,
     hostIds ? [from, to, mid, hostIds] : [from, to, mid],
   );
 }
 
 async function readProcesses(sql: Sql, from: Date, to: Date, hostIds?: readonly number[]) {
   return sql.query<{ host_id: number; name: string; pid: number; threads: number; cpu: number }>(
-    `SELECT host_id, name, pid, max(threads)::int AS threads, avg(cpu_cores)::float8 AS cpu
-     FROM process_samples WHERE ts > $1 AND ts <= $2 ${filterHosts(hostIds, 'host_id', 3)}
-     GROUP BY host_id, name, pid`,
+    `SELECT h.id AS host_id, p.* FROM ${hostSource(hostIds, 3)} CROSS JOIN LATERAL (
+       SELECT name, pid, max(threads)::int AS threads, avg(cpu_cores)::float8 AS cpu
+       FROM process_samples WHERE host_id = h.id AND ts > $1 AND ts <= $2
+       GROUP BY name, pid) p`,
     hostIds ? [from, to, hostIds] : [from, to],
   );
 }
@@ -313,11 +322,12 @@ export async function readFleetFacts(sql: Sql, hosts: readonly HostFacts[]): Pro
 export async function readRegionFacts(sql: Sql, now: Date, windowMs = PROBE_WINDOW_MS): Promise<RegionFacts[]> {
   const from = new Date(now.getTime() - windowMs);
   const rows = await sql.query<{ region: string; name: string; target: string; hosts: number; samples: number; connect: Num; response: Num }>(
-    `SELECT h.region, p.name, min(p.target) AS target, count(DISTINCT p.host_id)::int AS hosts, count(*)::int AS samples,
+    `SELECT h.region, p.name, min(p.target) AS target, count(DISTINCT h.id)::int AS hosts, count(*)::int AS samples,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY p.connect_ms)::float8 AS connect,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY p.response_ms)::float8 AS response
-     FROM probe_samples p JOIN hosts h ON h.id = p.host_id
-     WHERE p.ts > $1 AND p.ts <= $2 AND p.ok
+     FROM hosts h CROSS JOIN LATERAL (
+       SELECT name, target, connect_ms, response_ms FROM probe_samples
+        WHERE host_id = h.id AND ts > $1 AND ts <= $2 AND ok) p
      GROUP BY h.region, p.name ORDER BY h.region, p.name`,
     [from, now],
   );
