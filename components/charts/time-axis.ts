@@ -54,3 +54,15 @@ export function bucketStarts(fromMs: number, toMs: number, bucketMs: number, max
   for (let t = first; t < toMs && out.length < maxBuckets; t += bucketMs) out.push(t);
   return out;
 }
+
+/**
+ * The step a chart draws on: the server's bucket, widened to a multiple of it when the points are sparser (an agent
+ * reporting every 30 s read at 10 s buckets), so a line joins its points and breaks only where reports are missing.
+ */
+export function gridStepMs(timestamps: readonly (readonly number[])[], bucketMs: number): number {
+  const gaps: number[] = [];
+  for (const list of timestamps) for (let i = 1; i < list.length; i++) if (list[i]! > list[i - 1]!) gaps.push(list[i]! - list[i - 1]!);
+  if (gaps.length === 0 || !(bucketMs > 0)) return bucketMs;
+  gaps.sort((a, b) => a - b);
+  return Math.max(1, Math.round(gaps[Math.floor((gaps.length - 1) / 2)]! / bucketMs)) * bucketMs;
+}

@@ -1,6 +1,6 @@
 import { MAX_COMPARE_LIMIT, isLatencyCompareMetric, type CompareMetric, type CompareResponse } from '@/lib/protocol/read-api/compare';
 import { labelsSchema } from '@/lib/protocol/read-api/params';
-import { bucketStarts } from '../charts/time-axis';
+import { bucketStarts, gridStepMs } from '../charts/time-axis';
 import type { FleetQuery } from '../fleet/fleet-query';
 import { seriesStyle, type TimeChartData, type TimeRow } from '../charts/time-chart-config';
 import { formatMs, formatPct } from '../format';
@@ -94,18 +94,25 @@ export function toCompareRequest(
 export function compareChartData(response: CompareResponse): TimeChartData & { hasData: boolean } {
   const fromMs = new Date(response.from).getTime();
   const toMs = new Date(response.to).getTime();
-  const rows = bucketStarts(fromMs, toMs, response.bucketMs).map((t) => ({ t }) as TimeRow);
+  const stepMs = gridStepMs(response.hosts.map((h) => h.points.filter((p) => p.avg !== null).map((p) => p.t)), response.bucketMs);
+  const rows = bucketStarts(fromMs, toMs, stepMs).map((t) => ({ t }) as TimeRow);
   const first = rows[0]?.t ?? fromMs;
   const series = response.hosts.map((host, i) => ({ key: `s${i}` as const, label: host.hostname, ...seriesStyle(i) }));
   response.hosts.forEach((host, i) => {
     const key = `s${i}` as const;
-    for (const row of rows) row[key] = null;
+    const sums = new Map<number, { sum: number; n: number }>();
     for (const p of host.points) {
-      const index = Math.round((p.t - first) / response.bucketMs);
-      if (index >= 0 && index < rows.length && p.avg !== null) rows[index]![key] = p.avg;
+      const index = Math.floor((p.t - first) / stepMs);
+      if (index < 0 || index >= rows.length || p.avg === null) continue;
+      const acc = sums.get(index) ?? { sum: 0, n: 0 };
+      sums.set(index, { sum: acc.sum + p.avg, n: acc.n + 1 });
     }
+    rows.forEach((row, j) => {
+      const acc = sums.get(j);
+      row[key] = acc ? acc.sum / acc.n : null;
+    });
   });
-  return { rows, series, fromMs, toMs, bucketMs: response.bucketMs, hasData: response.hosts.some((h) => h.points.some((p) => p.avg !== null)) };
+  return { rows, series, fromMs, toMs, bucketMs: stepMs, hasData: response.hosts.some((h) => h.points.some((p) => p.avg !== null)) };
 }
 
 /** "Top 20 of 134 hosts in oslo, by average" — says when the cap hides hosts. */

@@ -1,7 +1,7 @@
 import type { HostAnnotation } from '@/lib/protocol/read-api/annotations';
 import type { LatencyResponse } from '@/lib/protocol/read-api/latency';
 import type { HostSeriesResponse, SeriesPoint } from '@/lib/protocol/read-api/series';
-import { bucketStarts } from '../charts/time-axis';
+import { bucketStarts, gridStepMs } from '../charts/time-axis';
 import { OVERLAY_DASH, seriesStyle, type ChartAnnotation, type ChartSeries, type TimeChartData, type TimeRow } from '../charts/time-chart-config';
 
 /** Pure shaping of read-API responses into what the time charts draw: rows on one bucket grid, series, marks. */
@@ -40,23 +40,31 @@ function entriesOf(inputs: readonly MetricInput[], options: ShapeOptions): Entry
   );
 }
 
-function place(rows: TimeRow[], bucketMs: number, key: `s${number}`, points: readonly { t: number; v: number | null }[], shiftMs = 0) {
+/** Puts points on the rows' grid (shifted by `shiftMs`); points sharing a row are averaged, or their peak taken. */
+function place(rows: TimeRow[], stepMs: number, key: `s${number}`, points: readonly { t: number; v: number | null }[], shiftMs = 0, combine: 'avg' | 'max' = 'avg') {
   if (rows.length === 0) return;
   const first = rows[0]!.t;
-  for (const row of rows) row[key] = null;
+  const sums = new Map<number, { sum: number; n: number; max: number }>();
   for (const point of points) {
-    const index = Math.round((point.t + shiftMs - first) / bucketMs);
-    if (index >= 0 && index < rows.length && point.v !== null && Number.isFinite(point.v)) rows[index]![key] = point.v;
+    const index = Math.floor((point.t + shiftMs - first) / stepMs);
+    if (index < 0 || index >= rows.length || point.v === null || !Number.isFinite(point.v)) continue;
+    const acc = sums.get(index) ?? { sum: 0, n: 0, max: -Infinity };
+    sums.set(index, { sum: acc.sum + point.v, n: acc.n + 1, max: Math.max(acc.max, point.v) });
   }
+  rows.forEach((row, i) => {
+    const acc = sums.get(i);
+    row[key] = acc ? (combine === 'max' ? acc.max : acc.sum / acc.n) : null;
+  });
 }
 
-/** The grid and range of a chart: those of its first answered response. */
-function frameOf(responses: readonly ({ from: string; to: string; bucketMs: number } | undefined)[]) {
+/** The range of a chart (its first answered response's) and its rows, on a step fitted to how dense the points are. */
+function frameOf(responses: readonly ({ from: string; to: string; bucketMs: number } | undefined)[], timestamps: readonly (readonly number[])[]) {
   const first = responses.find((r) => r !== undefined);
   if (!first) return null;
   const fromMs = new Date(first.from).getTime();
   const toMs = new Date(first.to).getTime();
-  return { fromMs, toMs, bucketMs: first.bucketMs, rows: bucketStarts(fromMs, toMs, first.bucketMs).map((t) => ({ t }) as TimeRow) };
+  const bucketMs = gridStepMs(timestamps, first.bucketMs);
+  return { fromMs, toMs, bucketMs, rows: bucketStarts(fromMs, toMs, bucketMs).map((t) => ({ t }) as TimeRow) };
 }
 
 export interface ShapedChart extends TimeChartData {
@@ -68,16 +76,16 @@ export interface ShapedChart extends TimeChartData {
 
 /** Every metric × key as one series on the first response's grid, missing buckets null (a gap, not a zero). */
 export function seriesChartData(inputs: readonly MetricInput[], options: ShapeOptions = {}): ShapedChart | null {
-  const frame = frameOf(inputs.map((i) => i.response));
-  if (!frame) return null;
   let entries = entriesOf(inputs, options);
+  const frame = frameOf(inputs.map((i) => i.response), entries.map((e) => e.points.filter((p) => p.v !== null).map((p) => p.t)));
+  if (!frame) return null;
   let hiddenSeries = 0;
   if (options.maxSeries !== undefined && entries.length > options.maxSeries) {
     hiddenSeries = entries.length - options.maxSeries;
     entries = [...entries].sort((a, b) => b.peak - a.peak || a.label.localeCompare(b.label)).slice(0, options.maxSeries);
   }
   const series: ChartSeries[] = entries.map((entry, i) => ({ key: `s${i}`, label: entry.label, ...seriesStyle(i) }));
-  entries.forEach((entry, i) => place(frame.rows, frame.bucketMs, `s${i}`, entry.points));
+  entries.forEach((entry, i) => place(frame.rows, frame.bucketMs, `s${i}`, entry.points, 0, options.value ?? 'avg'));
   return { ...frame, series, hiddenSeries, hasData: entries.some((e) => e.points.some((p) => p.v !== null)) };
 }
 
@@ -99,7 +107,7 @@ export function withOverlay(
   const add = (label: string, color: string, points: { t: number; v: number | null }[]) => {
     const key = `s${series.length}` as const;
     series.push({ key, label, color, dash: OVERLAY_DASH, line: true });
-    place(rows, chart.bucketMs, key, points, shiftMs);
+    place(rows, chart.bucketMs, key, points, shiftMs, options.value ?? 'avg');
   };
   if (mode === 'total') {
     const sums = new Map<number, number>();
@@ -125,7 +133,8 @@ const LATENCY_LINES = [
 export function latencyChartData(response: LatencyResponse | undefined, overlay?: { response: LatencyResponse | undefined; shiftMs: number }): ShapedChart | null {
   const buckets = response?.series;
   if (!response || !buckets) return null;
-  const frame = frameOf([{ from: response.from, to: response.to, bucketMs: buckets.bucketMs }])!;
+  const withRequests = buckets.buckets.filter((b) => b.count > 0).map((b) => b.t);
+  const frame = frameOf([{ from: response.from, to: response.to, bucketMs: buckets.bucketMs }], [withRequests])!;
   const series: ChartSeries[] = LATENCY_LINES.map((line, i) => ({ key: `s${i}`, label: line.label, ...seriesStyle(i) }));
   LATENCY_LINES.forEach((line, i) =>
     place(frame.rows, frame.bucketMs, `s${i}`, buckets.buckets.map((b) => ({ t: b.t, v: b.count > 0 ? b[line.quantile] : null }))),

@@ -1,4 +1,4 @@
-import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '@/lib/protocol/time';
+import { DAY_MS, HOUR_MS, MINUTE_MS, ceilTo } from '@/lib/protocol/time';
 
 /** The time ranges the host and compare pages offer, and the pure arithmetic of zooming and sharing them. */
 export const RANGE_PRESETS = ['15m', '1h', '6h', '24h', '7d', '30d'] as const;
@@ -25,7 +25,7 @@ export const PRESET_LABEL: Record<RangePreset, string> = {
 export const WEEK_MS = 7 * DAY_MS;
 /** A drag narrower than this is a click, not a zoom: a few raw samples. */
 export const MIN_ZOOM_MS = MINUTE_MS;
-/** A relative range ends at now floored to this, so charts polled together ask for the same buckets. */
+/** A relative range ends at now rounded up to this (what just happened is in it), so charts polled together ask alike. */
 const NOW_STEP_MS = 10_000;
 const MAX_SPAN_MS = 400 * DAY_MS;
 
@@ -52,7 +52,7 @@ export function toTimeRange(state: RangeUrlState): TimeRange {
 
 export function resolveRange(range: TimeRange, nowMs: number): { fromMs: number; toMs: number } {
   if (range.kind === 'absolute') return { fromMs: range.fromMs, toMs: range.toMs };
-  const toMs = floorTo(nowMs, NOW_STEP_MS);
+  const toMs = ceilTo(nowMs, NOW_STEP_MS);
   return { fromMs: toMs - PRESET_MS[range.preset], toMs };
 }
 

@@ -44,15 +44,15 @@ function response(patch: Partial<CompareResponse> = {}): CompareResponse {
     key: null,
     rank: 'avg',
     from: new Date(T0).toISOString(),
-    to: new Date(T0 + 3 * MIN).toISOString(),
+    to: new Date(T0 + 4 * MIN).toISOString(),
     resolution: '1m',
     bucketMs: MIN,
     matchedHosts: 30,
     hostsWithData: 25,
     limit: 20,
     hosts: [
-      { hostId: 1, hostname: '<b>oslo-1</b>', region: 'oslo', value: 9, points: [{ t: T0, avg: 9, max: 9 }, { t: T0 + 2 * MIN, avg: 8, max: 8 }] },
-      { hostId: 2, hostname: 'oslo-2', region: 'oslo', value: 2, points: [{ t: T0 + MIN, avg: 2, max: 2 }] },
+      { hostId: 1, hostname: '<b>oslo-1</b>', region: 'oslo', value: 9, points: [{ t: T0, avg: 9, max: 9 }, { t: T0 + MIN, avg: 7, max: 7 }, { t: T0 + 3 * MIN, avg: 8, max: 8 }] },
+      { hostId: 2, hostname: 'oslo-2', region: 'oslo', value: 2, points: [{ t: T0 + MIN, avg: 2, max: 2 }, { t: T0 + 2 * MIN, avg: 3, max: 3 }] },
     ],
     ...patch,
   };
@@ -62,7 +62,7 @@ describe('compare answer → chart', () => {
   test('one line per host in rank order on the bucket grid, gaps where a host has no value', () => {
     const chart = compareChartData(response());
     expect(chart.series.map((s) => [s.key, s.label])).toEqual([['s0', '<b>oslo-1</b>'], ['s1', 'oslo-2']]);
-    expect(chart.rows.map((r) => [r.s0, r.s1])).toEqual([[9, null], [null, 2], [8, null]]);
+    expect(chart.rows.map((r) => [r.s0, r.s1])).toEqual([[9, null], [7, 2], [null, 3], [8, null]]);
     expect(chart.hasData).toBe(true);
   });
 

@@ -24,9 +24,10 @@ const pts = (values: (number | null)[], fromMs = T0) => values.map((v, i) => ({ 
 
 describe('series → chart rows', () => {
   test('every bucket of the range is a row; a bucket without a value is a gap, not a zero', () => {
-    const chart = seriesChartData([{ label: 'steal', response: response('cpu_steal', [{ key: null, points: pts([1, 2]).filter((_, i) => i !== 1).concat({ t: T0 + 3 * MIN, avg: 4, max: 4 }) }]) }])!;
-    expect(chart.rows.map((r) => r.s0)).toEqual([1, null, null, 4, null]);
-    expect(chart.rows.map((r) => r.t)).toEqual([0, 1, 2, 3, 4].map((i) => T0 + i * MIN));
+    const points = pts([1, 2, null, 4, 5]).filter((p) => p.avg !== null);
+    const chart = seriesChartData([{ label: 'steal', response: response('cpu_steal', [{ key: null, points }], T0, 6) }])!;
+    expect(chart.rows.map((r) => r.s0)).toEqual([1, 2, null, 4, 5, null]);
+    expect(chart.rows.map((r) => r.t)).toEqual([0, 1, 2, 3, 4, 5].map((i) => T0 + i * MIN));
     expect(chart.series).toEqual([{ key: 's0', label: 'steal', color: 'var(--series-1)' }]);
     expect(chart.hasData).toBe(true);
   });
@@ -80,20 +81,20 @@ describe('the same range a week earlier', () => {
 
 describe('latency → chart rows', () => {
   const bucket = (t: number, count: number, p99: number): LatencyBucket => ({ t, count, p50: p99 / 4, p90: p99 / 2, p95: p99 / 1.5, p99, p999: p99 * 2, minMs: 1, maxMs: p99 * 3, meanMs: p99 / 3 });
-  const latency = (buckets: LatencyBucket[], fromMs = T0): LatencyResponse => ({
+  const latency = (buckets: LatencyBucket[], fromMs = T0, minutes = 3): LatencyResponse => ({
     scope: { kind: 'host', hostId: 1 },
     name: 'request',
     from: new Date(fromMs).toISOString(),
-    to: new Date(fromMs + 3 * MIN).toISOString(),
+    to: new Date(fromMs + minutes * MIN).toISOString(),
     total: { count: 0, p50: null, p90: null, p95: null, p99: null, p999: null, minMs: null, maxMs: null, meanMs: null },
     series: { resolution: '1m', bucketMs: MIN, buckets },
   });
 
   test('p50, p95 and p99 per bucket; a bucket without requests is a gap', () => {
-    const chart = latencyChartData(latency([bucket(T0, 10, 40), bucket(T0 + MIN, 0, 0), bucket(T0 + 2 * MIN, 5, 80)]))!;
+    const chart = latencyChartData(latency([bucket(T0, 10, 40), bucket(T0 + MIN, 4, 40), bucket(T0 + 2 * MIN, 0, 0), bucket(T0 + 3 * MIN, 5, 80)], T0, 4))!;
     expect(chart.series.map((s) => s.label)).toEqual(['p50', 'p95', 'p99']);
-    expect(chart.rows.map((r) => r.s2)).toEqual([40, null, 80]);
-    expect(chart.rows.map((r) => r.s0)).toEqual([10, null, 20]);
+    expect(chart.rows.map((r) => r.s2)).toEqual([40, 40, null, 80]);
+    expect(chart.rows.map((r) => r.s0)).toEqual([10, 10, null, 20]);
   });
 
   test('last week’s p99 is drawn dashed on this week’s buckets', () => {
@@ -119,5 +120,18 @@ describe('annotations → chart marks', () => {
     expect(marks[0]!.text).toBe('Inventory changed: kernel a → b');
     expect(marks[1]!.text).toBe('Finding opened: Steal <script> — kernel a → b');
     expect(marks[4]!.text).toBe('Alert resolved: Steal <script>');
+  });
+});
+
+describe('sparse points', () => {
+  test('points every other bucket (an agent reporting every 20 s on 10 s buckets) draw on a 20 s grid without gaps', () => {
+    const sparse: HostSeriesResponse = {
+      ...response('cpu_steal', [{ key: null, points: [0, 2, 4].map((i) => ({ t: T0 + i * 10_000, avg: i, max: i })) }], T0, 1),
+      resolution: 'raw',
+      bucketMs: 10_000,
+    };
+    const chart = seriesChartData([{ label: 'steal', response: sparse }])!;
+    expect(chart.bucketMs).toBe(20_000);
+    expect(chart.rows.map((r) => r.s0)).toEqual([0, 2, 4]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { bucketStarts, formatTick, nearestTickIndex, timeTicks } from '../../../components/charts/time-axis';
+import { bucketStarts, formatTick, gridStepMs, nearestTickIndex, timeTicks } from '../../../components/charts/time-axis';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -35,5 +35,17 @@ describe('time axis', () => {
     expect(bucketStarts(from, from + 60_000, 30_000)).toEqual([from - 25_000, from + 5_000, from + 35_000]);
     expect(bucketStarts(Date.UTC(2026, 11, 1, 1), Date.UTC(2026, 11, 1, 9), 2 * HOUR)).toEqual([0, 2, 4, 6, 8].map((h) => Date.UTC(2026, 11, 1, h)));
     expect(bucketStarts(0, 1000, 0)).toEqual([]);
+  });
+});
+
+describe('grid step', () => {
+  test('the bucket, or its multiple nearest the points’ typical spacing when they are sparser', () => {
+    const every = (stepMs: number, n: number, from = 0) => Array.from({ length: n }, (_, i) => from + i * stepMs);
+    expect(gridStepMs([every(10_000, 30)], 10_000)).toBe(10_000);
+    expect(gridStepMs([every(20_000, 30)], 10_000)).toBe(20_000);
+    expect(gridStepMs([every(30_000, 10), every(30_000, 10, 5_000)], 10_000)).toBe(30_000);
+    // An outage is one long gap among many short ones: it does not widen the step.
+    expect(gridStepMs([[...every(10_000, 20), 3_600_000, ...every(10_000, 20, 3_610_000)]], 10_000)).toBe(10_000);
+    expect(gridStepMs([[5]], 60_000)).toBe(60_000);
   });
 });

@@ -27,11 +27,11 @@ describe('the URL range', () => {
     expect(toTimeRange({ range: '1h', from: new Date(0), to })).toEqual({ kind: 'relative', preset: '1h' });
   });
 
-  test('a relative range ends at now floored to 10 s, so charts polled together ask for the same buckets', () => {
-    expect(resolveRange({ kind: 'relative', preset: '15m' }, NOW)).toEqual({ fromMs: Date.UTC(2026, 11, 1, 11, 45, 0), toMs: Date.UTC(2026, 11, 1, 12, 0, 0) });
+  test('a relative range ends at now rounded up to 10 s: what just happened is in it, and charts polled together ask alike', () => {
+    expect(resolveRange({ kind: 'relative', preset: '15m' }, NOW)).toEqual({ fromMs: Date.UTC(2026, 11, 1, 11, 45, 10), toMs: Date.UTC(2026, 11, 1, 12, 0, 10) });
     expect(rangeParams({ kind: 'relative', preset: '1h' }, NOW, 7 * 24 * HOUR)).toEqual({
-      from: '2026-11-24T11:00:00.000Z',
-      to: '2026-11-24T12:00:00.000Z',
+      from: '2026-11-24T11:00:10.000Z',
+      to: '2026-11-24T12:00:10.000Z',
     });
   });
 

@@ -1,0 +1,131 @@
+'use client';
+
+import { useRef, useState } from 'react';
+import { CartesianGrid, Legend, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis, type MouseHandlerDataParam, type TooltipContentProps } from 'recharts';
+import { formatLocalTime, formatUtcTime } from '../time/format-time';
+import { formatTick, nearestTickIndex, timeTicks } from './time-axis';
+import type { ChartAnnotation, ChartConfig, TimeChartData } from './time-chart-config';
+
+/** The pieces the time-series and stacked charts share: axes, crosshair tooltip, annotation marks, drag-to-zoom. */
+
+export const syncNearest = (ticks: ReadonlyArray<{ value: unknown; index: number }>, data: MouseHandlerDataParam) =>
+  nearestTickIndex(ticks, data.activeLabel);
+
+/**
+ * Drag-to-zoom: the press and each move report the time under the pointer (Recharts' active label, the nearest
+ * bucket); the release hands the range to `onZoom`. Refs, not state, carry the drag between Recharts' events.
+ */
+export function useDragZoom(onZoom?: (fromMs: number, toMs: number) => void) {
+  const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
+  const dragRef = useRef<{ a: number; b: number } | null>(null);
+  const hoveredRef = useRef<number | null>(null);
+  const at = (state: MouseHandlerDataParam) => Number(state?.activeLabel);
+  const update = (next: { a: number; b: number } | null) => {
+    dragRef.current = next;
+    setDrag(next);
+  };
+  if (!onZoom) return { drag: null, handlers: {} };
+  return {
+    drag,
+    handlers: {
+      onMouseDown: (state: MouseHandlerDataParam) => {
+        const t = Number.isFinite(at(state)) ? at(state) : hoveredRef.current;
+        if (t !== null) update({ a: t, b: t });
+      },
+      onMouseMove: (state: MouseHandlerDataParam) => {
+        const t = at(state);
+        if (!Number.isFinite(t)) return;
+        hoveredRef.current = t;
+        const current = dragRef.current;
+        if (current && current.b !== t) update({ a: current.a, b: t });
+      },
+      onMouseUp: () => {
+        const done = dragRef.current;
+        update(null);
+        if (done && done.a !== done.b) onZoom(Math.min(done.a, done.b), Math.max(done.a, done.b));
+      },
+      onMouseLeave: () => {
+        hoveredRef.current = null;
+        update(null);
+      },
+    },
+  };
+}
+
+function AnnotationMark({ viewBox, annotation }: { viewBox?: { x: number; y: number }; annotation: ChartAnnotation }) {
+  if (!viewBox) return null;
+  return (
+    <g className="chart-annotation" data-annotation-kind={annotation.kind}>
+      <title>{annotation.text}</title>
+      <rect x={viewBox.x - 6} y={viewBox.y} width={12} height={13} rx={2} fill={annotation.color} />
+      <text x={viewBox.x} y={viewBox.y + 10} textAnchor="middle" fill="var(--bg)" fontSize={9} fontWeight={700}>
+        {annotation.glyph}
+      </text>
+    </g>
+  );
+}
+
+function TimeTooltip({ active, payload, label, format }: TooltipContentProps<number, string> & { format: (v: number) => string }) {
+  if (!active || !payload?.length || label === undefined) return null;
+  const iso = new Date(Number(label)).toISOString();
+  return (
+    <div className="chart-tooltip">
+      <div className="chart-tooltip-time">{formatLocalTime(iso)}</div>
+      <div className="muted chart-tooltip-time">{formatUtcTime(iso)}</div>
+      <ul>
+        {payload
+          .filter((entry) => typeof entry.value === 'number')
+          .map((entry) => (
+            <li key={String(entry.dataKey)}>
+              <span className="swatch" style={{ background: entry.color }} aria-hidden="true" /> {entry.name}: <strong>{format(entry.value as number)}</strong>
+            </li>
+          ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Grid, axes, tooltip, legend, annotation lines and the zoom selection, as children of a ComposedChart. */
+export function timeChartFrame({
+  data,
+  config,
+  annotations,
+  drag,
+}: {
+  data: TimeChartData;
+  config: ChartConfig;
+  annotations: readonly ChartAnnotation[];
+  drag: { a: number; b: number } | null;
+}) {
+  const span = data.toMs - data.fromMs;
+  const top = config.yMax ?? ((dataMax: number) => Math.max(dataMax, config.yMinMax ?? 0) || 1);
+  return [
+    <CartesianGrid key="grid" stroke="var(--line)" strokeDasharray="3 3" />,
+    <XAxis
+      key="x"
+      dataKey="t"
+      type="number"
+      domain={[data.fromMs, data.toMs]}
+      ticks={timeTicks(data.fromMs, data.toMs)}
+      tickFormatter={(t: number) => formatTick(t, span)}
+      allowDataOverflow
+      tick={{ fill: 'var(--muted)', fontSize: 11 }}
+    />,
+    <YAxis key="y" domain={[0, top]} tickFormatter={config.format} tick={{ fill: 'var(--muted)', fontSize: 11 }} width={64} allowDataOverflow={config.yMax !== undefined} />,
+    <Tooltip key="tooltip" content={(props) => <TimeTooltip {...(props as TooltipContentProps<number, string>)} format={config.format} />} isAnimationActive={false} />,
+    <Legend key="legend" wrapperStyle={{ fontSize: 12 }} />,
+    ...annotations.map((a, i) => (
+      <ReferenceLine
+        key={`annotation-${i}`}
+        x={a.t}
+        stroke={a.color}
+        strokeDasharray="3 3"
+        ifOverflow="discard"
+        label={<AnnotationMark annotation={a} />}
+      />
+    )),
+    drag && drag.a !== drag.b ? (
+      <ReferenceArea key="zoom" x1={Math.min(drag.a, drag.b)} x2={Math.max(drag.a, drag.b)} fill="var(--accent)" fillOpacity={0.15} ifOverflow="hidden" />
+    ) : null,
+  ];
+}
