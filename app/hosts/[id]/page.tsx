@@ -1,0 +1,60 @@
+import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query';
+import type { Metadata } from 'next';
+import { notFound } from 'next/navigation';
+import type { SearchParams } from 'nuqs/server';
+import { HostView } from '@/components/host/host-view';
+import { loadHostSearchParams } from '@/components/host/search-params';
+import { hostFindingsQuery, hostInventoryQueryKey, hostQueryKey } from '@/components/host/host-queries';
+import { getDb } from '@/lib/db';
+import { NotFoundError } from '@/lib/errors';
+import { listFindings } from '@/lib/findings/list-findings';
+import { getHostDetail, getHostInventory } from '@/lib/fleet';
+import { findingsQuerySchema } from '@/lib/protocol/findings';
+import { hostPathSchema } from '@/lib/protocol/read-api/host';
+import { hostInventoryParamsSchema } from '@/lib/protocol/read-api/inventory';
+import '@/components/charts/time-charts.css';
+import '@/components/host/host-page.css';
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> };
+
+async function hostIdOf(params: Props['params']): Promise<number> {
+  const parsed = hostPathSchema.safeParse(await params);
+  if (!parsed.success) notFound();
+  return parsed.data.id;
+}
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const id = await hostIdOf(params);
+  const host = await getHostDetail(await getDb(), id).catch(() => null);
+  return { title: host ? host.hostname : `Host ${id}` };
+}
+
+export default async function HostPage({ params, searchParams }: Props) {
+  const hostId = await hostIdOf(params);
+  // Parsed here so a malformed link fails the same way on the server as in the browser; the leaves read the URL.
+  await loadHostSearchParams(searchParams);
+  const db = await getDb();
+  const queryClient = new QueryClient();
+  try {
+    queryClient.setQueryData(hostQueryKey(hostId), await getHostDetail(db, hostId));
+  } catch (err) {
+    if (err instanceof NotFoundError) notFound();
+    throw err;
+  }
+  // The header, findings and inventory paint with the page; charts load in the browser. A failed read is left to the client.
+  await Promise.all([
+    queryClient.prefetchQuery({
+      queryKey: ['findings', hostFindingsQuery(hostId)],
+      queryFn: () => listFindings(db, findingsQuerySchema.parse({ ...hostFindingsQuery(hostId), limit: String(hostFindingsQuery(hostId).limit) })),
+    }),
+    queryClient.prefetchQuery({
+      queryKey: hostInventoryQueryKey(hostId),
+      queryFn: () => getHostInventory(db, { hostId, ...hostInventoryParamsSchema.parse({}) }),
+    }),
+  ]);
+  return (
+    <HydrationBoundary state={dehydrate(queryClient)}>
+      <HostView hostId={hostId} />
+    </HydrationBoundary>
+  );
+}

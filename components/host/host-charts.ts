@@ -1,0 +1,144 @@
+import type { SeriesMetric } from '@/lib/protocol/read-api/series';
+import type { ChartConfig } from '../charts/time-chart-config';
+import { formatMs, formatPct, formatQueue } from '../format';
+import type { ShapeOptions } from './chart-data';
+
+/** The host page's charts: each one metric family, drawn by one of the chart kinds. */
+export interface HostChartDef {
+  id: string;
+  title: string;
+  /** What it shows and why it matters, one sentence. */
+  description: string;
+  kind: ChartConfig['kind'];
+  metrics: readonly { metric: SeriesMetric; label: string }[];
+  format: (value: number) => string;
+  yMax?: number;
+  yMinMax?: number;
+  shape?: ShapeOptions;
+  /** What to do when the chart has nothing to draw. */
+  empty: string;
+}
+
+/** Buckets per chart: a day at one-minute resolution, so ranges up to 24 h keep their minutes. */
+export const CHART_MAX_POINTS = 1500;
+
+const pct = (v: number) => formatPct(v, v >= 10 ? 0 : 1);
+const iops = (v: number) => `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} IO/s`;
+const vcpu = (key: string) => (key === 'worst' ? 'most-stolen vCPU' : `vCPU ${key}`);
+
+export const HOST_CHARTS = [
+  {
+    id: 'cpu',
+    title: 'CPU time',
+    description: 'User, system, iowait and steal stacked, as % of all vCPUs; steal is time a neighbour on the hypervisor took.',
+    kind: 'stacked',
+    metrics: [
+      { metric: 'cpu_user', label: 'user' },
+      { metric: 'cpu_system', label: 'system' },
+      { metric: 'cpu_iowait', label: 'iowait' },
+      { metric: 'cpu_steal', label: 'steal' },
+    ],
+    format: pct,
+    yMax: 100,
+    empty: 'No CPU samples in this range. Check that the agent runs on this host and reports to this server.',
+  },
+  {
+    id: 'steal-per-cpu',
+    title: 'Steal per vCPU',
+    description: 'Steal on each vCPU (the most-stolen one once the range is rolled up): one starved vCPU stalls a whole batch.',
+    kind: 'time-series',
+    metrics: [{ metric: 'cpu_steal_per_cpu', label: 'steal' }],
+    format: pct,
+    yMinMax: 5,
+    shape: { keyLabel: vcpu, maxSeries: 8 },
+    empty: 'No per-vCPU samples in this range.',
+  },
+  {
+    id: 'pressure',
+    title: 'Pressure (PSI)',
+    description: 'Share of time some task waited for CPU, I/O or memory (10 s average), straight from the kernel.',
+    kind: 'time-series',
+    metrics: [
+      { metric: 'psi_cpu', label: 'CPU' },
+      { metric: 'psi_io', label: 'I/O' },
+      { metric: 'psi_memory', label: 'memory' },
+    ],
+    format: pct,
+    yMinMax: 5,
+    empty: 'No pressure stall information: the kernel was built or booted without PSI (add psi=1 to its command line).',
+  },
+  {
+    id: 'disk-iops',
+    title: 'Disk IOPS',
+    description: 'Reads and writes per second on each disk.',
+    kind: 'time-series',
+    metrics: [
+      { metric: 'disk_read_iops', label: 'read' },
+      { metric: 'disk_write_iops', label: 'write' },
+    ],
+    format: iops,
+    yMinMax: 10,
+    shape: { maxSeries: 12 },
+    empty: 'No disk samples in this range: the agent reports the block devices it finds in /proc/diskstats.',
+  },
+  {
+    id: 'disk-await',
+    title: 'Disk await',
+    description: 'Average time a read or write took on each disk, queueing included: model loads and swap wait this long.',
+    kind: 'time-series',
+    metrics: [
+      { metric: 'disk_read_await', label: 'read' },
+      { metric: 'disk_write_await', label: 'write' },
+    ],
+    format: formatMs,
+    yMinMax: 2,
+    shape: { maxSeries: 12 },
+    empty: 'No disk samples in this range.',
+  },
+  {
+    id: 'disk-queue',
+    title: 'Disk queue size',
+    description: 'Average requests in flight per disk; past a few, requests wait behind each other.',
+    kind: 'time-series',
+    metrics: [{ metric: 'disk_queue_depth', label: 'queue' }],
+    format: formatQueue,
+    yMinMax: 1,
+    shape: { maxSeries: 12 },
+    empty: 'No disk samples in this range.',
+  },
+  {
+    id: 'probe-rtt',
+    title: 'Probe round trips',
+    description: 'Connect and response times the host measured to each probe target.',
+    kind: 'time-series',
+    metrics: [
+      { metric: 'probe_connect', label: 'connect' },
+      { metric: 'probe_response', label: 'response' },
+    ],
+    format: formatMs,
+    yMinMax: 5,
+    shape: { maxSeries: 12 },
+    empty: 'No probes in this range. Give the agent --probe NAME=tcp://HOST:PORT (or an http(s) URL) to time a target.',
+  },
+  {
+    id: 'cgroup-throttling',
+    title: 'cgroup CPU throttling',
+    description: 'Share of scheduling periods each cgroup spent throttled by its CPU quota: a quota too small for its threads.',
+    kind: 'time-series',
+    metrics: [{ metric: 'cgroup_throttled_pct', label: 'throttled' }],
+    format: pct,
+    yMinMax: 5,
+    shape: { maxSeries: 12 },
+    empty: 'No cgroup throttling measured: no watched process runs in a CPU-limited cgroup (--watch-process NAME).',
+  },
+] as const satisfies readonly HostChartDef[];
+
+export const LATENCY_CHART = {
+  description: 'p50, p95 and p99 per bucket from the host’s merged request histograms (never averaged percentiles).',
+  format: formatMs,
+  yMinMax: 1,
+  empty: 'No requests timed in this range.',
+} as const;
+
+/** Latency series charted when the URL names none: the busiest. */
+export const DEFAULT_LATENCY_CHARTS = 3;
