@@ -4,6 +4,7 @@ import { bucketStarts, gridStepMs } from '../charts/time-axis';
 import type { FleetQuery } from '../fleet/fleet-query';
 import { seriesStyle, type TimeChartData, type TimeRow } from '../charts/time-chart-config';
 import { formatMs, formatPct } from '../format';
+import { formatBytes } from '../host/inventory-view';
 import type { CompareUrlState } from './search-params';
 
 /** Pure shaping of the compare page: the URL state → the API's query, and its answer → one line per host. */
@@ -28,6 +29,8 @@ export const COMPARE_METRIC_LABEL: Record<CompareMetric, string> = {
   disk_util: 'disk utilisation',
   disk_read_iops: 'disk read IOPS',
   disk_write_iops: 'disk write IOPS',
+  disk_read_bytes: 'disk read throughput',
+  disk_write_bytes: 'disk write throughput',
   process_cpu: 'process CPU',
   process_threads: 'process threads',
   process_voluntary_cs: 'voluntary context switches',
@@ -43,13 +46,14 @@ export const COMPARE_METRIC_LABEL: Record<CompareMetric, string> = {
 
 /** Metrics with one series per device, process, cgroup or probe, whose `key` can narrow the comparison to one. */
 export const KEYED_METRICS: readonly CompareMetric[] = [
-  'disk_queue_depth', 'disk_read_await', 'disk_write_await', 'disk_util', 'disk_read_iops', 'disk_write_iops',
+  'disk_queue_depth', 'disk_read_await', 'disk_write_await', 'disk_util', 'disk_read_iops', 'disk_write_iops', 'disk_read_bytes', 'disk_write_bytes',
   'process_cpu', 'process_threads', 'process_voluntary_cs', 'process_nonvoluntary_cs',
   'cgroup_throttled_pct', 'cgroup_throttled_ms', 'probe_connect', 'probe_response',
 ];
 
 export function formatterFor(unit: string): (value: number) => string {
   if (unit === '%') return (v) => formatPct(v, v >= 10 ? 0 : 1);
+  if (unit === 'B/s') return (v) => `${formatBytes(v)}/s`;
   if (unit === 'ms') return formatMs;
   const digits = (v: number) => (Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
   return (v) => `${v.toFixed(digits(v))}${unit ? ` ${unit}` : ''}`;

@@ -2,6 +2,7 @@ import type { SeriesMetric } from '@/lib/protocol/read-api/series';
 import type { ChartConfig } from '../charts/time-chart-config';
 import { formatMs, formatPct, formatQueue } from '../format';
 import type { ShapeOptions } from './chart-data';
+import { formatBytes } from './inventory-view';
 
 /** The host page's charts: each one metric family, drawn by one of the chart kinds. */
 export interface HostChartDef {
@@ -80,6 +81,20 @@ export const HOST_CHARTS = [
     yMinMax: 10,
     shape: { maxSeries: 12 },
     empty: 'No disk samples in this range: the agent reports the block devices it finds in /proc/diskstats.',
+  },
+  {
+    id: 'disk-throughput',
+    title: 'Disk throughput',
+    description: 'Bytes read and written per second on each disk: a model load or a checkpoint shows here first.',
+    kind: 'time-series',
+    metrics: [
+      { metric: 'disk_read_bytes', label: 'read' },
+      { metric: 'disk_write_bytes', label: 'write' },
+    ],
+    format: (v) => `${formatBytes(v)}/s`,
+    yMinMax: 1e6,
+    shape: { maxSeries: 12 },
+    empty: 'No disk samples in this range.',
   },
   {
     id: 'disk-await',

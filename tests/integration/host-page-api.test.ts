@@ -64,7 +64,7 @@ beforeAll(async () => {
   await db.sql.query('UPDATE host_samples SET cpu_steal_pct = 50 WHERE host_id = $1 AND ts = $2', [ids.b, at(61)]);
   await db.sql.query(
     `INSERT INTO disk_sample_arrays
-     SELECT $1, t, '{nvme0n1,sda}', '{1,1}', '{1,1}', '{1,1}', '{1,1}', '{1,1}', '{1,1}', '{0.5,8}', '{0,0}', '{10,90}'
+     SELECT $1, t, '{nvme0n1,sda}', '{1,1}', '{1,1}', '{2500000,40000}', '{1,1}', '{1,1}', '{1,1}', '{0.5,8}', '{0,0}', '{10,90}'
        FROM generate_series($2::timestamptz, $3::timestamptz - interval '10 seconds', interval '10 seconds') t`,
     [ids.a, at(0), at(180)],
   );
@@ -190,6 +190,24 @@ describe('latency series names', () => {
     const id = String(ids.c);
     const none = await call(getLatencySeries, `/api/v1/hosts/${id}/latency-series`, { id });
     expect((await none.json()).series).toEqual([]);
+  });
+});
+
+describe('disk throughput', () => {
+  test.each([
+    [30 * MINUTE_MS, 'raw'],
+    [3 * HOUR_MS, '1m'],
+    [20 * HOUR_MS, '1h'],
+  ])('bytes read per second per disk over %d ms read alike from raw rows and rollups (%s)', async (rangeMs, resolution) => {
+    const to = at(120);
+    const series = await getHostSeries(db, { hostId: ids.a, metric: 'disk_read_bytes', from: new Date(to.getTime() - rangeMs), to }, { now });
+    expect(series).toMatchObject({ resolution, unit: 'B/s' });
+    expect(series.series.map((s) => s.key)).toEqual(['nvme0n1', 'sda']);
+    for (const [i, bytes] of [2_500_000, 40_000].entries()) {
+      const points = series.series[i]!.points;
+      expect(points.length).toBeGreaterThan(0);
+      expect(points.every((p) => Math.abs(p.avg! - bytes) < 1e-6 * bytes && p.max === bytes)).toBe(true);
+    }
   });
 });
 

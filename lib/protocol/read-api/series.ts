@@ -20,6 +20,8 @@ export const SERIES_METRICS = [
   'disk_util',
   'disk_read_iops',
   'disk_write_iops',
+  'disk_read_bytes',
+  'disk_write_bytes',
   'process_cpu',
   'process_threads',
   'process_voluntary_cs',
