@@ -5,6 +5,7 @@ import pg from 'pg';
 import { openDatabase } from '../lib/db/open';
 import { ensurePartitions } from '../lib/db/partitions';
 import { FindingsEngine } from '../lib/findings/engine';
+import { withoutJit } from '../lib/fleet/without-jit';
 import { FINDINGS_WINDOW_MS, PROBE_WINDOW_MS } from '../lib/findings/read-facts';
 import { FINDING_RULES } from '../lib/findings/registry';
 import type { Inventory } from '../lib/protocol';
@@ -181,7 +182,11 @@ try {
   for (let run = 0; run < RUNS; run++) {
     // Interleaved, so both see the same machine: the reference query, then a steady-state cycle.
     let started = performance.now();
-    await Promise.all([db.sql.query(INPUT_READ_SQL, [windowStart, now]), db.sql.query(INPUT_READ_PROBES_SQL, [probeStart, now])]);
+    // With JIT off, as the cycle's own reads run.
+    await Promise.all([
+      withoutJit(db.sql, (tx) => tx.query(INPUT_READ_SQL, [windowStart, now])),
+      withoutJit(db.sql, (tx) => tx.query(INPUT_READ_PROBES_SQL, [probeStart, now])),
+    ]);
     reads.push(performance.now() - started);
     started = performance.now();
     last = await engine.runCycle(now);
