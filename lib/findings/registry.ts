@@ -27,7 +27,18 @@ import { p99Regression } from './rules/latency.p99-regression';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
-export const FINDING_RULES: readonly Rule[] = [stealHigh, avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled, dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational, pressureWithoutLoad, threadsOversubscribed, residency, rttGap, threadsCountHigh, threadsUnsetInQuota, tfInterOp, stoppedReporting, spoolDropped, processUnreadable, spinWait, affinityUnset, cgroupThrottling, pinningOverlap, numaSpan, p99Regression];
+export const FINDING_RULES: readonly Rule[] = [
+  // instruction sets
+  avx2Missing, avx512Hidden, flagsNonuniform, isaNotCompiled,
+  // threads and OpenMP
+  threadsOversubscribed, threadsCountHigh, threadsUnsetInQuota, tfInterOp, spinWait, affinityUnset,
+  // storage
+  dataPathSlowDisk, diskSaturated, iowaitHigh, virtualRotational,
+  // noisy neighbours, quota, pinning
+  stealHigh, pressureWithoutLoad, cgroupThrottling, pinningOverlap, numaSpan,
+  // region, agent health, latency
+  residency, rttGap, stoppedReporting, spoolDropped, processUnreadable, p99Regression,
+];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;
 
