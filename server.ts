@@ -46,31 +46,10 @@ const server = http.createServer((req, res) => {
 await new Promise<void>((resolve) => server.listen(port, host, resolve));
 const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 console.log(`inferwatch: dashboard on ${url}`);
-// Alert rules run every 15 s and within a second of a host's ingest; notifications leave through the outbox.
-const alerting = await startAlerting(db, {
-  publicUrl: process.env.INFERWATCH_PUBLIC_URL ?? url,
-  box: processSecretBox(),
-  explainer: findingsLatencyExplainer(db.sql),
-});
-
+// Handlers go in before the rest starts, so a stop during start-up still shuts down cleanly.
+let alerting: Awaited<ReturnType<typeof startAlerting>> | undefined;
 let localAgent: { stop(): Promise<void> } | undefined;
-if (process.env.INFERWATCH_LOCAL_AGENT !== '0') {
-  const enrollKeyFile = path.join(stateDir, 'local-enroll-key');
-  await ensureLocalEnrollmentKey(db, enrollKeyFile);
-  localAgent = startLocalAgent({
-    root,
-    serverUrl: url,
-    enrollKeyFile,
-    stateDir: path.join(stateDir, 'agent'),
-    intervalS: Number(process.env.INFERWATCH_LOCAL_AGENT_INTERVAL ?? 10),
-  });
-}
-
-// Hosts labelled demo=true that report through this server's own enroll and ingest API, as agents do (docs/demo.md).
-const demo = demoEnabled(process.env, db.target)
-  ? startDemoFleet({ db, serverUrl: url, stateDir: path.join(stateDir, 'demo') })
-  : undefined;
-
+let demo: ReturnType<typeof startDemoFleet> | undefined;
 let shuttingDown = false;
 async function shutdown(signal: string) {
   if (shuttingDown) return;
@@ -82,7 +61,7 @@ async function shutdown(signal: string) {
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), 2_000).unref();
   await closed;
-  await alerting.stop();
+  await alerting?.stop();
   await maintenance.stop();
   await findings.stop();
   await closeIngest();
@@ -91,3 +70,30 @@ async function shutdown(signal: string) {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+
+// Alert rules run every 15 s and within a second of a host's ingest; notifications leave through the outbox.
+alerting = await startAlerting(db, {
+  publicUrl: process.env.INFERWATCH_PUBLIC_URL ?? url,
+  box: processSecretBox(),
+  explainer: findingsLatencyExplainer(db.sql),
+});
+
+if (!shuttingDown && process.env.INFERWATCH_LOCAL_AGENT !== '0') {
+  const enrollKeyFile = path.join(stateDir, 'local-enroll-key');
+  await ensureLocalEnrollmentKey(db, enrollKeyFile);
+  if (!shuttingDown) {
+    localAgent = startLocalAgent({
+      root,
+      serverUrl: url,
+      enrollKeyFile,
+      stateDir: path.join(stateDir, 'agent'),
+      intervalS: Number(process.env.INFERWATCH_LOCAL_AGENT_INTERVAL ?? 10),
+    });
+  }
+}
+
+// Hosts labelled demo=true that report through this server's own enroll and ingest API, as agents do (docs/demo.md).
+if (!shuttingDown && demoEnabled(process.env, db.target)) {
+  demo = startDemoFleet({ db, serverUrl: url, stateDir: path.join(stateDir, 'demo') });
+}
+

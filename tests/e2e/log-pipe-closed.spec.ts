@@ -38,7 +38,7 @@ function startCommand(): { command: string; args: string[]; env: Record<string, 
   const assignments = words.filter((word) => /^[A-Z_]+=/.test(word));
   const [bin, ...args] = words.filter((word) => !assignments.includes(word));
   return {
-    command: path.join('node_modules', '.bin', bin!),
+    command: bin === 'node' ? process.execPath : path.join('node_modules', '.bin', bin!),
     args,
     env: Object.fromEntries(assignments.map((assignment) => assignment.split('=', 2))),
   };
