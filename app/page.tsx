@@ -1,5 +1,6 @@
 import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
+import { Suspense } from 'react';
 import type { SearchParams } from 'nuqs/server';
 import { FleetFilters } from '@/components/fleet/fleet-filters';
 import { fleetQueryKey, fleetQueryString, toFleetQuery } from '@/components/fleet/fleet-query';
@@ -13,17 +14,9 @@ import { searchParamsObject } from '@/lib/protocol/read-api/params';
 
 export const metadata: Metadata = { title: 'Fleet' };
 
-export default async function FleetPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const query = toFleetQuery(await loadFleetSearchParams(searchParams));
-  const queryClient = new QueryClient();
-  // The first paint shows the table the URL asks for; a failed read is left to the client, which shows the error.
-  await queryClient.prefetchQuery({
-    queryKey: fleetQueryKey(query),
-    queryFn: async () => {
-      const params = fleetParamsSchema.parse(searchParamsObject(new URLSearchParams(fleetQueryString(query))));
-      return getFleetPage(await getDb(), params);
-    },
-  });
+type Props = { searchParams: Promise<SearchParams> };
+
+export default function FleetPage({ searchParams }: Props) {
   return (
     <>
       <div className="page-head">
@@ -33,11 +26,47 @@ export default async function FleetPage({ searchParams }: { searchParams: Promis
           host&apos;s newest report. p99 merges each host&apos;s request histograms over the last 15 minutes.
         </p>
       </div>
-      <HydrationBoundary state={dehydrate(queryClient)}>
-        <FleetTiles />
-        <FleetFilters />
-        <FleetTable />
-      </HydrationBoundary>
+      {/* The page's frame paints at once; the host table streams in when its read is done. */}
+      <Suspense fallback={<FleetPlaceholder />}>
+        <FleetData searchParams={searchParams} />
+      </Suspense>
     </>
+  );
+}
+
+/** The tiles' and the table's shape while the first page is read, so nothing moves when it arrives. */
+function FleetPlaceholder() {
+  return (
+    <div aria-busy="true" aria-label="Loading the fleet">
+      <section className="tiles" aria-hidden="true">
+        {['Hosts reporting', 'Alerts firing', 'Misconfigured hosts', 'Fleet p99'].map((label) => (
+          <div key={label} className="tile">
+            <p className="tile-label">{label}</p>
+            <p className="tile-value">…</p>
+            <div className="tile-note" />
+          </div>
+        ))}
+      </section>
+    </div>
+  );
+}
+
+async function FleetData({ searchParams }: Props) {
+  const query = toFleetQuery(await loadFleetSearchParams(searchParams));
+  const queryClient = new QueryClient();
+  // The table the URL asks for streams in with the page's HTML; a failed read is left to the client, which shows the error.
+  await queryClient.prefetchQuery({
+    queryKey: fleetQueryKey(query),
+    queryFn: async () => {
+      const params = fleetParamsSchema.parse(searchParamsObject(new URLSearchParams(fleetQueryString(query))));
+      return getFleetPage(await getDb(), params);
+    },
+  });
+  return (
+    <HydrationBoundary state={dehydrate(queryClient)}>
+      <FleetTiles />
+      <FleetFilters />
+      <FleetTable />
+    </HydrationBoundary>
   );
 }
