@@ -1,14 +1,12 @@
 import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import type { SearchParams } from 'nuqs/server';
-import { COMPARE_FLEET_QUERY } from '@/components/compare/compare-mappers';
+import { compareChoicesQueryKey } from '@/components/compare/compare-mappers';
 import { CompareView } from '@/components/compare/compare-view';
 import { loadCompareSearchParams } from '@/components/compare/search-params';
-import { fleetQueryKey, fleetQueryString } from '@/components/fleet/fleet-query';
 import { getDb } from '@/lib/db';
-import { getFleetPage } from '@/lib/fleet';
-import { fleetParamsSchema } from '@/lib/protocol/read-api/fleet';
-import { searchParamsObject } from '@/lib/protocol/read-api/params';
+import { getCompareChoices } from '@/lib/fleet';
+import { compareChoicesParamsSchema } from '@/lib/protocol/read-api/compare';
 import '@/components/charts/time-charts.css';
 import '@/components/host/host-page.css';
 
@@ -20,8 +18,8 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
   const queryClient = new QueryClient();
   // The pickers (regions, latency series) paint with the page; the chart loads in the browser.
   await queryClient.prefetchQuery({
-    queryKey: fleetQueryKey(COMPARE_FLEET_QUERY),
-    queryFn: async () => getFleetPage(await getDb(), fleetParamsSchema.parse(searchParamsObject(new URLSearchParams(fleetQueryString(COMPARE_FLEET_QUERY))))),
+    queryKey: compareChoicesQueryKey(''),
+    queryFn: async () => getCompareChoices(await getDb(), compareChoicesParamsSchema.parse({})),
   });
   return (
     <>

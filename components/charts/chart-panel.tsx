@@ -1,14 +1,14 @@
 'use client';
 
-import dynamic from 'next/dynamic';
-import { useId, type ReactNode } from 'react';
+import { Suspense, lazy, useEffect, useId, type ReactNode } from 'react';
 import { ErrorState } from '../states';
 import type { ChartConfig, TimeChartData, TimeChartInteraction } from './time-chart-config';
 
-// Recharts loads only where a page draws a time chart, after the page's text.
-const placeholder = () => <div className="chart-placeholder" aria-hidden="true" />;
-const TimeSeriesChart = dynamic(() => import('./time-series-chart'), { ssr: false, loading: placeholder });
-const StackedAreaChart = dynamic(() => import('./stacked-area-chart'), { ssr: false, loading: placeholder });
+// Recharts loads only where a page draws a time chart: fetched as soon as a panel mounts, while its data loads.
+// React.lazy rather than next/dynamic: a chart renders only with data, which only the browser fetches.
+const loadTimeCharts = () => import('./time-charts');
+const TimeSeriesChart = lazy(() => loadTimeCharts().then((m) => ({ default: m.TimeSeriesChart })));
+const StackedAreaChart = lazy(() => loadTimeCharts().then((m) => ({ default: m.StackedAreaChart })));
 
 export interface ChartPanelProps extends TimeChartInteraction {
   title: ReactNode;
@@ -30,6 +30,7 @@ export interface ChartPanelProps extends TimeChartInteraction {
 /** One chart with its title, a fixed-height plot (no jump while loading or refreshing), and its empty and error states. */
 export function ChartPanel({ title, description, config, data, loading, fetching, error, onRetry, empty, note, testId, ...interaction }: ChartPanelProps) {
   const titleId = useId();
+  useEffect(() => void loadTimeCharts(), []);
   const height = config.height ?? 240;
   let body: ReactNode;
   if (error && !data) body = <ErrorState what="this chart" error={error} onRetry={onRetry} />;
@@ -37,7 +38,11 @@ export function ChartPanel({ title, description, config, data, loading, fetching
   else if (!data.hasData) body = <div className="chart-empty" style={{ height }}><p className="muted">{empty}</p></div>;
   else {
     const props = { data, annotations: interaction.annotations, syncId: interaction.syncId, onZoom: interaction.onZoom };
-    body = config.kind === 'stacked' ? <StackedAreaChart {...props} config={config} /> : <TimeSeriesChart {...props} config={config} />;
+    body = (
+      <Suspense fallback={<div className="chart-placeholder" style={{ height }} aria-hidden="true" />}>
+        {config.kind === 'stacked' ? <StackedAreaChart {...props} config={config} /> : <TimeSeriesChart {...props} config={config} />}
+      </Suspense>
+    );
   }
   return (
     <figure className="panel chart-panel" aria-labelledby={titleId} data-testid={testId} data-has-data={data?.hasData ? 'true' : 'false'}>

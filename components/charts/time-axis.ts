@@ -59,10 +59,16 @@ export function bucketStarts(fromMs: number, toMs: number, bucketMs: number, max
  * The step a chart draws on: the server's bucket, widened to a multiple of it when the points are sparser (an agent
  * reporting every 30 s read at 10 s buckets), so a line joins its points and breaks only where reports are missing.
  */
-export function gridStepMs(timestamps: readonly (readonly number[])[], bucketMs: number): number {
+export function gridStepMs(timestamps: readonly (readonly number[])[], bucketMs: number, fit?: { spanMs: number; maxRows: number }): number {
+  if (!(bucketMs > 0)) return bucketMs;
   const gaps: number[] = [];
   for (const list of timestamps) for (let i = 1; i < list.length; i++) if (list[i]! > list[i - 1]!) gaps.push(list[i]! - list[i - 1]!);
-  if (gaps.length === 0 || !(bucketMs > 0)) return bucketMs;
   gaps.sort((a, b) => a - b);
-  return Math.max(1, Math.round(gaps[Math.floor((gaps.length - 1) / 2)]! / bucketMs)) * bucketMs;
+  const sparse = gaps.length ? Math.max(1, Math.round(gaps[Math.floor((gaps.length - 1) / 2)]! / bucketMs)) : 1;
+  // More rows than a chart has pixel columns cost render time and show nothing more.
+  const fitted = fit ? Math.max(1, Math.ceil(fit.spanMs / fit.maxRows / bucketMs)) : 1;
+  return Math.max(sparse, fitted) * bucketMs;
 }
+
+/** Rows a time chart draws at most: about the pixel columns of a chart on a wide screen. */
+export const MAX_CHART_ROWS = 720;

@@ -1,7 +1,7 @@
 'use client';
 
 import { useRef, useState } from 'react';
-import { CartesianGrid, Legend, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis, type MouseHandlerDataParam, type TooltipContentProps } from 'recharts';
+import { CartesianGrid, Legend, ReferenceLine, Tooltip, XAxis, YAxis, type MouseHandlerDataParam, type TooltipContentProps } from 'recharts';
 import { formatLocalTime, formatUtcTime } from '../time/format-time';
 import { formatTick, nearestTickIndex, timeTicks } from './time-axis';
 import type { ChartAnnotation, ChartConfig, TimeChartData } from './time-chart-config';
@@ -11,16 +11,28 @@ import type { ChartAnnotation, ChartConfig, TimeChartData } from './time-chart-c
 export const syncNearest = (ticks: ReadonlyArray<{ value: unknown; index: number }>, data: MouseHandlerDataParam) =>
   nearestTickIndex(ticks, data.activeLabel);
 
+/** A drag across a chart: the times (a, b) and pixel columns (xa, xb) of where it started and where it is. */
+export interface Drag {
+  a: number;
+  b: number;
+  xa: number;
+  xb: number;
+}
+
 /**
  * Drag-to-zoom: the press and each move report the time under the pointer (Recharts' active label, the nearest
- * bucket); the release hands the range to `onZoom`. Refs, not state, carry the drag between Recharts' events.
+ * bucket) and its column; the release hands the range to `onZoom`. Refs carry the drag between Recharts' events.
  */
 export function useDragZoom(onZoom?: (fromMs: number, toMs: number) => void) {
-  const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
-  const dragRef = useRef<{ a: number; b: number } | null>(null);
-  const hoveredRef = useRef<number | null>(null);
-  const at = (state: MouseHandlerDataParam) => Number(state?.activeLabel);
-  const update = (next: { a: number; b: number } | null) => {
+  const [drag, setDrag] = useState<Drag | null>(null);
+  const dragRef = useRef<Drag | null>(null);
+  const hoveredRef = useRef<{ t: number; x: number } | null>(null);
+  const at = (state: MouseHandlerDataParam) => {
+    const t = Number(state?.activeLabel);
+    const x = state?.activeCoordinate?.x;
+    return Number.isFinite(t) && typeof x === 'number' ? { t, x } : null;
+  };
+  const update = (next: Drag | null) => {
     dragRef.current = next;
     setDrag(next);
   };
@@ -29,15 +41,15 @@ export function useDragZoom(onZoom?: (fromMs: number, toMs: number) => void) {
     drag,
     handlers: {
       onMouseDown: (state: MouseHandlerDataParam) => {
-        const t = Number.isFinite(at(state)) ? at(state) : hoveredRef.current;
-        if (t !== null) update({ a: t, b: t });
+        const point = at(state) ?? hoveredRef.current;
+        if (point) update({ a: point.t, b: point.t, xa: point.x, xb: point.x });
       },
       onMouseMove: (state: MouseHandlerDataParam) => {
-        const t = at(state);
-        if (!Number.isFinite(t)) return;
-        hoveredRef.current = t;
+        const point = at(state);
+        if (!point) return;
+        hoveredRef.current = point;
         const current = dragRef.current;
-        if (current && current.b !== t) update({ a: current.a, b: t });
+        if (current && current.b !== point.t) update({ ...current, b: point.t, xb: point.x });
       },
       onMouseUp: () => {
         const done = dragRef.current;
@@ -50,6 +62,12 @@ export function useDragZoom(onZoom?: (fromMs: number, toMs: number) => void) {
       },
     },
   };
+}
+
+/** The span being dragged over, drawn above the plot without catching the pointer. */
+export function ZoomSelection({ drag }: { drag: Drag | null }) {
+  if (!drag || drag.a === drag.b) return null;
+  return <div className="zoom-selection" aria-hidden="true" style={{ left: Math.min(drag.xa, drag.xb), width: Math.abs(drag.xb - drag.xa) }} />;
 }
 
 function AnnotationMark({ viewBox, annotation }: { viewBox?: { x: number; y: number }; annotation: ChartAnnotation }) {
@@ -85,18 +103,8 @@ function TimeTooltip({ active, payload, label, format }: TooltipContentProps<num
   );
 }
 
-/** Grid, axes, tooltip, legend, annotation lines and the zoom selection, as children of a ComposedChart. */
-export function timeChartFrame({
-  data,
-  config,
-  annotations,
-  drag,
-}: {
-  data: TimeChartData;
-  config: ChartConfig;
-  annotations: readonly ChartAnnotation[];
-  drag: { a: number; b: number } | null;
-}) {
+/** Grid, axes, tooltip, legend and annotation lines, as children of a ComposedChart. */
+export function timeChartFrame({ data, config, annotations }: { data: TimeChartData; config: ChartConfig; annotations: readonly ChartAnnotation[] }) {
   const span = data.toMs - data.fromMs;
   const top = config.yMax ?? ((dataMax: number) => Math.max(dataMax, config.yMinMax ?? 0) || 1);
   return [
@@ -124,8 +132,5 @@ export function timeChartFrame({
         label={<AnnotationMark annotation={a} />}
       />
     )),
-    drag && drag.a !== drag.b ? (
-      <ReferenceArea key="zoom" x1={Math.min(drag.a, drag.b)} x2={Math.max(drag.a, drag.b)} fill="var(--accent)" fillOpacity={0.15} ifOverflow="hidden" />
-    ) : null,
   ];
 }

@@ -2,36 +2,39 @@
 
 import { ComposedChart, Line } from 'recharts';
 import type { TimeChartData, TimeChartInteraction, TimeSeriesChartConfig } from './time-chart-config';
-import { syncNearest, timeChartFrame, useDragZoom } from './time-chart-parts';
+import { ZoomSelection, syncNearest, timeChartFrame, useDragZoom } from './time-chart-parts';
 
 /** Lines over time on the page's shared crosshair, with annotation marks; drag across it to zoom. */
 export default function TimeSeriesChart({ data, config, annotations, syncId, onZoom }: { data: TimeChartData; config: TimeSeriesChartConfig } & TimeChartInteraction) {
   const zoom = useDragZoom(onZoom);
   return (
-    <ComposedChart
-      responsive
-      data={data.rows}
-      style={{ width: '100%', height: config.height ?? 240, userSelect: 'none' }}
-      margin={{ top: 14, right: 16, bottom: 4, left: 0 }}
-      syncId={syncId}
-      syncMethod={syncNearest}
-      {...zoom.handlers}
-    >
-      {timeChartFrame({ data, config, annotations, drag: zoom.drag })}
-      {data.series.map((s) => (
-        <Line
-          key={s.key}
-          dataKey={s.key}
-          name={s.label}
-          type="linear"
-          stroke={s.color}
-          strokeDasharray={s.dash}
-          strokeWidth={1.5}
-          dot={false}
-          connectNulls={false}
-          isAnimationActive={false}
-        />
-      ))}
-    </ComposedChart>
+    <div className="time-chart">
+      <ComposedChart
+        responsive
+        data={data.rows}
+        style={{ width: '100%', height: config.height ?? 240, userSelect: 'none' }}
+        margin={{ top: 14, right: 16, bottom: 4, left: 0 }}
+        syncId={syncId}
+        syncMethod={syncNearest}
+        {...zoom.handlers}
+      >
+        {timeChartFrame({ data, config, annotations })}
+        {data.series.map((s) => (
+          <Line
+            key={s.key}
+            dataKey={s.key}
+            name={s.label}
+            type="linear"
+            stroke={s.color}
+            strokeDasharray={s.dash}
+            strokeWidth={1.5}
+            dot={false}
+            connectNulls={false}
+            isAnimationActive={false}
+          />
+        ))}
+      </ComposedChart>
+      <ZoomSelection drag={zoom.drag} />
+    </div>
   );
 }

@@ -1,7 +1,6 @@
-import { MAX_COMPARE_LIMIT, isLatencyCompareMetric, type CompareMetric, type CompareResponse } from '@/lib/protocol/read-api/compare';
-import { labelsSchema } from '@/lib/protocol/read-api/params';
-import { bucketStarts, gridStepMs } from '../charts/time-axis';
-import type { FleetQuery } from '../fleet/fleet-query';
+import type { CompareResponse } from '@/lib/protocol/read-api/compare';
+import { MAX_COMPARE_LIMIT, isLatencyCompareMetric, type CompareMetric } from '@/lib/protocol/read-api/compare-metrics';
+import { MAX_CHART_ROWS, bucketStarts, gridStepMs } from '../charts/time-axis';
 import { seriesStyle, type TimeChartData, type TimeRow } from '../charts/time-chart-config';
 import { formatMs, formatPct } from '../format';
 import { formatBytes } from '../host/inventory-view';
@@ -9,8 +8,7 @@ import type { CompareUrlState } from './search-params';
 
 /** Pure shaping of the compare page: the URL state → the API's query, and its answer → one line per host. */
 
-/** The fleet page's first page: the regions and latency series names the pickers offer. */
-export const COMPARE_FLEET_QUERY: FleetQuery = { sort: 'hostname', dir: 'asc', page: 1, limit: 25 };
+export const compareChoicesQueryKey = (q: string) => ['compare-choices', { q }] as const;
 
 export const COMPARE_METRIC_LABEL: Record<CompareMetric, string> = {
   cpu_user: 'CPU user',
@@ -61,6 +59,11 @@ export function formatterFor(unit: string): (value: number) => string {
 
 export type CompareRequest = Record<string, string>;
 
+/** `key:value` pairs separated by commas, as the API's labels parameter takes them (checked here without zod). */
+export function isLabelSelector(text: string): boolean {
+  return text.split(',').every((pair) => pair.indexOf(':') > 0);
+}
+
 /**
  * The query of GET /api/v1/compare, or why there is none yet: the scope needs its region, labels or hosts, and a
  * latency metric its series. `defaults` fill the region and latency series when the URL names none.
@@ -78,7 +81,7 @@ export function toCompareRequest(
   } else if (state.by === 'labels') {
     const labels = state.labels?.trim() ?? '';
     if (!labels) return { missing: 'Type a label set such as model:llama or team:ml,tier:gpu.' };
-    if (!labelsSchema.safeParse(labels).success) return { missing: 'Write labels as key:value, several separated by commas.' };
+    if (!isLabelSelector(labels)) return { missing: 'Write labels as key:value, several separated by commas.' };
     request.labels = labels;
   } else if (state.by === 'hosts') {
     if (state.hosts.length === 0) return { missing: 'Pick one or more hosts below.' };
@@ -98,7 +101,10 @@ export function toCompareRequest(
 export function compareChartData(response: CompareResponse): TimeChartData & { hasData: boolean } {
   const fromMs = new Date(response.from).getTime();
   const toMs = new Date(response.to).getTime();
-  const stepMs = gridStepMs(response.hosts.map((h) => h.points.filter((p) => p.avg !== null).map((p) => p.t)), response.bucketMs);
+  const stepMs = gridStepMs(response.hosts.map((h) => h.points.filter((p) => p.avg !== null).map((p) => p.t)), response.bucketMs, {
+    spanMs: toMs - fromMs,
+    maxRows: MAX_CHART_ROWS,
+  });
   const rows = bucketStarts(fromMs, toMs, stepMs).map((t) => ({ t }) as TimeRow);
   const first = rows[0]?.t ?? fromMs;
   const series = response.hosts.map((host, i) => ({ key: `s${i}` as const, label: host.hostname, ...seriesStyle(i) }));

@@ -4,17 +4,17 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useQueryStates } from 'nuqs';
 import { useEffect, useState } from 'react';
-import { COMPARE_METRICS, COMPARE_RANKS, isLatencyCompareMetric, type CompareMetric } from '@/lib/protocol/read-api/compare';
+import { COMPARE_METRICS, COMPARE_RANKS, isLatencyCompareMetric, type CompareMetric } from '@/lib/protocol/read-api/compare-metrics';
 import { ChartPanel } from '../charts/chart-panel';
 import type { ChartConfig } from '../charts/time-chart-config';
 import { useCompareQuery } from '../hooks/use-compare-query';
-import { useFleetQuery } from '../hooks/use-fleet-query';
+import { useCompareChoicesQuery } from '../hooks/use-compare-choices-query';
 import { CHART_MAX_POINTS } from '../host/host-charts';
 import { RangeControls } from '../host/range-controls';
 import { serializeHostUrl } from '../host/search-params';
 import { frozenRange, toTimeRange, zoomSelection } from '../host/time-range';
 import { EmptyState } from '../states';
-import { COMPARE_FLEET_QUERY, COMPARE_METRIC_LABEL, KEYED_METRICS, compareCaption, compareChartData, formatterFor, toCompareRequest } from './compare-mappers';
+import { COMPARE_METRIC_LABEL, KEYED_METRICS, compareCaption, compareChartData, formatterFor, toCompareRequest } from './compare-mappers';
 import { COMPARE_LIMITS, COMPARE_SCOPES, compareSearchParams, serializeCompareUrl, type CompareScopeKind } from './search-params';
 
 const SCOPE_LABEL: Record<CompareScopeKind, string> = { region: 'A region', labels: 'A label set', hosts: 'Picked hosts', fleet: 'Whole fleet' };
@@ -38,7 +38,7 @@ function useDraft(value: string, commit: (value: string) => void, delayMs = 500)
 
 function HostPicker({ picked, names, onChange }: { picked: number[]; names: Map<number, string>; onChange: (ids: number[]) => void }) {
   const [q, setQ] = useState('');
-  const search = useFleetQuery({ ...COMPARE_FLEET_QUERY, ...(q.trim() ? { q: q.trim() } : {}) });
+  const search = useCompareChoicesQuery(q);
   const found = search.data?.hosts ?? [];
   for (const host of found) names.set(host.id, host.hostname);
   return (
@@ -80,12 +80,12 @@ function HostPicker({ picked, names, onChange }: { picked: number[]; names: Map<
 export function CompareView() {
   const { state, setState, range } = useCompareView();
   const pathname = usePathname();
-  const fleet = useFleetQuery(COMPARE_FLEET_QUERY);
+  const choices = useCompareChoicesQuery('');
   const [names] = useState(() => new Map<number, string>());
   const [labels, setLabels] = useDraft(state.labels ?? '', (value) => void setState({ labels: value || null }));
   const [key, setKey] = useDraft(state.key ?? '', (value) => void setState({ key: value || null }));
-  const regions = fleet.data?.regions ?? [];
-  const latencyNames = fleet.data?.latencyNames ?? [];
+  const regions = choices.data?.regions ?? [];
+  const latencyNames = choices.data?.latencyNames ?? [];
   const planned = toCompareRequest(state, { region: regions[0] ?? null, latency: latencyNames[0] ?? null });
   const request = 'request' in planned ? planned.request : null;
   const compare = useCompareQuery(request, range, state.live, CHART_MAX_POINTS);
@@ -104,7 +104,7 @@ export function CompareView() {
     return serializeHostUrl(`/hosts/${hostId}`, { ...pinned, range: state.range });
   };
 
-  if (fleet.isSuccess && fleet.data.pageInfo.total === 0) {
+  if (choices.isSuccess && choices.data.regions.length === 0) {
     return (
       <EmptyState title="No hosts yet">
         <p className="muted">Enrol a host (see the fleet page) to compare hosts here.</p>

@@ -9,7 +9,7 @@ import {
   parseAsStringLiteral,
   type inferParserType,
 } from 'nuqs/server';
-import { COMPARE_METRICS, COMPARE_RANKS, DEFAULT_COMPARE_LIMIT } from '@/lib/protocol/read-api/compare';
+import { COMPARE_METRICS, COMPARE_RANKS, DEFAULT_COMPARE_LIMIT } from '@/lib/protocol/read-api/compare-metrics';
 import { RANGE_PRESETS } from '../host/time-range';
 
 export const COMPARE_SCOPES = ['region', 'labels', 'hosts', 'fleet'] as const;

@@ -1,7 +1,7 @@
 import type { HostAnnotation } from '@/lib/protocol/read-api/annotations';
 import type { LatencyResponse } from '@/lib/protocol/read-api/latency';
 import type { HostSeriesResponse, SeriesPoint } from '@/lib/protocol/read-api/series';
-import { bucketStarts, gridStepMs } from '../charts/time-axis';
+import { MAX_CHART_ROWS, bucketStarts, gridStepMs } from '../charts/time-axis';
 import { OVERLAY_DASH, seriesStyle, type ChartAnnotation, type ChartSeries, type TimeChartData, type TimeRow } from '../charts/time-chart-config';
 
 /** Pure shaping of read-API responses into what the time charts draw: rows on one bucket grid, series, marks. */
@@ -63,7 +63,7 @@ function frameOf(responses: readonly ({ from: string; to: string; bucketMs: numb
   if (!first) return null;
   const fromMs = new Date(first.from).getTime();
   const toMs = new Date(first.to).getTime();
-  const bucketMs = gridStepMs(timestamps, first.bucketMs);
+  const bucketMs = gridStepMs(timestamps, first.bucketMs, { spanMs: toMs - fromMs, maxRows: MAX_CHART_ROWS });
   return { fromMs, toMs, bucketMs, rows: bucketStarts(fromMs, toMs, bucketMs).map((t) => ({ t }) as TimeRow) };
 }
 

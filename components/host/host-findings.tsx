@@ -3,10 +3,10 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import type { Finding } from '@/lib/protocol/findings';
-import { TextWithCode } from '../findings/markdown-view';
 import { useFindingsQuery } from '../hooks/use-findings-query';
 import { ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
+import { CodeSpans } from './code-spans';
 import { hostFindingsQuery } from './host-queries';
 import { evidenceText, splitFindings } from './inventory-view';
 
@@ -26,12 +26,12 @@ function FindingCard({ finding }: { finding: Finding }) {
         {ack && <span className="badge">acknowledged</span>}
       </div>
       <p className="finding-message">
-        <TextWithCode text={finding.message} />
+        <CodeSpans text={finding.message} />
       </p>
       <div className="finding-remedy" data-testid="finding-remedy">
         <strong>Remedy</strong>
         <p className="remedy-text">
-          <TextWithCode text={finding.remedy} />
+          <CodeSpans text={finding.remedy} />
         </p>
       </div>
       {(evidence.values.length > 0 || evidence.causes?.length) && (

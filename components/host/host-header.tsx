@@ -1,11 +1,11 @@
 'use client';
 
 import Link from 'next/link';
-import { serializeFleetUrl } from '../fleet/search-params';
 import { STATUS_LABEL } from '../fleet/status-label';
 import { useHostQuery } from '../hooks/use-host-query';
 import { ErrorState, LoadingState } from '../states';
 import { RelativeTime } from '../time/relative-time';
+import { fleetRegionUrl } from './host-queries';
 
 /** The host's name, region, labels and status, with the ways out: its region on the fleet page, and compare. */
 export function HostHeader({ hostId }: { hostId: number }) {
@@ -19,7 +19,7 @@ export function HostHeader({ hostId }: { hostId: number }) {
     <div className="page-head host-head">
       <div>
         <p className="breadcrumb muted">
-          <Link href="/">Fleet</Link> / <Link href={serializeFleetUrl('/', { region: [host.region] })}>{host.region}</Link>
+          <Link href="/">Fleet</Link> / <Link href={fleetRegionUrl(host.region)}>{host.region}</Link>
         </p>
         <h1 data-testid="hostname">{host.hostname}</h1>
         <p className="host-facts">

@@ -1,7 +1,10 @@
-import { isUnavailable, type CpuInventory, type Inventory, type ProcessInventory } from '@/lib/protocol';
-import { SEVERITY_RANK, type EvidenceValue, type Finding } from '@/lib/protocol/findings';
+import type { CpuInventory, Inventory, ProcessInventory, Unavailable } from '@/lib/protocol';
+import type { EvidenceValue, Finding, Severity } from '@/lib/protocol/findings';
 
-/** Pure shaping of the host's inventory and findings for the host page. */
+/** Pure shaping of the host's inventory and findings for the host page (type imports only: no zod in the browser). */
+
+const isUnavailable = (value: unknown): value is Unavailable => typeof value === 'object' && value !== null && 'unavailable' in value;
+const SEVERITY_RANK: Record<Severity, number> = { critical: 0, warning: 1, info: 2 };
 
 export interface FlagBadge {
   name: string;

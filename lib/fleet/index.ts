@@ -6,3 +6,4 @@ export { compareRegions } from './region-compare';
 export { renderFleetMetrics, renderRollupMetrics, renderFindingMetrics, PROMETHEUS_CONTENT_TYPE } from './prometheus';
 export { getHostAnnotations } from './host-annotations';
 export { getHostInventory } from './host-inventory';
+export { getCompareChoices } from './compare-choices';

@@ -128,7 +128,7 @@ test('dragging across a chart zooms every chart to that range, in the URL, and B
   const y = box.y + box.height * 0.4;
   await page.mouse.down();
   for (let step = 1; step <= 10; step++) await page.mouse.move(box.x + box.width * (0.35 + 0.04 * step), y);
-  await expect(page.getByTestId('chart-cpu').locator('.recharts-reference-area')).toBeVisible();
+  await expect(page.getByTestId('chart-cpu').locator('.zoom-selection')).toBeVisible();
   await page.mouse.up();
   await expect(page).toHaveURL(/[?&]from=/);
   const url = new URL(page.url());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { closeDb } from '../../lib/db';
 import { openDatabase, type Database } from '../../lib/db/open';
-import { getHostAnnotations, getHostInventory } from '../../lib/fleet';
+import { getCompareChoices, getHostAnnotations, getHostInventory } from '../../lib/fleet';
 import { compareHosts, getHostSeries, listHostLatencySeries, rollUp } from '../../lib/series';
 import { LatencySketch, mergeWires, quantileOfWire } from '../../lib/sketch';
 import type { Inventory, SketchWire } from '../../lib/protocol';
@@ -10,6 +10,7 @@ import { GET as getAnnotations } from '../../app/api/v1/hosts/[id]/annotations/r
 import { GET as getInventory } from '../../app/api/v1/hosts/[id]/inventory/route';
 import { GET as getLatencySeries } from '../../app/api/v1/hosts/[id]/latency-series/route';
 import { GET as getCompare } from '../../app/api/v1/compare/route';
+import { GET as getChoices } from '../../app/api/v1/compare/choices/route';
 import { cleanInventory, watchedProcess } from '../support/findings-facts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { HOUR_MS, MINUTE_MS, hourBefore, insertHost, insertLatency, seeded } from './series-support';
@@ -285,5 +286,32 @@ describe('compare', () => {
     expect((await ok.json()).hosts.map((h: { hostname: string }) => h.hostname)).toEqual(['fra-c']);
     const folded = await call(getCompare, '/api/v1/compare?metric=cpu_steal_per_cpu&key=2');
     expect(folded.status).toBe(400);
+  });
+});
+
+describe('compare choices', () => {
+  test('regions with hosts, latency series from the region rollups, and hosts matching a search', async () => {
+    const all = await getCompareChoices(db, { limit: 25 }, now);
+    expect(all).toEqual({
+      regions: ['frankfurt', 'oslo'],
+      latencyNames: ['embed', 'request'],
+      hosts: [
+        { id: ids.c, hostname: 'fra-c', region: 'frankfurt' },
+        { id: ids.a, hostname: 'oslo-a', region: 'oslo' },
+        { id: ids.b, hostname: 'oslo-b', region: 'oslo' },
+        { id: ids.d, hostname: 'oslo-quiet', region: 'oslo' },
+      ],
+    });
+    expect((await getCompareChoices(db, { q: 'OSLO-', limit: 2 }, now)).hosts.map((h) => h.hostname)).toEqual(['oslo-a', 'oslo-b']);
+    expect((await getCompareChoices(db, { q: 'frank', limit: 25 }, now)).hosts.map((h) => h.hostname)).toEqual(['fra-c']);
+    // LIKE's wildcards are searched for, not matched with.
+    expect((await getCompareChoices(db, { q: 'oslo_', limit: 25 }, now)).hosts).toEqual([]);
+    expect((await getCompareChoices(db, { limit: 25 }, new Date(now.getTime() + 8 * 24 * HOUR_MS))).latencyNames).toEqual([]);
+  });
+
+  test('GET /api/v1/compare/choices answers; a limit past 100 is refused', async () => {
+    const ok = await call(getChoices, '/api/v1/compare/choices?q=quiet');
+    expect((await ok.json()).hosts.map((h: { hostname: string }) => h.hostname)).toEqual(['oslo-quiet']);
+    expect((await call(getChoices, '/api/v1/compare/choices?limit=101')).status).toBe(400);
   });
 });

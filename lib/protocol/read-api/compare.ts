@@ -1,19 +1,18 @@
 import { z } from 'zod';
 import { HOUR_MS } from '../time';
 import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema, withDefaultRange } from './params';
-import { SERIES_METRICS, type SeriesPoint, type SeriesResolution } from './series';
+import {
+  COMPARE_METRICS,
+  COMPARE_RANKS,
+  DEFAULT_COMPARE_LIMIT,
+  MAX_COMPARE_LIMIT,
+  isLatencyCompareMetric,
+  type CompareMetric,
+  type CompareRank,
+} from './compare-metrics';
+import type { SeriesPoint, SeriesResolution } from './series';
 
-/** Latency quantiles compare per host from each host's merged histograms per bucket. */
-export const COMPARE_LATENCY_METRICS = ['latency_p50', 'latency_p95', 'latency_p99'] as const;
-export const COMPARE_METRICS = [...SERIES_METRICS, ...COMPARE_LATENCY_METRICS] as const;
-export type CompareMetric = (typeof COMPARE_METRICS)[number];
-export const isLatencyCompareMetric = (metric: CompareMetric): metric is (typeof COMPARE_LATENCY_METRICS)[number] =>
-  (COMPARE_LATENCY_METRICS as readonly string[]).includes(metric);
-
-export const COMPARE_RANKS = ['avg', 'max'] as const;
-export type CompareRank = (typeof COMPARE_RANKS)[number];
-export const DEFAULT_COMPARE_LIMIT = 20;
-export const MAX_COMPARE_LIMIT = 50;
+export * from './compare-metrics';
 const MAX_PICKED_HOSTS = 200;
 
 export type CompareScope =
@@ -90,3 +89,19 @@ export interface CompareResponse {
   hosts: ComparedHost[];
 }
 
+
+/** GET /api/v1/compare/choices — what the compare page's pickers offer: regions, latency series, hosts matching `q`. */
+export const compareChoicesParamsSchema = z.object({
+  q: z.string().trim().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+});
+export type CompareChoicesParams = z.infer<typeof compareChoicesParamsSchema>;
+
+export interface CompareChoices {
+  /** Every region with hosts, by name. */
+  regions: string[];
+  /** The latency series the fleet reported in the last 7 days, by name. */
+  latencyNames: string[];
+  /** Hosts whose hostname or region contains `q` (all hosts without it), by hostname, at most `limit`. */
+  hosts: { id: number; hostname: string; region: string }[];
+}

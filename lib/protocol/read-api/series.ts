@@ -1,37 +1,9 @@
 import { z } from 'zod';
 import { HOUR_MS } from '../time';
 import { checkRange, rangeShape, withDefaultRange } from './params';
+import { SERIES_METRICS, type SeriesMetric } from './series-metrics';
 
-/** The metrics GET /api/v1/hosts/:id/series serves. */
-export const SERIES_METRICS = [
-  'cpu_user',
-  'cpu_system',
-  'cpu_iowait',
-  'cpu_steal',
-  'cpu_idle',
-  'load1',
-  'psi_cpu',
-  'psi_io',
-  'psi_memory',
-  'cpu_steal_per_cpu',
-  'disk_queue_depth',
-  'disk_read_await',
-  'disk_write_await',
-  'disk_util',
-  'disk_read_iops',
-  'disk_write_iops',
-  'disk_read_bytes',
-  'disk_write_bytes',
-  'process_cpu',
-  'process_threads',
-  'process_voluntary_cs',
-  'process_nonvoluntary_cs',
-  'cgroup_throttled_pct',
-  'cgroup_throttled_ms',
-  'probe_connect',
-  'probe_response',
-] as const;
-export type SeriesMetric = (typeof SERIES_METRICS)[number];
+export { SERIES_METRICS, type SeriesMetric } from './series-metrics';
 
 export type SeriesResolution = 'raw' | '1m' | '1h';
 

@@ -49,3 +49,12 @@ describe('grid step', () => {
     expect(gridStepMs([[5]], 60_000)).toBe(60_000);
   });
 });
+
+describe('grid step fitted to the chart', () => {
+  test('a day of minutes draws on two-minute rows, at most 720 of them; shorter ranges keep their buckets', () => {
+    const day = 24 * HOUR;
+    expect(gridStepMs([], 60_000, { spanMs: day, maxRows: 720 })).toBe(120_000);
+    expect(gridStepMs([], 60_000, { spanMs: 6 * HOUR, maxRows: 720 })).toBe(60_000);
+    expect(gridStepMs([], HOUR, { spanMs: 30 * day, maxRows: 720 })).toBe(HOUR);
+  });
+});
