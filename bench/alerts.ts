@@ -19,6 +19,7 @@ import { retentionFromEnv } from '../lib/series/retention-config';
 import { GAUGE_ROLLUPS } from '../lib/series/tables';
 import { gaugeRollupSql } from '../lib/series/rollup-sql';
 import { keyOf } from '../lib/sketch';
+import { adminStatement } from './_fleet-database';
 
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -26,15 +27,7 @@ const REGIONS = ['oslo', 'frankfurt', 'paris', 'helsinki'];
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const keep = process.argv.includes('--keep');
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => adminStatement(baseUrl, statement);
 
 async function timed(label: string, fn: () => Promise<unknown>): Promise<void> {
   const started = performance.now();

@@ -1,7 +1,6 @@
 // `npm run bench -- findings [--hosts N] [--keep]`: one full findings cycle (every rule over every host and region) on a
 // generated fleet, beside one plain SQL query that reads the same inputs in the same run.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openDatabase } from '../lib/db/open';
 import { ensurePartitions } from '../lib/db/partitions';
 import { FindingsEngine } from '../lib/findings/engine';
@@ -10,6 +9,7 @@ import { FINDINGS_WINDOW_MS, PROBE_WINDOW_MS } from '../lib/findings/read-facts'
 import { FINDING_RULES } from '../lib/findings/registry';
 import type { Inventory } from '../lib/protocol';
 import { cleanInventory, watchedProcess } from '../tests/support/findings-facts';
+import { adminStatement } from './_fleet-database';
 
 const hostsArg = process.argv.indexOf('--hosts');
 const HOSTS = hostsArg > 0 ? Number(process.argv[hostsArg + 1]) : 10_000;
@@ -20,15 +20,7 @@ const HISTORY_MS = 60 * 60_000;
 const TARGET_RATIO = 3;
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => adminStatement(baseUrl, statement);
 
 async function timed(label: string, fn: () => Promise<unknown>) {
   const started = performance.now();

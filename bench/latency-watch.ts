@@ -2,7 +2,6 @@
 // steady cycle (one newly rolled minute), the cycle a closed hour arrives in, and the whole engine cycle with and
 // without it — beside the plain SQL that reads the same rows, interleaved in the same run.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openDatabase } from '../lib/db/open';
 import { ensurePartitions } from '../lib/db/partitions';
 import { FindingsEngine } from '../lib/findings/engine';
@@ -10,21 +9,14 @@ import { LatencyWatch } from '../lib/findings/latency/latency-watch';
 import { FINDING_RULES } from '../lib/findings/registry';
 import { MINUTE_MS, HOUR_MS } from '../lib/protocol/time';
 import { FLEET_HOSTS, LATENCY_NAMES, generateLatencyFleet } from './_latency-fleet-generate';
+import { adminStatement } from './_fleet-database';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** One host in a hundred has its p99 planted 2.6 × higher over the newest 28 minutes, so causes are read for them. */
 const REGRESSED_EVERY = 100;
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => adminStatement(baseUrl, statement);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmtRuns = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');

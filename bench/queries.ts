@@ -9,20 +9,13 @@ import { getFleetSummary } from '../lib/fleet';
 import { getHostSeries, getLatencyQuantiles, rollUp } from '../lib/series';
 import { floorTo } from '../lib/protocol/time';
 import { FLEET_HOSTS, LATENCY_NAME, REGION, REGION_HOSTS, generateBenchData, generateRollups } from './_queries-generate';
+import { adminStatement } from './_fleet-database';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const keep = process.argv.includes('--keep');
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => adminStatement(baseUrl, statement);
 
 async function medianMs(fn: () => Promise<unknown>): Promise<{ medianMs: number; runs: number[] }> {
   await fn();
