@@ -59,9 +59,10 @@ function toFinding(r: FindingRow, nowMs: number): Finding {
 const SELECT = `SELECT f.*, h.hostname FROM findings f LEFT JOIN hosts h ON h.id = f.host_id`;
 const SEVERITY_ORDER = `CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`;
 
-/** Findings matching the query, most severe and newest first. */
-export async function listFindings(db: Pick<Database, 'sql'>, query: FindingsQuery, now = new Date()): Promise<FindingsResponse> {
-  const params: unknown[] = [];
+type FindingsFilter = Omit<FindingsQuery, 'limit' | 'rule'> & { rule?: string };
+
+/** The SQL condition over `f` (findings) and `h` (hosts) of a findings query; parameters numbered after `params`. */
+export function findingsWhere(query: FindingsFilter, params: unknown[]): string {
   const where: string[] = [];
   const add = (condition: (p: string) => string, value: unknown) => {
     params.push(value);
@@ -75,9 +76,16 @@ export async function listFindings(db: Pick<Database, 'sql'>, query: FindingsQue
   if (query.state !== 'all') add((p) => `f.state = ${p}`, query.state);
   if (query.to) add((p) => `f.first_seen_at < ${p}`, query.to);
   if (query.from) add((p) => `(f.resolved_at IS NULL OR f.resolved_at >= ${p})`, query.from);
+  return where.length ? `WHERE ${where.join(' AND ')}` : '';
+}
+
+/** Findings matching the query, most severe and newest first. */
+export async function listFindings(db: Pick<Database, 'sql'>, query: FindingsQuery, now = new Date()): Promise<FindingsResponse> {
+  const params: unknown[] = [];
+  const where = findingsWhere(query, params);
   params.push(query.limit + 1);
   const rows = await db.sql.query<FindingRow>(
-    `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    `${SELECT} ${where}
      ORDER BY (f.state = 'resolved'), ${SEVERITY_ORDER}, f.first_seen_at DESC, f.id DESC LIMIT $${params.length}`,
     params,
   );

@@ -1,6 +1,7 @@
 import type { Database } from '../db/open';
 import type { FindingRuleSummary, FindingsSummaryQuery, FindingsSummaryResponse } from '../protocol/findings';
 import { SEVERITY_RANK } from '../protocol/findings';
+import { findingsWhere } from './list-findings';
 import { findRule } from './registry';
 
 interface SummaryRow {
@@ -20,18 +21,7 @@ export async function summarizeFindings(
   now = new Date(),
 ): Promise<FindingsSummaryResponse> {
   const params: unknown[] = [now];
-  const where: string[] = [];
-  const add = (condition: (p: string) => string, value: unknown) => {
-    params.push(value);
-    where.push(condition(`$${params.length}`));
-  };
-  if (query.host !== undefined) add((p) => `f.host_id = ${p}`, query.host);
-  if (query.region !== undefined) add((p) => `f.region = ${p}`, query.region);
-  if (query.labels !== undefined) add((p) => `h.labels @> ${p}::jsonb`, JSON.stringify(query.labels));
-  if (query.severity !== undefined) add((p) => `f.severity = ${p}`, query.severity);
-  if (query.state !== 'all') add((p) => `f.state = ${p}`, query.state);
-  if (query.to) add((p) => `f.first_seen_at < ${p}`, query.to);
-  if (query.from) add((p) => `(f.resolved_at IS NULL OR f.resolved_at >= ${p})`, query.from);
+  const where = findingsWhere(query, params);
   const rows = await db.sql.query<SummaryRow>(
     `SELECT f.rule_id,
             count(*) FILTER (WHERE f.severity = 'critical')::int AS critical,
@@ -41,7 +31,7 @@ export async function summarizeFindings(
             count(*) FILTER (WHERE f.ack_at IS NOT NULL AND (f.ack_expires_at IS NULL OR f.ack_expires_at > $1))::int AS acknowledged,
             max(f.first_seen_at) AS newest_at
        FROM findings f LEFT JOIN hosts h ON h.id = f.host_id
-      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ${where}
       GROUP BY f.rule_id`,
     params,
   );
