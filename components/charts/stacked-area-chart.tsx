@@ -1,6 +1,6 @@
 'use client';
 
-import { Area, ComposedChart, Line } from 'recharts';
+import { Area, ComposedChart } from 'recharts';
 import type { StackedChartConfig, TimeChartData, TimeChartInteraction } from './time-chart-config';
 import { ZoomSelection, syncNearest, timeChartFrame, useDragZoom } from './time-chart-parts';
 
@@ -21,7 +21,18 @@ export default function StackedAreaChart({ data, config, annotations, syncId, on
         {timeChartFrame({ data, config, annotations })}
         {data.series.map((s) =>
           s.line ? (
-            <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} strokeDasharray={s.dash} strokeWidth={1.5} dot={false} isAnimationActive={false} />
+            <Area
+              key={s.key}
+              dataKey={s.key}
+              name={s.label}
+              type="linear"
+              stroke={s.color}
+              strokeDasharray={s.dash}
+              strokeWidth={1.5}
+              fill="none"
+              legendType="line"
+              isAnimationActive={false}
+            />
           ) : (
             <Area
               key={s.key}

@@ -64,6 +64,9 @@ export interface TimeChartInteraction {
   onZoom?: (fromMs: number, toMs: number) => void;
 }
 
+/** Buckets a chart asks the server for: a day at one-minute resolution, so ranges up to 24 h keep their minutes. */
+export const CHART_MAX_POINTS = 1500;
+
 const DASHES = [undefined, '6 3', '2 3', '8 3 2 3'];
 
 /** Series `i`'s colour and dash: the six theme colours, then again dashed. */

@@ -1,7 +1,7 @@
 'use client';
 
 import { useRef, useState } from 'react';
-import { CartesianGrid, Legend, ReferenceLine, Tooltip, XAxis, YAxis, type MouseHandlerDataParam, type TooltipContentProps } from 'recharts';
+import { CartesianGrid, Legend, Tooltip, XAxis, YAxis, usePlotArea, useXAxisScale, type MouseHandlerDataParam, type TooltipContentProps } from 'recharts';
 import { formatLocalTime, formatUtcTime } from '../time/format-time';
 import { formatTick, nearestTickIndex, timeTicks } from './time-axis';
 import type { ChartAnnotation, ChartConfig, TimeChartData } from './time-chart-config';
@@ -70,15 +70,27 @@ export function ZoomSelection({ drag }: { drag: Drag | null }) {
   return <div className="zoom-selection" aria-hidden="true" style={{ left: Math.min(drag.xa, drag.xb), width: Math.abs(drag.xb - drag.xa) }} />;
 }
 
-function AnnotationMark({ viewBox, annotation }: { viewBox?: { x: number; y: number }; annotation: ChartAnnotation }) {
-  if (!viewBox) return null;
+/** The annotations as marked vertical lines, placed by the chart's own x scale (lighter than a ReferenceLine each). */
+export function AnnotationLayer({ annotations }: { annotations: readonly ChartAnnotation[] }) {
+  const scale = useXAxisScale();
+  const plot = usePlotArea();
+  if (!scale || !plot || annotations.length === 0) return null;
   return (
-    <g className="chart-annotation" data-annotation-kind={annotation.kind}>
-      <title>{annotation.text}</title>
-      <rect x={viewBox.x - 6} y={viewBox.y} width={12} height={13} rx={2} fill={annotation.color} />
-      <text x={viewBox.x} y={viewBox.y + 10} textAnchor="middle" fill="var(--bg)" fontSize={9} fontWeight={700}>
-        {annotation.glyph}
-      </text>
+    <g className="chart-annotations">
+      {annotations.map((annotation, i) => {
+        const x = scale(annotation.t);
+        if (x === undefined || x < plot.x || x > plot.x + plot.width) return null;
+        return (
+          <g key={i} className="chart-annotation" data-annotation-kind={annotation.kind}>
+            <title>{annotation.text}</title>
+            <line x1={x} x2={x} y1={plot.y} y2={plot.y + plot.height} stroke={annotation.color} strokeDasharray="3 3" />
+            <rect x={x - 6} y={plot.y} width={12} height={13} rx={2} fill={annotation.color} />
+            <text x={x} y={plot.y + 10} textAnchor="middle" fill="var(--bg)" fontSize={9} fontWeight={700}>
+              {annotation.glyph}
+            </text>
+          </g>
+        );
+      })}
     </g>
   );
 }
@@ -103,7 +115,7 @@ function TimeTooltip({ active, payload, label, format }: TooltipContentProps<num
   );
 }
 
-/** Grid, axes, tooltip, legend and annotation lines, as children of a ComposedChart. */
+/** Grid, axes, tooltip, legend and annotation marks, as children of a ComposedChart. */
 export function timeChartFrame({ data, config, annotations }: { data: TimeChartData; config: ChartConfig; annotations: readonly ChartAnnotation[] }) {
   const span = data.toMs - data.fromMs;
   const top = config.yMax ?? ((dataMax: number) => Math.max(dataMax, config.yMinMax ?? 0) || 1);
@@ -122,15 +134,6 @@ export function timeChartFrame({ data, config, annotations }: { data: TimeChartD
     <YAxis key="y" domain={[0, top]} tickFormatter={config.format} tick={{ fill: 'var(--muted)', fontSize: 11 }} width={64} allowDataOverflow={config.yMax !== undefined} />,
     <Tooltip key="tooltip" content={(props) => <TimeTooltip {...(props as TooltipContentProps<number, string>)} format={config.format} />} isAnimationActive={false} />,
     <Legend key="legend" wrapperStyle={{ fontSize: 12 }} />,
-    ...annotations.map((a, i) => (
-      <ReferenceLine
-        key={`annotation-${i}`}
-        x={a.t}
-        stroke={a.color}
-        strokeDasharray="3 3"
-        ifOverflow="discard"
-        label={<AnnotationMark annotation={a} />}
-      />
-    )),
+    <AnnotationLayer key="annotations" annotations={annotations} />,
   ];
 }

@@ -1,10 +1,13 @@
 'use client';
 
-import { ComposedChart, Line } from 'recharts';
+import { Area, ComposedChart } from 'recharts';
 import type { TimeChartData, TimeChartInteraction, TimeSeriesChartConfig } from './time-chart-config';
 import { ZoomSelection, syncNearest, timeChartFrame, useDragZoom } from './time-chart-parts';
 
-/** Lines over time on the page's shared crosshair, with annotation marks; drag across it to zoom. */
+/**
+ * Lines over time on the page's shared crosshair, with annotation marks; drag across it to zoom. Each line is an
+ * unfilled Area: the stacked chart loads Area anyway, and Recharts' Line would add its own module to the page.
+ */
 export default function TimeSeriesChart({ data, config, annotations, syncId, onZoom }: { data: TimeChartData; config: TimeSeriesChartConfig } & TimeChartInteraction) {
   const zoom = useDragZoom(onZoom);
   return (
@@ -20,7 +23,7 @@ export default function TimeSeriesChart({ data, config, annotations, syncId, onZ
       >
         {timeChartFrame({ data, config, annotations })}
         {data.series.map((s) => (
-          <Line
+          <Area
             key={s.key}
             dataKey={s.key}
             name={s.label}
@@ -28,7 +31,10 @@ export default function TimeSeriesChart({ data, config, annotations, syncId, onZ
             stroke={s.color}
             strokeDasharray={s.dash}
             strokeWidth={1.5}
+            fill="none"
+            legendType="line"
             dot={false}
+            activeDot={{ r: 3 }}
             connectNulls={false}
             isAnimationActive={false}
           />

@@ -1,14 +1,14 @@
 'use client';
 
 import { ChartPanel } from '../charts/chart-panel';
-import type { ChartAnnotation, ChartConfig } from '../charts/time-chart-config';
+import { CHART_MAX_POINTS, type ChartAnnotation, type ChartConfig } from '../charts/time-chart-config';
 import { useHostAnnotationsQuery } from '../hooks/use-host-annotations-query';
 import { useHostLatencyQuery } from '../hooks/use-host-latency-query';
 import { useHostLatencySeriesQuery } from '../hooks/use-host-latency-series-query';
 import { useHostSeriesQueries } from '../hooks/use-host-series-query';
 import { AnnotationList } from './annotation-list';
 import { chartAnnotations, latencyChartData, seriesChartData, withOverlay } from './chart-data';
-import { CHART_MAX_POINTS, DEFAULT_LATENCY_CHARTS, HOST_CHARTS, LATENCY_CHART, type HostChartDef } from './host-charts';
+import { DEFAULT_LATENCY_CHARTS, HOST_CHARTS, LATENCY_CHART, type HostChartDef } from './host-charts';
 import { WEEK_MS, zoomSelection, type TimeRange } from './time-range';
 import { useHostView } from './use-host-view';
 

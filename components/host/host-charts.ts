@@ -20,9 +20,6 @@ export interface HostChartDef {
   empty: string;
 }
 
-/** Buckets per chart: a day at one-minute resolution, so ranges up to 24 h keep their minutes. */
-export const CHART_MAX_POINTS = 1500;
-
 const pct = (v: number) => formatPct(v, v >= 10 ? 0 : 1);
 const iops = (v: number) => `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} IO/s`;
 const vcpu = (key: string) => (key === 'worst' ? 'most-stolen vCPU' : `vCPU ${key}`);

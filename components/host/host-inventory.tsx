@@ -1,9 +1,6 @@
-'use client';
-
 import type { Inventory, ProcessInventory } from '@/lib/protocol';
 import type { HostInventoryResponse } from '@/lib/protocol/read-api/inventory';
-import { useHostInventoryQuery } from '../hooks/use-host-inventory-query';
-import { EmptyState, ErrorState, LoadingState } from '../states';
+import { EmptyState, ErrorState } from '../states';
 import { LocalTime } from '../time/local-time';
 import { envEntries, formatBytes, formatQuota, hypervisorText, instructionSetBadges, inventorySections } from './inventory-view';
 
@@ -260,25 +257,26 @@ function ChangeHistory({ data }: { data: HostInventoryResponse }) {
   );
 }
 
-/** CPU model and instruction sets, hypervisor, disks, watched processes with their thread settings, limits, history. */
-export function HostInventory({ hostId }: { hostId: number }) {
-  const query = useHostInventoryQuery(hostId);
+/**
+ * CPU model and instruction sets, hypervisor, disks, watched processes with their thread settings, limits, history.
+ * Rendered on the server with the page: a snapshot that changes rarely needs none of the browser's script.
+ */
+export function HostInventory({ data, error }: { data: HostInventoryResponse | null; error: Error | null }) {
   let body;
-  if (query.error && !query.data) body = <ErrorState what="the inventory" error={query.error} onRetry={() => void query.refetch()} />;
-  else if (!query.data) body = <LoadingState label="Loading inventory…" />;
-  else if (!query.data.current)
+  if (error || !data) body = <ErrorState what="the inventory" error={error ?? new Error('no answer')} />;
+  else if (!data.current)
     body = (
       <EmptyState title="No inventory yet">
         <p className="muted">The agent sends the host&apos;s inventory with its first report and again whenever it changes.</p>
       </EmptyState>
     );
   else {
-    const { current } = query.data;
+    const { current } = data;
     const inventory = current.data;
     body = (
       <>
         <p className="muted">
-          As of <LocalTime iso={current.takenAt} />.
+          As of <LocalTime iso={current.takenAt} />; changes show on the charts as they happen, and here after a reload.
         </p>
         <div className="grid-2">
           <CpuPanel inventory={inventory} />
@@ -296,7 +294,7 @@ export function HostInventory({ hostId }: { hostId: number }) {
             ))}
           </ul>
         )}
-        <ChangeHistory data={query.data} />
+        <ChangeHistory data={data} />
       </>
     );
   }

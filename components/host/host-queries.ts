@@ -2,7 +2,6 @@ import { createSerializer, parseAsArrayOf, parseAsString } from 'nuqs/server';
 
 /** Query keys and queries the server page prefetches and the client hooks read: one module neither side marks. */
 export const hostQueryKey = (hostId: number) => ['host', { hostId }] as const;
-export const hostInventoryQueryKey = (hostId: number) => ['host-inventory', { hostId }] as const;
 /** The host's findings as the findings hook asks for them (GET /api/v1/findings): all states, its history too. */
 export const hostFindingsQuery = (hostId: number) => ({ host: hostId, state: 'all' as const, limit: 200 });
 

@@ -1,10 +1,10 @@
 'use client';
 
 import { usePathname } from 'next/navigation';
+import type { ReactNode } from 'react';
 import { HostChartsSection } from './host-charts-section';
 import { FindingsSummary, HostFindings } from './host-findings';
 import { HostHeader } from './host-header';
-import { HostInventory } from './host-inventory';
 import { LatencyExplained } from './latency-explained';
 import { RangeControls } from './range-controls';
 import { serializeHostUrl } from './search-params';
@@ -30,7 +30,7 @@ function HostRangeControls() {
 }
 
 /** The host page: who it is, what is wrong (in brief), the range, why latency moved, every chart, each finding in full, and what it runs on. */
-export function HostView({ hostId }: { hostId: number }) {
+export function HostView({ hostId, inventory }: { hostId: number; inventory: ReactNode }) {
   return (
     <>
       <HostHeader hostId={hostId} />
@@ -39,7 +39,7 @@ export function HostView({ hostId }: { hostId: number }) {
       <LatencyExplained hostId={hostId} />
       <HostChartsSection hostId={hostId} />
       <HostFindings hostId={hostId} />
-      <HostInventory hostId={hostId} />
+      {inventory}
     </>
   );
 }

@@ -44,8 +44,8 @@ test('picked hosts share one chart, one line each, ranked highest first, names s
   await page.setViewportSize({ width: 1440, height: 1100 });
   await page.goto(`/compare?by=hosts&hosts=${ids.join(',')}&metric=cpu_steal&range=15m`);
   const chart = page.getByTestId('compare-chart');
-  await expect(chart.locator('.recharts-line-curve').first()).toBeVisible({ timeout: 30_000 });
-  await expect(chart.locator('.recharts-line-curve')).toHaveCount(3);
+  await expect(chart.locator('.recharts-area-curve').first()).toBeVisible({ timeout: 30_000 });
+  await expect(chart.locator('.recharts-area-curve')).toHaveCount(3);
   await expect(chart).toContainText('All 3 hosts picked with data, by their average.');
   const rows = page.locator('table[aria-label="Hosts compared"] tbody tr');
   await expect(rows).toHaveCount(3);
@@ -62,7 +62,7 @@ test('picked hosts share one chart, one line each, ranked highest first, names s
 test('the cap says how many hosts it leaves out, and the choice survives a reload', async ({ page }) => {
   await page.goto(`/compare?by=hosts&hosts=${ids.join(',')}&metric=cpu_steal&range=15m&limit=2`);
   const chart = page.getByTestId('compare-chart');
-  await expect(chart.locator('.recharts-line-curve')).toHaveCount(2, { timeout: 30_000 });
+  await expect(chart.locator('.recharts-area-curve')).toHaveCount(2, { timeout: 30_000 });
   await expect(chart).toContainText('Top 2 of 3 hosts picked with data, by their average.');
   await page.getByLabel('Rank by').selectOption('max');
   await expect(chart).toContainText('by their peak');

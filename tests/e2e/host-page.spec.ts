@@ -95,8 +95,8 @@ test('the host page charts its series with an inventory-change mark, and shows t
   await expect(page.getByTestId('inventory-history')).toContainText('kernel 6.1.0-18-amd64 → 6.8.0-40-amd64');
 
   const latency = page.getByTestId('chart-latency');
-  await expect(latency.locator('.recharts-line-curve').first()).toBeVisible({ timeout: 30_000 });
-  await expect(latency.locator('.recharts-line-curve')).toHaveCount(3);
+  await expect(latency.locator('.recharts-area-curve').first()).toBeVisible({ timeout: 30_000 });
+  await expect(latency.locator('.recharts-area-curve')).toHaveCount(3);
   await page.waitForLoadState('networkidle');
   await page.screenshot({ path: 'docs/screenshots/host.png', fullPage: false });
 });
@@ -119,7 +119,7 @@ test('dragging across a chart zooms every chart to that range, in the URL, and B
   await expect(page.getByTestId('chart-cpu').locator('.recharts-area-area').first()).toBeVisible({ timeout: 30_000 });
   // Every section has loaded (nothing above the chart will move it), then press where the crosshair is, as a person
   // does: hover until the tooltip shows, then drag.
-  await expect(page.getByTestId('chart-latency').locator('.recharts-line-curve').first()).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('chart-latency').locator('.recharts-area-curve').first()).toBeVisible({ timeout: 30_000 });
   await page.waitForLoadState('networkidle');
   const size = (await surface.boundingBox())!;
   await surface.hover({ position: { x: size.width * 0.35, y: size.height * 0.4 } });

@@ -2,9 +2,10 @@ import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import type { SearchParams } from 'nuqs/server';
+import { HostInventory } from '@/components/host/host-inventory';
 import { HostView } from '@/components/host/host-view';
 import { loadHostSearchParams } from '@/components/host/search-params';
-import { hostFindingsQuery, hostInventoryQueryKey, hostQueryKey } from '@/components/host/host-queries';
+import { hostFindingsQuery, hostQueryKey } from '@/components/host/host-queries';
 import { getDb } from '@/lib/db';
 import { NotFoundError } from '@/lib/errors';
 import { listFindings } from '@/lib/findings/list-findings';
@@ -41,20 +42,23 @@ export default async function HostPage({ params, searchParams }: Props) {
     if (err instanceof NotFoundError) notFound();
     throw err;
   }
-  // The header, findings and inventory paint with the page; charts load in the browser. A failed read is left to the client.
-  await Promise.all([
+  // The header and findings paint with the page (a failed read is left to the client); charts load in the browser.
+  const [, inventory] = await Promise.all([
     queryClient.prefetchQuery({
       queryKey: ['findings', hostFindingsQuery(hostId)],
       queryFn: () => listFindings(db, findingsQuerySchema.parse({ ...hostFindingsQuery(hostId), limit: String(hostFindingsQuery(hostId).limit) })),
     }),
-    queryClient.prefetchQuery({
-      queryKey: hostInventoryQueryKey(hostId),
-      queryFn: () => getHostInventory(db, { hostId, ...hostInventoryParamsSchema.parse({}) }),
-    }),
+    getHostInventory(db, { hostId, ...hostInventoryParamsSchema.parse({}) }).then(
+      (data) => ({ data, error: null }),
+      (error: unknown) => {
+        console.error(`host ${hostId}: reading the inventory failed:`, error);
+        return { data: null, error: new Error('the server could not read it; its log says why') };
+      },
+    ),
   ]);
   return (
     <HydrationBoundary state={dehydrate(queryClient)}>
-      <HostView hostId={hostId} />
+      <HostView hostId={hostId} inventory={<HostInventory data={inventory.data} error={inventory.error} />} />
     </HydrationBoundary>
   );
 }
