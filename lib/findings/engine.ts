@@ -36,11 +36,10 @@ export class FindingsEngine {
   /** What this engine last wrote to each unresolved finding, so an unchanged verdict costs no write. */
   private readonly written = new Map<number, string>();
   private queue: Promise<unknown> = Promise.resolve();
-
   private readonly sql: Sql;
 
   constructor(
-    db: Pick<Database, 'sql'>,
+    private readonly db: Pick<Database, 'sql'>,
     private readonly options: FindingsEngineOptions = {},
   ) {
     this.sql = db.sql;
@@ -58,7 +57,7 @@ export class FindingsEngine {
     const started = performance.now();
     const [hosts, overrides, active, regions, latency] = await Promise.all([
       readHostFacts(this.sql, { now, hostIds, inventories: this.inventories, windowMs: this.options.windowMs }),
-      listThresholdOverrides({ sql: this.sql }),
+      listThresholdOverrides(this.db),
       listActiveFindings(this.sql, hostIds),
       hostIds ? undefined : readRegionFacts(this.sql, now),
       this.rules.some((r) => r.scope === 'host' && r.needs === 'latency') ? this.latency.read(this.sql, { hostIds }) : new Map(),

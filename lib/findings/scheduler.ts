@@ -41,10 +41,18 @@ export function startFindingsScheduler(db: Pick<Database, 'sql'>, options: Findi
     return work;
   };
 
+  // A rule that throws judges nothing that cycle (its findings stay as they were); say so, once per rule per cycle.
+  const reportFailures = (result: CycleResult) => {
+    const byRule = new Map<string, { hosts: number; error: string }>();
+    for (const f of result.failures) byRule.set(f.ruleId, { hosts: (byRule.get(f.ruleId)?.hosts ?? 0) + 1, error: f.error });
+    for (const [ruleId, { hosts, error }] of byRule) console.error(`findings: rule ${ruleId} failed on ${hosts} host(s): ${error}`);
+  };
+
   const full = async () => {
     const at = now();
     const [mark] = await db.sql.query<{ id: number | null }>('SELECT max(id) AS id FROM inventory_snapshots');
     const result = await engine.runCycle(at);
+    reportFailures(result);
     lastSnapshotId = Math.max(lastSnapshotId ?? 0, Number(mark?.id ?? 0));
     await db.sql.query(`DELETE FROM findings WHERE state = 'resolved' AND resolved_at < $1`, [new Date(at.getTime() - historyMs)]);
     options.onCycle?.(result);
@@ -61,6 +69,7 @@ export function startFindingsScheduler(db: Pick<Database, 'sql'>, options: Findi
     lastSnapshotId = Number(rows.at(-1)!.id);
     const hostIds = [...new Set(rows.map((r) => r.host_id))];
     const result = await engine.runCycle(now(), hostIds);
+    reportFailures(result);
     options.onCycle?.(result, hostIds);
   };
 
