@@ -2,28 +2,18 @@
 // BENCH_FLEET_DATABASE=<name> reuses a database an earlier `--keep` run left behind instead of generating one.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import pg from 'pg';
 import { openDatabase } from '../lib/db/open';
-import { ensurePartitions } from '../lib/db/partitions';
-import { poolSql } from '../lib/db/sql';
 import { getFleetPage, getFleetSparklines } from '../lib/fleet';
 import type { FleetParams } from '../lib/protocol/read-api/fleet';
-import { FLEET_HOSTS, REGION_HOSTS, generateBenchData, generateRollups } from './_queries-generate';
+import { adminStatement, fillFleetDatabase } from './_fleet-database';
+import { FLEET_HOSTS, REGION_HOSTS } from './_queries-generate';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const reuse = process.env.BENCH_FLEET_DATABASE;
 const keep = process.argv.includes('--keep') || reuse !== undefined;
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => adminStatement(baseUrl, statement);
 
 async function medianMs(fn: () => Promise<unknown>): Promise<number> {
   await fn();
@@ -47,28 +37,8 @@ try {
   const now = new Date(endMs);
   if (!reuse) {
     console.log(`generating into ${name}`);
-    await ensurePartitions(db.sql, now, 31, 2);
-    const extra = new pg.Pool({ connectionString: url.toString(), max: 1 });
-    const sqls = [db.sql, poolSql(extra)];
-    await generateBenchData(sqls, endMs);
-    await generateRollups(sqls, endMs);
-    await extra.end();
-    // Two disks on every report of the last hour, and open findings on one host in twenty.
-    await db.sql.query(
-      `INSERT INTO disk_sample_arrays
-       SELECT host_id, ts, ARRAY['vda', 'vdb'], ARRAY[10, 5]::real[], ARRAY[30, 8]::real[], ARRAY[4e4, 1e4], ARRAY[2e5, 5e4],
-              ARRAY[0.8, 1.2]::real[], ARRAY[2.1, 3]::real[], ARRAY[random() * 4, random()]::real[], ARRAY[0, 0], ARRAY[3.2, 1]::real[]
-         FROM host_samples WHERE ts > $1`,
-      [new Date(endMs - 3_600_000)],
-    );
-    await db.sql.query(
-      `INSERT INTO findings (rule_id, host_id, region, severity, state, message, remedy, evidence, first_seen_at, opened_at, last_evaluated_at)
-       SELECT 'cpu.steal-high', h.id, h.region, (ARRAY['critical', 'warning', 'info'])[1 + h.id % 3], 'open', 'steal 12 %', 'move', '{}', $1, $1, $1
-         FROM hosts h WHERE h.id % 20 = 0`,
-      [now],
-    );
+    await fillFleetDatabase(db, url.toString(), endMs);
     await db.sql.exec(`CREATE TABLE bench_fleet_meta AS SELECT ${endMs}::text AS end_ms`);
-    await db.sql.exec('ANALYZE');
   }
   const page = (params: FleetParams) => async () => JSON.stringify(await getFleetPage(db, { limit: 50, ...params }, { now }));
   const firstPage = await getFleetPage(db, { limit: 50 }, { now });
