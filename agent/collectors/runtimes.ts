@@ -9,7 +9,7 @@ const SHARED_OBJECT = /\.so(?:\.[0-9][\w.]*)?$/;
 
 /**
  * How each runtime is recognised from the basename of a mapped shared object. OpenBLAS's name says its threading
- * only in Debian's builds ("o" OpenMP, "p" pthreads) and upstream's "p" (threaded); see openblasThreading().
+ * only in Debian's builds ("o" OpenMP, "p" pthreads) and upstream's "p" (threaded); see openblasBuild().
  */
 const RUNTIME_RULES: readonly [RuntimeId | 'openblas-threaded', RegExp][] = [
   ['intel-openmp', /^libiomp5(?:_db)?[-.]/],
@@ -27,21 +27,47 @@ const RUNTIME_RULES: readonly [RuntimeId | 'openblas-threaded', RegExp][] = [
   ['blis', /^libblis[-.]/],
 ];
 
+type Match = RuntimeId | 'openblas-threaded';
+
 const OPENMP_RUNTIMES: readonly RuntimeId[] = ['intel-openmp', 'gnu-openmp', 'llvm-openmp'];
 export const MAX_RUNTIMES = 32;
 const MAX_LIBRARY_LENGTH = 200;
 
 /** The runtime a library basename belongs to, before OpenBLAS's threading is settled; null for any other file. */
-export function matchRuntimeLibrary(basename: string): RuntimeId | 'openblas-threaded' | null {
+export function matchRuntimeLibrary(basename: string): Match | null {
   if (!SHARED_OBJECT.test(basename)) return null;
   return RUNTIME_RULES.find(([, pattern]) => pattern.test(basename))?.[0] ?? null;
 }
 
 /**
- * A threaded OpenBLAS ("p") runs on pthreads unless it was built for OpenMP, and an OpenMP build cannot run without
- * an OpenMP runtime mapped beside it: with none mapped it is pthreads; with one, the name alone cannot tell.
+ * Where an OpenBLAS build says its threading by its place rather than its name: Debian installs each build in a
+ * folder of its own (openblas-pthread/, openblas-openmp/, openblas-serial/), and the builds numpy and scipy wheels
+ * bundle (numpy.libs/, scipy.libs/, the scipy-openblas wheels' libscipy_openblas*) are pthreads builds. 'serial'
+ * starts no threads, so it is no runtime to judge; null when the place says nothing.
  */
-function openblasThreading(ids: ReadonlySet<RuntimeId | 'openblas-threaded'>): RuntimeId {
+export function openblasBuild(file: string): 'openblas-pthreads' | 'openblas-openmp' | 'serial' | null {
+  const folder = path.posix.basename(path.posix.dirname(file));
+  if (folder === 'openblas-pthread') return 'openblas-pthreads';
+  if (folder === 'openblas-openmp') return 'openblas-openmp';
+  if (folder === 'openblas-serial') return 'serial';
+  if (folder === 'numpy.libs' || folder === 'scipy.libs' || path.posix.basename(file).startsWith('libscipy_openblas')) return 'openblas-pthreads';
+  return null;
+}
+
+/** The runtime a mapped file belongs to, its place settling an OpenBLAS build's threading where its name cannot. */
+export function matchRuntimeFile(file: string): Match | null {
+  const id = matchRuntimeLibrary(path.posix.basename(file));
+  if (id !== 'openblas' && id !== 'openblas-threaded') return id;
+  const build = openblasBuild(file);
+  if (build === 'serial') return null;
+  return build ?? id;
+}
+
+/**
+ * A threaded OpenBLAS ("p") whose place said nothing runs on pthreads unless it was built for OpenMP, and an OpenMP
+ * build cannot run without an OpenMP runtime mapped beside it: with none mapped it is pthreads; with one, unknown.
+ */
+function openblasThreading(ids: ReadonlySet<Match>): RuntimeId {
   return OPENMP_RUNTIMES.some((id) => ids.has(id)) ? 'openblas' : 'openblas-pthreads';
 }
 
@@ -60,7 +86,7 @@ export interface RuntimeCollector {
 
 /** Collects the runtimes of a maps file fed line by line, so a large one never has to be held whole. */
 export function createRuntimeCollector(): RuntimeCollector {
-  const libraries = new Map<string, RuntimeId | 'openblas-threaded'>();
+  const libraries = new Map<string, Match>();
   return {
     addLine(line) {
       // Most lines of a big process are anonymous or map the same few files again: skip them before any regex.
@@ -69,7 +95,7 @@ export function createRuntimeCollector(): RuntimeCollector {
       if (file === null) return;
       const basename = path.posix.basename(file);
       if (libraries.has(basename) || basename.length > MAX_LIBRARY_LENGTH || libraries.size >= 4 * MAX_RUNTIMES) return;
-      const id = matchRuntimeLibrary(basename);
+      const id = matchRuntimeFile(file);
       if (id !== null) libraries.set(basename, id);
     },
     runtimes() {

@@ -1,7 +1,8 @@
 import { isUnavailable, type Inventory } from '../../protocol';
 import { defineHostRule, type CgroupWindow, type Verdict } from '../types';
 import { exceeds, fmt, fmtPct, minutes, windowOf } from './helpers';
-import { RUNTIME_NAMES, describePool, fittingThreads, fmtCpus, intraOpPools, largestPool, type ThreadPool } from './process-threads';
+import { RUNTIME_NAMES, describePool, intraOpPools, largestPool, type ThreadPool } from '../facts/thread-pools';
+import { fittingThreads, fmtCpus } from '../facts/usable-cpus';
 
 interface Resident {
   name: string;
@@ -18,7 +19,7 @@ function residentsOf(path: string, inventory: Inventory): Resident[] {
     const resident = byName.get(process.name) ?? { name: process.name, workers: 0, pool: null };
     resident.workers++;
     const pools = intraOpPools(process, inventory);
-    resident.pool ??= pools && largestPool(pools);
+    resident.pool ??= pools && largestPool(pools.sized);
     byName.set(process.name, resident);
   }
   return [...byName.values()];

@@ -1,6 +1,8 @@
 import type { Inventory, ProcessInventory, RuntimeId } from '../../protocol';
 import { defineHostRule, type Verdict } from '../types';
-import { KMP_RUNTIMES, RUNTIME_NAMES, affinityCpus, affinitySet, affinityText, envOf, intraOpPools, processLabel, runtimesOf, servicesOf } from './process-threads';
+import { KMP_RUNTIMES, RUNTIME_NAMES, envOf, runtimesOf, sizedPools } from '../facts/thread-pools';
+import { affinityCpus, affinitySet, affinityText } from '../facts/usable-cpus';
+import { processLabel, servicesOf } from '../facts/services';
 
 const KMP_BINDING = ['KMP_AFFINITY', 'OMP_PROC_BIND'] as const;
 const GOMP_BINDING = ['OMP_PROC_BIND', 'OMP_PLACES', 'GOMP_CPU_AFFINITY'] as const;
@@ -23,7 +25,7 @@ function sharesCpus(process: ProcessInventory, inventory: Inventory): boolean {
 function unboundRuntimes(process: ProcessInventory, inventory: Inventory): Unbound[] {
   const loaded = runtimesOf(process);
   const env = envOf(process);
-  const pools = intraOpPools(process, inventory);
+  const pools = sizedPools(process, inventory);
   if (!loaded || !env || !pools) return [];
   if (affinityCpus(process, inventory.host.onlineCpus).length < 2 || sharesCpus(process, inventory)) return [];
   const threadsOf = (runtime: RuntimeId) => pools.find((pool) => pool.runtime === runtime)?.threads ?? 0;

@@ -1,7 +1,8 @@
 import type { Inventory, ProcessInventory, RuntimeId } from '../../protocol';
 import { defineHostRule, type Verdict } from '../types';
 import { fmt } from './helpers';
-import { KMP_RUNTIMES, RUNTIME_NAMES, envOf, intraOpPools, processLabel, runtimesOf, servicesOf } from './process-threads';
+import { KMP_RUNTIMES, RUNTIME_NAMES, envOf, runtimesOf, sizedPools } from '../facts/thread-pools';
+import { processLabel, servicesOf } from '../facts/services';
 
 type Env = Readonly<Record<string, string>>;
 
@@ -75,7 +76,7 @@ interface Spinning {
 function spinningRuntimes(process: ProcessInventory, inventory: Inventory, t: { maxBlocktimeMs: number; maxGompSpins: number }): Spinning[] {
   const loaded = runtimesOf(process);
   const env = envOf(process);
-  const pools = intraOpPools(process, inventory);
+  const pools = sizedPools(process, inventory);
   if (!loaded || !env || !pools) return [];
   // A pool of one thread has no workers to idle: nothing spins.
   const threaded = (runtime: RuntimeId) => (pools.find((pool) => pool.runtime === runtime)?.threads ?? 0) > 1;

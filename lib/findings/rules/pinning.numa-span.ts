@@ -1,6 +1,8 @@
 import { defineHostRule, type Verdict } from '../types';
 import { cpusetArgument, formatCpuList } from './helpers';
-import { affinitySet, numaNodesOf, processLabel, servicesOf } from './process-threads';
+import { affinitySet } from '../facts/usable-cpus';
+import { numaNodesOf } from '../facts/numa';
+import { processLabel, servicesOf } from '../facts/services';
 
 export const numaSpan = defineHostRule({
   id: 'pinning.numa-span',

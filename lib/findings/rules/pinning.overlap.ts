@@ -1,7 +1,9 @@
 import type { ProcessInventory } from '../../protocol';
 import { defineHostRule } from '../types';
 import { cpusetArgument, plural } from './helpers';
-import { affinityCpus, affinitySet, affinityText, nodesOrOnline, numaNodesOf, processLabel, type NumaNode } from './process-threads';
+import { affinityCpus, affinitySet, affinityText } from '../facts/usable-cpus';
+import { nodesOrOnline, numaNodesOf, type NumaNode } from '../facts/numa';
+import { processLabel } from '../facts/services';
 
 /** Maximal runs of consecutive CPUs: "0-7,16-23" → [[0…7], [16…23]]. */
 function runsOf(cpus: readonly number[]): number[][] {

@@ -1,7 +1,9 @@
 import type { ProcessInventory } from '../../protocol';
 import { defineHostRule, type Verdict } from '../types';
 import { exceeds, fmt, minutes, windowOf } from './helpers';
-import { RUNTIME_NAMES, describePool, describeUsable, intraOpPools, processLabel, servicesOf, usableCpus } from './process-threads';
+import { RUNTIME_NAMES, describePool, describeUnsized, intraOpPools } from '../facts/thread-pools';
+import { describeUsable, usableCpus } from '../facts/usable-cpus';
+import { processLabel, servicesOf } from '../facts/services';
 
 export const threadsCountHigh = defineHostRule({
   id: 'threads.count-high',
@@ -58,11 +60,13 @@ export const threadsCountHigh = defineHostRule({
   },
 });
 
-/** "; its intra-op pools: OMP_NUM_THREADS=8 (PyTorch, Intel MKL)" — where the threads come from, where that can be known. */
+/** "; its intra-op pools: OMP_NUM_THREADS=8 (PyTorch, GNU OpenMP)" — where the threads come from, where that can be known. */
 function poolsText(worker: ProcessInventory, inventory: Parameters<typeof intraOpPools>[1]): string {
-  const pools = intraOpPools(worker, inventory);
-  if (!pools?.length) return '';
+  const reading = intraOpPools(worker, inventory);
+  if (!reading) return '';
   const byKnob = new Map<string, string[]>();
-  for (const pool of pools) byKnob.set(describePool(pool), [...(byKnob.get(describePool(pool)) ?? []), RUNTIME_NAMES[pool.runtime]]);
-  return `; its intra-op pools: ${[...byKnob].map(([knob, runtimes]) => `${knob} (${runtimes.join(', ')})`).join('; ')}`;
+  for (const pool of reading.sized) byKnob.set(describePool(pool), [...(byKnob.get(describePool(pool)) ?? []), RUNTIME_NAMES[pool.runtime]]);
+  const sized = byKnob.size ? `; its intra-op pools: ${[...byKnob].map(([knob, runtimes]) => `${knob} (${runtimes.join(', ')})`).join('; ')}` : '';
+  const unsized = reading.unsized.length ? `; not sized: ${describeUnsized(reading.unsized)}` : '';
+  return sized + unsized;
 }

@@ -90,6 +90,26 @@ describe('threads.oversubscribed', () => {
     expect(judge([worker(1, big), worker(2, { ...big, runtimes: undefined })])).toEqual([]);
   });
 
+  test('PyTorch pinned to one CPU with OMP_NUM_THREADS=8 is named although the OpenBLAS beneath it cannot be sized', () => {
+    // Debian's python3-torch as the agent reported it before OpenBLAS builds were told apart by their folder.
+    const torch = worker(1, { runtimes: loaded('gnu-openmp', 'openblas', 'onednn', 'pytorch'), env: { OMP_NUM_THREADS: '8' }, cpusAllowedList: '0', cpusAllowedCount: 1, cgroup: undefined });
+    const [v] = judge([torch]);
+    expect(v).toMatchObject({ subject: 'serve.py', severity: 'critical', value: 8 });
+    expect(v!.message).toBe(
+      'OMP_NUM_THREADS=8 × 1 worker on 1 usable CPU (cpuset 0): serve.py runs 8 PyTorch intra-op threads, 8 per CPU it may use, ' +
+        'not counting OpenBLAS (threading unknown: 1 thread as a pthreads build, 8 threads as an OpenMP build).',
+    );
+    expect(v!.remedy).toContain('torch.set_num_threads(1) (or OMP_NUM_THREADS=1)');
+    expect(v!.evidence.values).toContainEqual({ label: 'pools not sized', value: 'OpenBLAS (threading unknown: 1 thread as a pthreads build, 8 threads as an OpenMP build)' });
+  });
+
+  test('its well-sized twin (OMP_NUM_THREADS=1) raises nothing, and nothing is judged when no pool at all can be sized', () => {
+    const runtimes = loaded('gnu-openmp', 'openblas', 'onednn', 'pytorch');
+    const pinned = { cpusAllowedList: '0', cpusAllowedCount: 1, cgroup: undefined };
+    expect(judge([worker(1, { runtimes, env: { OMP_NUM_THREADS: '1' }, ...pinned })])).toEqual([]);
+    expect(judge([worker(1, { runtimes: loaded('openblas'), env: { OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '8' }, ...pinned })])).toEqual([]);
+  });
+
   test('a process without a threaded runtime raises nothing, whatever OMP_NUM_THREADS says', () => {
     expect(judge([worker(1, { ...withOmp('64'), runtimes: loaded('onednn') })])).toEqual([]);
   });

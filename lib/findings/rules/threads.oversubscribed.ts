@@ -1,17 +1,8 @@
 import { defineHostRule, type Verdict } from '../types';
 import { exceeds, fmt, plural } from './helpers';
-import {
-  RUNTIME_NAMES,
-  describePool,
-  describeUsable,
-  fittingThreads,
-  fmtCpus,
-  intraOpPools,
-  largestPool,
-  servicesOf,
-  usableCpus,
-  type ThreadPool,
-} from './process-threads';
+import { RUNTIME_NAMES, describePool, describeUnsized, intraOpPools, largestPool, type ThreadPool, type UnsizedPool } from '../facts/thread-pools';
+import { describeUsable, fittingThreads, fmtCpus, usableCpus } from '../facts/usable-cpus';
+import { servicesOf } from '../facts/services';
 
 export const threadsOversubscribed = defineHostRule({
   id: 'threads.oversubscribed',
@@ -30,15 +21,22 @@ export const threadsOversubscribed = defineHostRule({
     const verdicts: Verdict[] = [];
     for (const [name, workers] of servicesOf(inventory)) {
       const perWorker: ThreadPool[] = [];
+      const unsized = new Map<string, UnsizedPool>();
       let knowable = true;
       for (const worker of workers) {
-        const pools = intraOpPools(worker, inventory);
-        if (!pools) knowable = false;
+        const reading = intraOpPools(worker, inventory);
+        if (!reading) {
+          knowable = false;
+          continue;
+        }
+        for (const pool of reading.unsized) unsized.set(describeUnsized([pool]), pool);
         // One process on its runtimes' defaults is threads.unset-in-quota's to explain; here only what was set.
-        const judged = workers.length === 1 ? pools?.filter((pool) => pool.variable !== null) : pools;
-        const pool = judged && largestPool(judged);
+        const judged = workers.length === 1 ? reading.sized.filter((pool) => pool.variable !== null) : reading.sized;
+        const pool = largestPool(judged);
         if (pool) perWorker.push(pool);
       }
+      // A worker whose environment or runtimes cannot be read leaves the service's total unknown. A pool that cannot
+      // be sized only adds threads: what the sized ones run is a lower bound, and a lower bound over the line is enough.
       if (!knowable || perWorker.length === 0) continue;
       const usable = usableCpus(workers, inventory);
       if (!(usable.count > 0)) continue;
@@ -59,7 +57,7 @@ export const threadsOversubscribed = defineHostRule({
         value: ratio,
         message:
           `${demand} on ${describeUsable(usable)}: ${name} runs ${threads} ${runtimes} intra-op threads, ` +
-          `${fmt(ratio)} per CPU it may use.`,
+          `${fmt(ratio)} per CPU it may use${unsized.size ? `, not counting ${describeUnsized([...unsized.values()])}` : ''}.`,
         remedy:
           `Size each worker's pool to its share of the CPUs: ${first.setting(fit)} ` +
           `(${fmtCpus(usable.count)} usable CPUs ÷ ${plural(workers.length, 'worker')}), set in the service's environment ` +
@@ -74,6 +72,7 @@ export const threadsOversubscribed = defineHostRule({
             { label: 'usable CPUs', value: usable.count, unit: 'CPUs' },
             { label: 'threads per usable CPU', value: ratio, unit: '×' },
             { label: 'threads that fit per worker', value: fit, unit: 'threads' },
+            ...(unsized.size ? [{ label: 'pools not sized', value: describeUnsized([...unsized.values()]) }] : []),
           ],
           series: [{ metric: 'process_threads', key: name }, { metric: 'process_cpu', key: name }],
         },

@@ -1,5 +1,6 @@
 import { defineHostRule, type Verdict } from '../types';
-import { affinityCount, envOf, hostCpusOf, parseThreadCount, processLabel, runtimesOf, servicesOf } from './process-threads';
+import { affinityCount, envOf, hostCpusOf, parseThreadCount, runtimesOf } from '../facts/thread-pools';
+import { processLabel, servicesOf } from '../facts/services';
 
 export const tfInterOp = defineHostRule({
   id: 'threads.tf-inter-op',

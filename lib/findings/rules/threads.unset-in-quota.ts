@@ -1,20 +1,9 @@
 import { isUnavailable, type Inventory, type ProcessInventory } from '../../protocol';
 import { defineHostRule, type Verdict } from '../types';
 import { plural } from './helpers';
-import {
-  RUNTIME_NAMES,
-  describeUsable,
-  fittingThreads,
-  fmtCpus,
-  intraOpPools,
-  poolKnob,
-  readsEnvironment,
-  processLabel,
-  servicesOf,
-  usableCpus,
-  type DefaultBasis,
-  type ThreadPool,
-} from './process-threads';
+import { RUNTIME_NAMES, poolKnob, readsEnvironment, sizedPools, type DefaultBasis, type ThreadPool } from '../facts/thread-pools';
+import { describeUsable, fittingThreads, fmtCpus, usableCpus } from '../facts/usable-cpus';
+import { processLabel, servicesOf } from '../facts/services';
 
 /** What each default ignores: the limit that makes the pool too big. */
 const IGNORED: Record<Exclude<DefaultBasis, 'one'>, string> = {
@@ -30,7 +19,7 @@ interface Oversized {
 }
 
 function oversizedDefaults(worker: ProcessInventory, inventory: Inventory): Oversized | null {
-  const pools = intraOpPools(worker, inventory);
+  const pools = sizedPools(worker, inventory);
   if (!pools) return null;
   const usable = usableCpus([worker], inventory);
   const oversized = pools.filter((pool) => pool.variable === null && pool.defaultBasis !== 'one' && pool.threads > usable.count);

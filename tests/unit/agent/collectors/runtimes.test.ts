@@ -39,13 +39,35 @@ describe('parseMapsRuntimes on captured and hand-made maps', () => {
     ]);
   });
 
-  test('hand-made ONNX Runtime: GNU OpenMP (deleted and wheel copies), and an OpenBLAS whose threading the name cannot tell', async () => {
+  test('hand-made ONNX Runtime: GNU OpenMP (deleted and wheel copies), and a pip numpy\'s OpenBLAS (numpy.libs/: pthreads)', async () => {
     expect(parseMapsRuntimes(await readMaps('handmade-libgomp-onnxruntime'))).toEqual([
       { id: 'gnu-openmp', library: 'libgomp-a34b3233.so.1.0.0' },
       { id: 'gnu-openmp', library: 'libgomp.so.1.0.0' },
-      { id: 'openblas', library: 'libopenblas64_p-r0-0cf96a72.3.23.dev.so' },
+      { id: 'openblas-pthreads', library: 'libopenblas64_p-r0-0cf96a72.3.23.dev.so' },
       { id: 'onnxruntime', library: 'libonnxruntime_providers_shared.so' },
       { id: 'onnxruntime', library: 'onnxruntime_pybind11_state.cpython-311-x86_64-linux-gnu.so' },
+    ]);
+  });
+
+  test('Debian 12 python3-torch (captured): GNU OpenMP, the pthreads OpenBLAS told by its folder although libgomp is mapped, oneDNN, PyTorch', async () => {
+    expect(parseMapsRuntimes(await readMaps('debian12-python3-torch-openblas-pthread'))).toEqual([
+      { id: 'gnu-openmp', library: 'libgomp.so.1.0.0' },
+      { id: 'openblas-pthreads', library: 'libopenblasp-r0.3.21.so' },
+      { id: 'onednn', library: 'libdnnl.so.2.6' },
+      { id: 'pytorch', library: 'libc10.so.1.13.0' },
+      { id: 'pytorch', library: 'libtorch.so.1.13.0' },
+      { id: 'pytorch', library: 'libtorch_cpu.so.1.13.0' },
+    ]);
+  });
+
+  test('hand-made pip torch + numpy 2 + scipy: the wheel\'s renamed libgomp, the scipy-openblas builds as pthreads, PyTorch', async () => {
+    expect(parseMapsRuntimes(await readMaps('handmade-pip-torch-numpy'))).toEqual([
+      { id: 'gnu-openmp', library: 'libgomp-a34b3233.so.1' },
+      { id: 'openblas-pthreads', library: 'libscipy_openblas-68440149.so' },
+      { id: 'openblas-pthreads', library: 'libscipy_openblas64_-ff651d7f.so' },
+      { id: 'pytorch', library: 'libc10.so' },
+      { id: 'pytorch', library: 'libtorch.so' },
+      { id: 'pytorch', library: 'libtorch_cpu.so' },
     ]);
   });
 
@@ -103,6 +125,21 @@ describe('OpenBLAS threading is named by what the library names can tell', () =>
   test('a plain name says nothing about threading', () => {
     expect(openblasOf('/usr/lib/libopenblas.so.0')).toBe('openblas');
   });
+  test('Debian\'s folders say the build whatever the name and whatever else is mapped; the serial build starts no pool', () => {
+    expect(openblasOf('/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so', '/usr/lib/libgomp.so.1')).toBe('openblas-pthreads');
+    expect(openblasOf('/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0', '/usr/lib/libgomp.so.1')).toBe('openblas-pthreads');
+    expect(openblasOf('/usr/lib/aarch64-linux-gnu/openblas-openmp/libopenblas.so.0')).toBe('openblas-openmp');
+    expect(openblasOf('/usr/lib/x86_64-linux-gnu/openblas-serial/libopenblas-r0.3.21.so')).toBeUndefined();
+  });
+  test('the builds numpy and scipy wheels bundle are pthreads, beside an OpenMP runtime too', () => {
+    const gomp = '/srv/venv/lib/python3.11/site-packages/torch/lib/libgomp-a34b3233.so.1';
+    expect(openblasOf('/srv/venv/lib/python3.11/site-packages/numpy.libs/libopenblas64_p-r0-0cf96a72.3.23.dev.so', gomp)).toBe('openblas-pthreads');
+    expect(openblasOf('/srv/venv/lib/python3.11/site-packages/numpy.libs/libscipy_openblas64_-ff651d7f.so', gomp)).toBe('openblas-pthreads');
+    expect(openblasOf('/srv/venv/lib/python3.11/site-packages/scipy.libs/libscipy_openblas-68440149.so', gomp)).toBe('openblas-pthreads');
+  });
+  test('an OpenBLAS bundled elsewhere (an aarch64 torch wheel beside its libgomp) stays unknown', () => {
+    expect(openblasOf('/srv/venv/lib/python3.11/site-packages/torch.libs/libopenblasp-r0-2ecf47d5.3.13.dev.so', '/srv/venv/lib/python3.11/site-packages/torch.libs/libgomp-a34b3233.so.1')).toBe('openblas');
+  });
 });
 
 describe('mappedPath', () => {
@@ -123,7 +160,7 @@ describe('readMapsRuntimes reads in chunks', () => {
 
   // The timeout only guards a hang: writing and reading 4 MB is all this test waits for.
   test('gives what parseMapsRuntimes gives, for every fixture and for MBs of mappings with libraries across chunk ends', { timeout: 60_000 }, async () => {
-    for (const name of ['debian12-python3-numpy-openblas-pthread', 'handmade-libiomp5-libtorch', 'handmade-libgomp-onnxruntime']) {
+    for (const name of ['debian12-python3-numpy-openblas-pthread', 'debian12-python3-torch-openblas-pthread', 'handmade-libiomp5-libtorch', 'handmade-libgomp-onnxruntime', 'handmade-pip-torch-numpy']) {
       expect(readMapsRuntimes(mapsFixture(name)), name).toEqual(parseMapsRuntimes(await readMaps(name)));
     }
     const anonymous = '7f3985684000-7f3985687000 rw-p 00000000 00:00 0 ';
@@ -204,7 +241,7 @@ describe('collectProcessInventory with maps', () => {
       expect(unread).not.toHaveProperty('runtimes');
       await tree.write('proc/4242/maps', await readMaps('handmade-libgomp-onnxruntime'));
       const [inventory] = await collectProcessInventory(treeContext(tree.root, watched));
-      expect(inventory?.runtimes?.map((r) => r.id)).toEqual(['gnu-openmp', 'gnu-openmp', 'openblas', 'onnxruntime', 'onnxruntime']);
+      expect(inventory?.runtimes?.map((r) => r.id)).toEqual(['gnu-openmp', 'gnu-openmp', 'openblas-pthreads', 'onnxruntime', 'onnxruntime']);
       expect(inventory).not.toHaveProperty('runtimesUnreadable');
       expect(processInventorySchema.parse(inventory)).toEqual(inventory);
     } finally {

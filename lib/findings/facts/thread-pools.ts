@@ -1,10 +1,8 @@
-import { parseCpuList } from '../../protocol/cpu-list';
 import { isUnavailable, type Inventory, type ProcessInventory, type RuntimeId } from '../../protocol';
-import { formatCpuList } from './helpers';
 
 /**
- * What a watched process may run and how many threads its runtimes start, from the inventory alone. The sizing
- * rules below follow each runtime's own source and documentation (see docs/findings/threads.oversubscribed.md).
+ * How many threads each runtime a watched process loads starts in its intra-op pool, from the inventory alone. The
+ * sizing follows each runtime's own source and documentation (see docs/findings/threads.oversubscribed.md).
  */
 
 export const RUNTIME_NAMES: Record<RuntimeId, string> = {
@@ -169,65 +167,75 @@ function uncappedPoolFrom(runtime: RuntimeId, spec: PoolSpec, env: Readonly<Reco
   return threads === null ? null : { runtime, threads, variable: null, value: null, defaultBasis: basis, setting: spec.setting };
 }
 
-/** OpenBLAS of unknown threading: the pthreads build reads OPENBLAS_NUM_THREADS first, the OpenMP build ignores it. */
-function unknownOpenblasPool(env: Readonly<Record<string, string>>, process: ProcessInventory, host: HostCpus, loaded: ReadonlySet<RuntimeId>): ThreadPool | null {
-  const asPthreads = poolFrom('openblas', POOLS['openblas-pthreads']!, env, process, host, loaded);
-  const asOpenmp = poolFrom('openblas', OPENMP_POOL, env, process, host, loaded);
-  if (!asPthreads || !asOpenmp || asPthreads.threads !== asOpenmp.threads) return null;
-  return asPthreads;
+/** A runtime the process loads whose pool size cannot be known from what the agent sees. */
+export interface UnsizedPool {
+  runtime: RuntimeId;
+  /** Why, as a message reads it: "threading unknown: 1 thread as a pthreads build, 8 as an OpenMP build". */
+  reason: string;
 }
 
+/** What can be known of a process's intra-op pools: the ones that can be sized, and the ones that cannot. */
+export interface PoolReading {
+  sized: ThreadPool[];
+  unsized: UnsizedPool[];
+}
+
+const threadsText = (n: number) => `${n} ${n === 1 ? 'thread' : 'threads'}`;
+
+/** OpenBLAS of unknown threading: the pthreads build reads OPENBLAS_NUM_THREADS first, the OpenMP build ignores it. */
+function unknownOpenblasPool(env: Readonly<Record<string, string>>, process: ProcessInventory, host: HostCpus, loaded: ReadonlySet<RuntimeId>): ThreadPool | UnsizedPool {
+  const asPthreads = poolFrom('openblas', POOLS['openblas-pthreads']!, env, process, host, loaded);
+  const asOpenmp = poolFrom('openblas', OPENMP_POOL, env, process, host, loaded);
+  if (asPthreads && asOpenmp && asPthreads.threads === asOpenmp.threads) return asPthreads;
+  const as = (pool: ThreadPool | null) => (pool ? threadsText(pool.threads) : 'unknown');
+  return { runtime: 'openblas', reason: `threading unknown: ${as(asPthreads)} as a pthreads build, ${as(asOpenmp)} as an OpenMP build` };
+}
+
+const unsizedReason = (basis: DefaultBasis) =>
+  basis === 'host-physical-cores' ? "its default is the host's physical cores, which the CPU inventory does not give" : 'its default cannot be counted';
+
 /**
- * The intra-op pool of each threaded runtime the process loads, sized as that runtime sizes it from the
- * environment. null when it cannot be known: runtimes not reported, environment unreadable, or a pool whose size
- * depends on what the agent cannot see (OpenBLAS of unknown threading with conflicting variables).
+ * The intra-op pool of each threaded runtime the process loads, sized as that runtime sizes it from the environment;
+ * a pool whose size depends on what the agent cannot see (OpenBLAS of unknown threading whose two builds would read
+ * the variables differently, a default counted in physical cores the inventory lacks) is listed as unsized, and the
+ * others are still judged. null only when nothing can be known: runtimes not reported (an older agent, maps
+ * unreadable) or the environment unreadable.
  */
-export function intraOpPools(process: ProcessInventory, inventory: Inventory): ThreadPool[] | null {
+export function intraOpPools(process: ProcessInventory, inventory: Inventory): PoolReading | null {
   const cached = poolsCache.get(process);
-  if (cached?.inventory === inventory) return cached.pools;
-  const pools = computePools(process, inventory);
-  poolsCache.set(process, { inventory, pools });
-  return pools;
+  if (cached?.inventory === inventory) return cached.reading;
+  const reading = readPools(process, inventory);
+  poolsCache.set(process, { inventory, reading });
+  return reading;
 }
 
 // Inventory snapshots are immutable and kept across cycles (InventoryCache), and every rule asks about the same
 // processes: what is derived from one is computed once. Keyed by the process, checked against its inventory.
-const poolsCache = new WeakMap<ProcessInventory, { inventory: Inventory; pools: ThreadPool[] | null }>();
-interface AffinityEntry {
-  online: number;
-  cpus: readonly number[];
-  set: ReadonlySet<number> | null;
-  text: string | null;
-}
-const affinityCache = new WeakMap<ProcessInventory, AffinityEntry>();
+const poolsCache = new WeakMap<ProcessInventory, { inventory: Inventory; reading: PoolReading | null }>();
 
-/** CPU lists repeat across a fleet ("0-63"): each distinct list is parsed once, up to a bound. */
-const parsedLists = new Map<string, readonly number[]>();
-const MAX_PARSED_LISTS = 4096;
-
-export function cpuListOf(text: string): readonly number[] {
-  let cpus = parsedLists.get(text);
-  if (!cpus) {
-    if (parsedLists.size >= MAX_PARSED_LISTS) parsedLists.clear();
-    cpus = Object.freeze(parseCpuList(text));
-    parsedLists.set(text, cpus);
-  }
-  return cpus;
-}
-
-function computePools(process: ProcessInventory, inventory: Inventory): ThreadPool[] | null {
+function readPools(process: ProcessInventory, inventory: Inventory): PoolReading | null {
   const loaded = runtimesOf(process);
   const env = envOf(process);
   if (!loaded || !env) return null;
   const host = hostCpusOf(inventory);
-  const pools: ThreadPool[] = [];
+  const reading: PoolReading = { sized: [], unsized: [] };
   for (const runtime of POOL_ORDER) {
     if (!loaded.has(runtime)) continue;
-    const pool = runtime === 'openblas' ? unknownOpenblasPool(env, process, host, loaded) : poolFrom(runtime, POOLS[runtime]!, env, process, host, loaded);
-    if (!pool) return null;
-    pools.push(pool);
+    const spec = POOLS[runtime]!;
+    const pool = runtime === 'openblas' ? unknownOpenblasPool(env, process, host, loaded) : poolFrom(runtime, spec, env, process, host, loaded);
+    if (pool === null) reading.unsized.push({ runtime, reason: unsizedReason(spec.unsetDefault) });
+    else if ('threads' in pool) reading.sized.push(pool);
+    else reading.unsized.push(pool);
   }
-  return pools;
+  return reading;
+}
+
+/** The sized pools of a reading, or null when nothing could be known; for rules that need sizes only. */
+export const sizedPools = (process: ProcessInventory, inventory: Inventory): ThreadPool[] | null => intraOpPools(process, inventory)?.sized ?? null;
+
+/** "OpenBLAS (threading unknown: …)": the pools a message must say it could not count. */
+export function describeUnsized(unsized: readonly UnsizedPool[]): string {
+  return unsized.map((pool) => `${RUNTIME_NAMES[pool.runtime]} (${pool.reason})`).join('; ');
 }
 
 /** The pool with the most threads; the framework's on a tie. */
@@ -255,156 +263,3 @@ export const DEFAULT_BASIS_TEXT: Record<DefaultBasis, string> = {
   'host-physical-cores': "the host's physical cores",
   one: 'its single-threaded default',
 };
-
-/** Groups watched processes by watch name: the workers of one service. */
-export function servicesOf(inventory: Inventory): ReadonlyMap<string, readonly ProcessInventory[]> {
-  let services = servicesCache.get(inventory);
-  if (!services) servicesCache.set(inventory, (services = groupServices(inventory)));
-  return services;
-}
-
-const servicesCache = new WeakMap<Inventory, Map<string, ProcessInventory[]>>();
-
-function groupServices(inventory: Inventory): Map<string, ProcessInventory[]> {
-  const services = new Map<string, ProcessInventory[]>();
-  for (const process of inventory.processes) {
-    const workers = services.get(process.name);
-    if (workers) workers.push(process);
-    else services.set(process.name, [process]);
-  }
-  return services;
-}
-
-export interface UsableCpus {
-  /** What the processes may use at once: min(their affinity, their cgroups' effective CPUs, online CPUs). */
-  count: number;
-  /** The CPUs their affinity masks allow, when fewer than the online CPUs. */
-  cpuset: number[] | null;
-  /** The CFS quota in cores, when one is set below the online CPUs. */
-  quotaCores: number | null;
-  online: number;
-}
-
-const onlineList = (online: number) => Array.from({ length: online }, (_, cpu) => cpu);
-
-function affinityOf(process: ProcessInventory, online: number) {
-  const cached = affinityCache.get(process);
-  if (cached?.online === online) return cached;
-  const all = cpuListOf(process.cpusAllowedList);
-  const listed = all.length && all[all.length - 1]! < online ? all : all.filter((cpu) => cpu < online);
-  const cpus = listed.length ? listed : onlineList(online);
-  const entry: AffinityEntry = { online, cpus, set: null, text: null };
-  affinityCache.set(process, entry);
-  return entry;
-}
-
-/** The CPUs a process's affinity mask allows (all online CPUs when the list is missing), sorted. */
-export function affinityCpus(process: ProcessInventory, online: number): readonly number[] {
-  return affinityOf(process, online).cpus;
-}
-
-export function affinitySet(process: ProcessInventory, online: number): ReadonlySet<number> {
-  const entry = affinityOf(process, online);
-  return (entry.set ??= new Set(entry.cpus));
-}
-
-/** The same CPUs as a person reads them: "0–7". */
-export function affinityText(process: ProcessInventory, online: number): string {
-  const entry = affinityOf(process, online);
-  return (entry.text ??= formatCpuList(entry.cpus));
-}
-
-const onlineNodeCache = new Map<number, readonly NumaNode[]>();
-
-/** The NUMA nodes with their CPUs, or the online CPUs as one node when the agent sent no node lists. */
-export function nodesOrOnline(inventory: Inventory): readonly NumaNode[] {
-  const nodes = numaNodesOf(inventory);
-  if (nodes) return nodes;
-  const online = inventory.host.onlineCpus;
-  let one = onlineNodeCache.get(online);
-  if (!one) onlineNodeCache.set(online, (one = [{ node: 0, cpus: onlineList(online) }]));
-  return one;
-}
-
-/**
- * The CPUs one process, or the workers of a service together, may use: the union of their affinity masks, capped
- * by their cgroups (each distinct group counted once; a process without its own group counts the host's).
- */
-export function usableCpus(processes: readonly ProcessInventory[], inventory: Inventory): UsableCpus {
-  const single = processes.length === 1 ? processes[0]! : null;
-  const cached = single && usableCache.get(single);
-  if (cached?.inventory === inventory) return cached.usable;
-  const usable = computeUsable(processes, inventory);
-  if (single) usableCache.set(single, { inventory, usable });
-  return usable;
-}
-
-const usableCache = new WeakMap<ProcessInventory, { inventory: Inventory; usable: UsableCpus }>();
-
-/** The union of the workers' affinity masks; workers usually share one list, then it is that list's set. */
-function unionOfAffinities(processes: readonly ProcessInventory[], online: number): ReadonlySet<number> {
-  const first = processes[0]!;
-  if (processes.every((p) => p.cpusAllowedList === first.cpusAllowedList)) return affinitySet(first, online);
-  const union = new Set<number>();
-  for (const process of processes) for (const cpu of affinityCpus(process, online)) union.add(cpu);
-  return union;
-}
-
-function computeUsable(processes: readonly ProcessInventory[], inventory: Inventory): UsableCpus {
-  const online = inventory.host.onlineCpus;
-  const allowed = processes.length ? unionOfAffinities(processes, online) : new Set<number>();
-  const hostGroup = isUnavailable(inventory.cgroup) ? null : inventory.cgroup;
-  const groups = new Map<string, { effectiveCpus: number; quotaCores: number | null }>();
-  for (const process of processes) {
-    const group = process.cgroup ?? hostGroup;
-    if (group) groups.set(group.path, group);
-  }
-  const grouped = [...groups.values()];
-  const groupCpus = grouped.length ? grouped.reduce((sum, g) => sum + g.effectiveCpus, 0) : Infinity;
-  const quotas = grouped.map((g) => g.quotaCores);
-  const quotaCores = quotas.length && quotas.every((q) => q !== null) ? quotas.reduce<number>((sum, q) => sum + q!, 0) : null;
-  const count = Math.min(allowed.size, groupCpus, online);
-  return {
-    count,
-    cpuset: allowed.size < online ? [...allowed].sort((a, b) => a - b) : null,
-    quotaCores: quotaCores !== null && quotaCores < online ? quotaCores : null,
-    online,
-  };
-}
-
-/** 4 → "4", 2.5 → "2.5", 1.333 → "1.33": CPU counts, which quotas make fractional. */
-export function fmtCpus(n: number): string {
-  return String(Math.round(n * 100) / 100);
-}
-
-/** "4 usable CPUs (cpuset 0–3, quota 4)"; "8 usable CPUs (no cpuset or quota)". */
-export function describeUsable(usable: UsableCpus): string {
-  const limits = [
-    ...(usable.cpuset ? [`cpuset ${formatCpuList(usable.cpuset)}`] : []),
-    ...(usable.quotaCores !== null ? [`quota ${fmtCpus(usable.quotaCores)}`] : []),
-  ];
-  const noun = usable.count === 1 ? 'CPU' : 'CPUs';
-  return `${fmtCpus(usable.count)} usable ${noun} (${limits.length ? limits.join(', ') : 'no cpuset or quota'})`;
-}
-
-/** Threads per worker that fit: the usable CPUs shared out, at least one each. */
-export function fittingThreads(usable: number, workers: number): number {
-  return Math.max(1, Math.floor(usable / Math.max(1, workers)));
-}
-
-/** "serve.py (pid 4242)": how a message names one process. */
-export function processLabel(process: ProcessInventory): string {
-  return process.name === `pid:${process.pid}` ? `pid ${process.pid}` : `${process.name} (pid ${process.pid})`;
-}
-
-export interface NumaNode {
-  node: number;
-  cpus: number[];
-}
-
-/** The NUMA nodes that have CPUs, from the CPU inventory's node lists; null when the agent sent none. */
-export function numaNodesOf(inventory: Inventory): NumaNode[] | null {
-  const cpu = inventory.cpu;
-  if (isUnavailable(cpu) || !cpu.numaNodeCpus) return null;
-  return cpu.numaNodeCpus.map((list, node) => ({ node, cpus: [...cpuListOf(list)] })).filter((n) => n.cpus.length > 0);
-}

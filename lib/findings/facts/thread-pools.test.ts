@@ -1,16 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import type { Inventory, ProcessInventory } from '../../protocol';
 import { cleanCpu, cleanInventory, loaded, watchedProcess } from '../../../tests/support/findings-facts';
-import {
-  describePool,
-  describeUsable,
-  fittingThreads,
-  intraOpPools,
-  largestPool,
-  parseThreadCount,
-  servicesOf,
-  usableCpus,
-} from './process-threads';
+import { describePool, intraOpPools, largestPool, parseThreadCount } from './thread-pools';
+import { describeUsable, fittingThreads, usableCpus } from './usable-cpus';
+import { servicesOf } from './services';
 
 /** A 16-CPU host with 8 physical cores (two threads each), no cgroup limit. */
 const host16 = (processes: ProcessInventory[], patch: Partial<Inventory> = {}) =>
@@ -23,7 +16,8 @@ const host16 = (processes: ProcessInventory[], patch: Partial<Inventory> = {}) =
   });
 const proc = (patch: Partial<ProcessInventory>) => watchedProcess({ cpusAllowedList: '0-15', cpusAllowedCount: 16, env: {}, ...patch });
 const sizes = (p: ProcessInventory, inventory = host16([p])) =>
-  intraOpPools(p, inventory)?.map((pool) => [pool.runtime, pool.threads, pool.variable]) ?? null;
+  intraOpPools(p, inventory)?.sized.map((pool) => [pool.runtime, pool.threads, pool.variable]) ?? null;
+const unsized = (p: ProcessInventory, inventory = host16([p])) => intraOpPools(p, inventory)?.unsized.map((pool) => [pool.runtime, pool.reason]) ?? null;
 
 describe('intraOpPools: each runtime reads its own variables, in its own order', () => {
   test('OpenMP runtimes read OMP_NUM_THREADS (the first of a nested list)', () => {
@@ -56,9 +50,19 @@ describe('intraOpPools: each runtime reads its own variables, in its own order',
       .toEqual([['openblas-openmp', 6, 'OMP_NUM_THREADS']]);
   });
 
-  test('OpenBLAS of unknown threading is sized only when both builds would agree', () => {
+  test('OpenBLAS of unknown threading is sized only when both builds would agree, and otherwise named as unsized', () => {
     expect(sizes(proc({ runtimes: loaded('openblas'), env: { OMP_NUM_THREADS: '4' } }))).toEqual([['openblas', 4, 'OMP_NUM_THREADS']]);
-    expect(sizes(proc({ runtimes: loaded('openblas'), env: { OPENBLAS_NUM_THREADS: '2', OMP_NUM_THREADS: '4' } }))).toBeNull();
+    const conflicting = proc({ runtimes: loaded('openblas'), env: { OPENBLAS_NUM_THREADS: '2', OMP_NUM_THREADS: '4' } });
+    expect(sizes(conflicting)).toEqual([]);
+    expect(unsized(conflicting)).toEqual([['openblas', 'threading unknown: 2 threads as a pthreads build, 4 threads as an OpenMP build']]);
+  });
+
+  test('partial knowledge: the framework pool is sized when the BLAS beneath it cannot be (PyTorch over GNU OpenMP, pinned to one CPU)', () => {
+    // Debian's python3-torch as the agent once reported it: OpenBLAS of unknown threading beside libgomp.
+    const torch = proc({ runtimes: loaded('gnu-openmp', 'openblas', 'onednn', 'pytorch'), env: { OMP_NUM_THREADS: '8' }, cpusAllowedList: '0', cpusAllowedCount: 1 });
+    expect(sizes(torch)).toEqual([['pytorch', 8, 'OMP_NUM_THREADS'], ['gnu-openmp', 8, 'OMP_NUM_THREADS']]);
+    expect(unsized(torch)).toEqual([['openblas', 'threading unknown: 1 thread as a pthreads build, 8 threads as an OpenMP build']]);
+    expect(largestPool(intraOpPools(torch, host16([torch]))!.sized)!.runtime).toBe('pytorch');
   });
 
   test('BLIS reads BLIS_NUM_THREADS, then OMP_NUM_THREADS, and is single-threaded without either', () => {
@@ -93,9 +97,11 @@ describe('intraOpPools: each runtime reads its own variables, in its own order',
     expect(sizes(proc({ runtimes: loaded('gnu-openmp'), envUnreadable: 'environ: EACCES' }))).toBeNull();
   });
 
-  test('a host physical core count the CPU inventory cannot give leaves such pools unknown', () => {
-    const p = proc({ runtimes: loaded('onnxruntime') });
-    expect(intraOpPools(p, host16([p], { cpu: { unavailable: 'cpu inventory: /proc/cpuinfo not readable' } }))).toBeNull();
+  test('a host physical core count the CPU inventory cannot give leaves such pools unsized, and the others sized', () => {
+    const p = proc({ runtimes: loaded('onnxruntime', 'gnu-openmp'), env: { OMP_NUM_THREADS: '2' } });
+    const noCpu = host16([p], { cpu: { unavailable: 'cpu inventory: /proc/cpuinfo not readable' } });
+    expect(sizes(p, noCpu)).toEqual([['gnu-openmp', 2, 'OMP_NUM_THREADS']]);
+    expect(unsized(p, noCpu)).toEqual([['onnxruntime', "its default is the host's physical cores, which the CPU inventory does not give"]]);
   });
 
   test('invalid or non-positive values are ignored as the runtimes ignore them', () => {
@@ -109,9 +115,9 @@ describe('intraOpPools: each runtime reads its own variables, in its own order',
 describe('largestPool and describePool', () => {
   test('the largest pool wins, the framework on a tie; a default pool says what it counted', () => {
     const p = proc({ runtimes: loaded('gnu-openmp', 'pytorch'), env: { OMP_NUM_THREADS: '6' } });
-    const pool = largestPool(intraOpPools(p, host16([p]))!)!;
+    const pool = largestPool(intraOpPools(p, host16([p]))!.sized)!;
     expect([pool.runtime, describePool(pool), pool.setting(2)]).toEqual(['pytorch', 'OMP_NUM_THREADS=6', 'torch.set_num_threads(2) (or OMP_NUM_THREADS=2)']);
-    const unset = largestPool(intraOpPools(proc({ runtimes: loaded('gnu-openmp') }), host16([]))!)!;
+    const unset = largestPool(intraOpPools(proc({ runtimes: loaded('gnu-openmp') }), host16([]))!.sized)!;
     expect(describePool(unset)).toBe('OMP_NUM_THREADS unset (16 = the CPUs it may run on)');
   });
 });
@@ -146,8 +152,8 @@ describe('derived facts are computed once per process and inventory', () => {
   test('the same process object judged in another inventory is judged afresh', () => {
     const p = proc({ runtimes: loaded('gnu-openmp'), cpusAllowedList: '0-15', cpusAllowedCount: 16 });
     const small = host16([p], { host: { kernel: null, memTotalBytes: null, onlineCpus: 4 } });
-    expect(intraOpPools(p, host16([p]))![0]!.threads).toBe(16);
-    expect(intraOpPools(p, small)![0]!.threads).toBe(4);
+    expect(intraOpPools(p, host16([p]))!.sized[0]!.threads).toBe(16);
+    expect(intraOpPools(p, small)!.sized[0]!.threads).toBe(4);
     expect(usableCpus([p], host16([p])).count).toBe(16);
     expect(usableCpus([p], small).count).toBe(4);
   });
