@@ -20,6 +20,12 @@ import { startSeriesMaintenance } from './lib/series';
 const root = process.cwd();
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
+/** The hours compared before a fix and after it (INFERWATCH_FIX_WINDOW_S, an hour by default). */
+function effectWindowMs(): number {
+  const seconds = Number(process.env.INFERWATCH_FIX_WINDOW_S ?? 3600);
+  if (!Number.isInteger(seconds) || seconds < 10) throw new Error('INFERWATCH_FIX_WINDOW_S must be a whole number of seconds, at least 10');
+  return seconds * 1000;
+}
 const stateDir = path.resolve(process.env.INFERWATCH_STATE_DIR ?? path.join(root, '.inferwatch'));
 
 // A monitoring server must outlive its log reader (a closed terminal, a restarted log shipper).
@@ -29,7 +35,7 @@ await buildIfNeeded(root);
 const db = await getDb();
 console.log(`inferwatch: database: ${describeTarget(db.target)}`);
 const maintenance = startSeriesMaintenance(db);
-const findings = startFindingsScheduler(db);
+const findings = startFindingsScheduler(db, { effects: { windowMs: effectWindowMs() } });
 
 const app = next({ dev: false, dir: root, hostname: host, port });
 await app.prepare();

@@ -25,6 +25,7 @@ export const SERIES_TABLES = [
   'findings',
   'finding_threshold_overrides',
   'residency_policies',
+  'finding_effects',
   // The alert engine's tables (lib/alerts): rules, occurrences, silences, channels and the delivery outbox, with
   // partial unique indexes Prisma cannot model; read and written in raw SQL only.
   'alert_rules',

@@ -1,9 +1,10 @@
 import type { Database } from '../db/open';
 import { ConflictError, NotFoundError } from '../errors';
 import type { AcknowledgeInput, Finding, FindingEvidence, FindingsQuery, FindingsResponse, Severity } from '../protocol/findings';
+import { EFFECT_COLUMNS, effectOf, type EffectColumns } from './effects/store';
 import { docsPathOf, findRule } from './registry';
 
-interface FindingRow {
+interface FindingRow extends EffectColumns {
   id: number;
   rule_id: string;
   host_id: number | null;
@@ -53,10 +54,12 @@ function toFinding(r: FindingRow, nowMs: number): Finding {
     resolvedAt: iso(r.resolved_at),
     updatedAt: iso(r.last_evaluated_at)!,
     acknowledgement: ackLive ? { at: iso(r.ack_at)!, reason: r.ack_reason ?? '', expiresAt: iso(r.ack_expires_at) } : null,
+    effect: effectOf(r),
   };
 }
 
-const SELECT = `SELECT f.*, h.hostname FROM findings f LEFT JOIN hosts h ON h.id = f.host_id`;
+const SELECT = `SELECT f.*, h.hostname, ${EFFECT_COLUMNS}
+  FROM findings f LEFT JOIN hosts h ON h.id = f.host_id LEFT JOIN finding_effects e ON e.finding_id = f.id`;
 const SEVERITY_ORDER = `CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`;
 
 type FindingsFilter = Omit<FindingsQuery, 'limit' | 'rule'> & { rule?: string };

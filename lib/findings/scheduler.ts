@@ -1,5 +1,6 @@
 import type { Database } from '../db/open';
 import { DAY_MS } from '../protocol/time';
+import { measureFixEffects, type EffectOptions } from './effects/measure-effects';
 import { FindingsEngine, type CycleResult } from './engine';
 
 export interface FindingsSchedulerOptions {
@@ -13,6 +14,8 @@ export interface FindingsSchedulerOptions {
   onCycle?: (result: CycleResult, hostIds?: readonly number[]) => void;
   onError?: (err: unknown) => void;
   engine?: FindingsEngine;
+  /** How what a fix bought is measured (lib/findings/effects); after each full cycle. */
+  effects?: EffectOptions;
 }
 
 export interface FindingsScheduler {
@@ -55,6 +58,8 @@ export function startFindingsScheduler(db: Pick<Database, 'sql'>, options: Findi
     reportFailures(result);
     lastSnapshotId = Math.max(lastSnapshotId ?? 0, Number(mark?.id ?? 0));
     await db.sql.query(`DELETE FROM findings WHERE state = 'resolved' AND resolved_at < $1`, [new Date(at.getTime() - historyMs)]);
+    // A failure to measure a fix must not hold back the next cycle's judgements: it is reported and tried again.
+    await measureFixEffects(db, at, options.effects).catch(onError);
     options.onCycle?.(result);
     return result;
   };

@@ -79,6 +79,43 @@ export interface Finding {
   /** When its message, severity or evidence last changed. */
   updatedAt: string;
   acknowledgement: FindingAcknowledgement | null;
+  /** What resolving it bought, for a resolved occurrence the findings cycle has begun to measure; else null. */
+  effect: FindingEffect | null;
+}
+
+/** How a figure moved between the hour before the fix and the hour after it. */
+export type EffectVerdict = 'improved' | 'worse' | 'no-change' | 'not-enough-requests';
+
+export interface LatencyEffect {
+  /** The latency series (StatsD name or HTTP timing name). */
+  name: string;
+  before: { p99Ms: number | null; requests: number };
+  after: { p99Ms: number | null; requests: number };
+  verdict: EffectVerdict;
+}
+
+/** One of the rule's own series (its evidence's), averaged over each window. */
+export interface GaugeEffect {
+  metric: string;
+  key: string | null;
+  unit: string;
+  before: number | null;
+  after: number | null;
+}
+
+export interface FindingEffect {
+  status: 'measuring' | 'measured';
+  resolvedAt: string;
+  /** Until when it is measuring: the end of the window after the resolution. */
+  measureAfter: string;
+  /** The inventory change that resolved it (the newest between opening and resolution), or null when none did. */
+  change: { at: string; changes: string[] } | null;
+  before: { from: string; to: string } | null;
+  after: { from: string; to: string } | null;
+  latency: LatencyEffect[];
+  gauges: GaugeEffect[];
+  /** "Resolved at 14:02 UTC by serve.py OMP_NUM_THREADS 8 → 1: p99 inference.request 182 → 41 ms (9,812 / 10,114 requests)." */
+  summary: string;
 }
 
 export interface FindingsResponse {

@@ -38,7 +38,7 @@ describe('findings split', () => {
   const finding = (id: number, patch: Partial<Finding>): Finding => ({
     id, ruleId: 'r', title: 't', category: 'agent', severity: 'info', state: 'open', hostId: 1, hostname: 'h', region: 'oslo', subject: '',
     message: '', remedy: '', docsPath: '', evidence: { values: [] }, value: null, peakValue: null, firstSeenAt: '2026-12-01T00:00:00.000Z',
-    openedAt: null, resolvedAt: null, updatedAt: '2026-12-01T00:00:00.000Z', acknowledgement: null, ...patch,
+    openedAt: null, resolvedAt: null, updatedAt: '2026-12-01T00:00:00.000Z', acknowledgement: null, effect: null, ...patch,
   });
 
   test('open ones most severe first (open before pending); resolved ones newest first', () => {

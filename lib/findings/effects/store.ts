@@ -1,0 +1,79 @@
+import type { Sql } from '../../db/sql';
+import type { FindingEffect, FindingEvidence } from '../../protocol/findings';
+import { measuringEffect } from './judge-effect';
+import type { ResolvedOccurrence } from './measure-effect';
+
+/** Occurrences resolved longer ago than this are not measured any more: their data may be rolled up or gone. */
+const MEASURE_WITHIN_MS = 2 * 24 * 3_600_000;
+
+/**
+ * Starts measuring every occurrence that has resolved since and was ever open (a pending one fixed nothing): a
+ * 'measuring' row due once the window after its resolution has passed. Returns how many began.
+ */
+export async function beginMeasuringEffects(sql: Sql, now: Date, windowMs: number): Promise<number> {
+  const rows = await sql.query<{ finding_id: string }>(
+    `INSERT INTO finding_effects (finding_id, status, measure_after)
+     SELECT f.id, 'measuring', f.resolved_at + make_interval(secs => $2::float8 / 1000)
+       FROM findings f
+      WHERE f.state = 'resolved' AND f.host_id IS NOT NULL AND f.opened_at IS NOT NULL AND f.resolved_at > $1
+        AND NOT EXISTS (SELECT 1 FROM finding_effects e WHERE e.finding_id = f.id)
+     ON CONFLICT (finding_id) DO NOTHING
+     RETURNING finding_id`,
+    [new Date(now.getTime() - MEASURE_WITHIN_MS), windowMs],
+  );
+  return rows.length;
+}
+
+interface DueRow {
+  id: string;
+  host_id: number;
+  first_seen_at: Date;
+  resolved_at: Date;
+  measure_after: Date;
+  evidence: FindingEvidence | string;
+}
+
+/** Occurrences whose window after resolution has passed and that are not measured yet, the oldest first. */
+export async function listDueEffects(sql: Sql, now: Date, limit: number): Promise<ResolvedOccurrence[]> {
+  const rows = await sql.query<DueRow>(
+    `SELECT f.id, f.host_id, f.first_seen_at, f.resolved_at, e.measure_after, f.evidence
+       FROM finding_effects e JOIN findings f ON f.id = e.finding_id
+      WHERE e.status = 'measuring' AND e.measure_after <= $1
+      ORDER BY e.measure_after LIMIT $2`,
+    [now, limit],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    hostId: r.host_id,
+    firstSeenAtMs: new Date(r.first_seen_at).getTime(),
+    resolvedAtMs: new Date(r.resolved_at).getTime(),
+    measureAfterMs: new Date(r.measure_after).getTime(),
+    evidence: typeof r.evidence === 'string' ? (JSON.parse(r.evidence) as FindingEvidence) : r.evidence,
+  }));
+}
+
+export async function saveMeasuredEffect(sql: Sql, findingId: number, effect: FindingEffect, now: Date): Promise<void> {
+  await sql.query(`UPDATE finding_effects SET status = 'measured', measured_at = $2, effect = $3::jsonb WHERE finding_id = $1`, [
+    findingId,
+    now,
+    JSON.stringify(effect),
+  ]);
+}
+
+/** The columns a findings read joins in (`LEFT JOIN finding_effects e ON e.finding_id = f.id`). */
+export const EFFECT_COLUMNS = 'e.status AS effect_status, e.measure_after AS effect_measure_after, e.effect AS effect';
+
+export interface EffectColumns {
+  effect_status: 'measuring' | 'measured' | null;
+  effect_measure_after: Date | null;
+  effect: FindingEffect | string | null;
+}
+
+/** A finding's effect from its joined columns: null when it is not being measured. */
+export function effectOf(row: EffectColumns & { resolved_at: Date | null }): FindingEffect | null {
+  if (row.effect_status === 'measured' && row.effect !== null) return typeof row.effect === 'string' ? (JSON.parse(row.effect) as FindingEffect) : row.effect;
+  if (row.effect_status === 'measuring' && row.resolved_at && row.effect_measure_after) {
+    return measuringEffect(new Date(row.resolved_at).getTime(), new Date(row.effect_measure_after).getTime());
+  }
+  return null;
+}
