@@ -4,6 +4,7 @@ import clsx from 'clsx';
 import Link from 'next/link';
 import { useState } from 'react';
 import type { EvidenceValue, Finding } from '@/lib/protocol/findings';
+import { FixEffect } from '../fix-effect/fix-effect';
 import { LocalTime } from '../time/local-time';
 import { AcknowledgeForm, ClearAcknowledgementButton } from './acknowledge-form';
 import { TextWithCode } from './markdown-view';
@@ -41,6 +42,7 @@ export function FindingItem({ finding, canWrite }: { finding: Finding; canWrite:
       <p className="finding-message">
         <TextWithCode text={finding.message} />
       </p>
+      {finding.effect && <FixEffect effect={finding.effect} />}
       <p className="finding-remedy">
         <strong>Remedy: </strong>
         <TextWithCode text={finding.remedy} />

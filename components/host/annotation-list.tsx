@@ -4,6 +4,7 @@ import type { UseQueryResult } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { AnnotationKind, HostAnnotationsResponse } from '@/lib/protocol/read-api/annotations';
 import { LocalTime } from '../time/local-time';
+import { CodeSpans } from './code-spans';
 
 const KIND_LABEL: Record<AnnotationKind, string> = {
   inventory: 'inventory changed',
@@ -42,7 +43,12 @@ export function AnnotationList({ query }: { query: UseQueryResult<HostAnnotation
             {shown.map((a) => (
               <li key={`${a.kind}-${a.t}-${a.refId ?? ''}`} data-annotation-kind={a.kind} className={a.severity ? `sev-${a.severity}` : undefined}>
                 <LocalTime iso={new Date(a.t).toISOString()} /> <span className="badge">{KIND_LABEL[a.kind]}</span> <strong>{a.title}</strong>
-                {a.detail && <span className="event-detail"> — {a.detail}</span>}
+                {a.detail && (
+                  <span className="event-detail">
+                    {' '}
+                    — <CodeSpans text={a.detail} />
+                  </span>
+                )}
               </li>
             ))}
           </ul>

@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import type { Finding } from '@/lib/protocol/findings';
 import { useFindingsQuery } from '../hooks/use-findings-query';
+import { FixEffect } from '../fix-effect/fix-effect';
 import { ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
 import { CodeSpans } from './code-spans';
@@ -28,6 +29,7 @@ function FindingCard({ finding }: { finding: Finding }) {
       <p className="finding-message">
         <CodeSpans text={finding.message} />
       </p>
+      {finding.effect && <FixEffect effect={finding.effect} />}
       <div className="finding-remedy" data-testid="finding-remedy">
         <strong>Remedy</strong>
         <p className="remedy-text">

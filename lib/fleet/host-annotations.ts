@@ -1,5 +1,6 @@
 import type { Database } from '../db';
 import { NotFoundError } from '../errors';
+import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../findings/effects/store';
 import { findRule } from '../findings/registry';
 import { readInventoryChanges } from '../findings/latency/inventory-changes';
 import type { Severity } from '../protocol/findings';
@@ -7,7 +8,7 @@ import { MAX_ANNOTATIONS, type HostAnnotation, type HostAnnotationsParams, type 
 
 export type HostAnnotationsQuery = HostAnnotationsParams & { hostId: number; limit?: number };
 
-interface FindingEventRow {
+interface FindingEventRow extends EffectColumns {
   id: number;
   rule_id: string;
   severity: Severity;
@@ -41,8 +42,9 @@ export async function getHostAnnotations(db: Pick<Database, 'sql'>, query: HostA
   const [inventory, findings, alerts] = await Promise.all([
     readInventoryChanges(sql, [hostId], from, to),
     sql.query<FindingEventRow>(
-      `SELECT id, rule_id, severity, message, opened_at, resolved_at FROM findings
-        WHERE host_id = $1 AND ((opened_at >= $2 AND opened_at < $3) OR (resolved_at >= $2 AND resolved_at < $3))`,
+      `SELECT f.id, f.rule_id, f.severity, f.message, f.opened_at, f.resolved_at, ${EFFECT_COLUMNS}
+         FROM findings f LEFT JOIN finding_effects e ON e.finding_id = f.id
+        WHERE f.host_id = $1 AND ((f.opened_at >= $2 AND f.opened_at < $3) OR (f.resolved_at >= $2 AND f.resolved_at < $3))`,
       [hostId, from, to],
     ),
     sql.query<AlertEventRow>(
@@ -69,7 +71,9 @@ export async function getHostAnnotations(db: Pick<Database, 'sql'>, query: HostA
     const title = findRule(row.rule_id)?.title ?? row.rule_id;
     const base = { severity: row.severity, title, detail: row.message, refId: Number(row.id) };
     if (inRange(row.opened_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.opened_at).getTime(), kind: 'finding-opened' });
-    if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.resolved_at).getTime(), kind: 'finding-resolved' });
+    // A resolution reads as what it bought, once measured (lib/findings/effects).
+    const resolved = { ...base, detail: effectOf(row)?.summary ?? row.message };
+    if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...resolved, t: new Date(row.resolved_at).getTime(), kind: 'finding-resolved' });
   }
   for (const row of alerts) {
     const annotations = typeof row.annotations === 'string' ? (JSON.parse(row.annotations) as Record<string, string>) : row.annotations;
