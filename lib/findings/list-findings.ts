@@ -1,6 +1,6 @@
 import type { Database } from '../db/open';
 import { ConflictError, NotFoundError } from '../errors';
-import type { AcknowledgeInput, Finding, FindingEvidence, FindingsQuery, FindingsResponse, Severity } from '../protocol/findings';
+import type { AcknowledgeInput, Finding, FindingEvidence, FindingsQuery, FindingsResponse, FixedFindingsQuery, FixedFindingsResponse, Severity } from '../protocol/findings';
 import { EFFECT_COLUMNS, effectOf, type EffectColumns } from './effects/store';
 import { docsPathOf, findRule } from './registry';
 
@@ -93,6 +93,44 @@ export async function listFindings(db: Pick<Database, 'sql'>, query: FindingsQue
     params,
   );
   return { findings: rows.slice(0, query.limit).map((r) => toFinding(r, now.getTime())), truncated: rows.length > query.limit };
+}
+
+/** Occurrences resolved in [from, to), newest first, with what each fix bought, and the range's totals by outcome. */
+export async function listFixedFindings(db: Pick<Database, 'sql'>, query: FixedFindingsQuery, now = new Date()): Promise<FixedFindingsResponse> {
+  const params: unknown[] = [query.from, query.to];
+  const where = [`f.state = 'resolved'`, 'f.host_id IS NOT NULL', 'f.resolved_at >= $1', 'f.resolved_at < $2'];
+  if (query.region !== undefined) where.push(`f.region = $${params.push(query.region)}`);
+  if (query.labels !== undefined) where.push(`h.labels @> $${params.push(JSON.stringify(query.labels))}::jsonb`);
+  const from = `FROM findings f LEFT JOIN hosts h ON h.id = f.host_id LEFT JOIN finding_effects e ON e.finding_id = f.id WHERE ${where.join(' AND ')}`;
+  const [rows, [totals]] = await Promise.all([
+    db.sql.query<FindingRow>(`SELECT f.*, h.hostname, ${EFFECT_COLUMNS} ${from} ORDER BY f.resolved_at DESC, f.id DESC LIMIT $${params.length + 1}`, [
+      ...params,
+      query.limit + 1,
+    ]),
+    db.sql.query<Record<'resolved' | 'measured' | 'improved' | 'worse' | 'no_change' | 'not_enough', number>>(
+      `SELECT count(*)::int AS resolved, count(*) FILTER (WHERE e.status = 'measured')::int AS measured,
+              count(*) FILTER (WHERE e.effect->>'outcome' = 'improved')::int AS improved,
+              count(*) FILTER (WHERE e.effect->>'outcome' = 'worse')::int AS worse,
+              count(*) FILTER (WHERE e.effect->>'outcome' = 'no-change')::int AS no_change,
+              count(*) FILTER (WHERE e.effect->>'outcome' = 'not-enough-requests')::int AS not_enough
+         ${from}`,
+      params,
+    ),
+  ]);
+  return {
+    from: query.from.toISOString(),
+    to: query.to.toISOString(),
+    findings: rows.slice(0, query.limit).map((r) => toFinding(r, now.getTime())),
+    truncated: rows.length > query.limit,
+    totals: {
+      resolved: totals!.resolved,
+      measured: totals!.measured,
+      improved: totals!.improved,
+      worse: totals!.worse,
+      noChange: totals!.no_change,
+      notEnoughRequests: totals!.not_enough,
+    },
+  };
 }
 
 export async function getFinding(db: Pick<Database, 'sql'>, id: number, now = new Date()): Promise<Finding> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HOUR_MS } from './time';
+import { DAY_MS, HOUR_MS } from './time';
 import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema, withDefaultRange } from './read-api/params';
 
 /** Findings as the read API returns them, and the inputs of its write endpoints. Client-safe: zod only. */
@@ -114,6 +114,8 @@ export interface FindingEffect {
   after: { from: string; to: string } | null;
   latency: LatencyEffect[];
   gauges: GaugeEffect[];
+  /** Over its latency series: worse if any got worse, improved if any improved, no-change if all compared held; null while measuring. */
+  outcome: EffectVerdict | null;
   /** "Resolved at 14:02 UTC by serve.py OMP_NUM_THREADS 8 → 1: p99 inference.request 182 → 41 ms (9,812 / 10,114 requests)." */
   summary: string;
 }
@@ -309,6 +311,28 @@ export const findingsSummaryQuerySchema = z
   })
   .superRefine(checkRange);
 export type FindingsSummaryQuery = z.infer<typeof findingsSummaryQuerySchema>;
+
+/** GET /api/v1/findings/fixed: occurrences resolved in [from, to) (default the last 7 days) and what each fix bought. */
+export const fixedFindingsQuerySchema = z
+  .object({
+    region: regionSchema.optional(),
+    labels: labelsSchema.optional(),
+    ...rangeShape,
+    limit: z.coerce.number().int().min(1).max(1000).default(200),
+  })
+  .superRefine(checkRange)
+  .transform(withDefaultRange(7 * DAY_MS));
+export type FixedFindingsQuery = z.infer<typeof fixedFindingsQuerySchema>;
+
+export interface FixedFindingsResponse {
+  from: string;
+  to: string;
+  /** Newest first; each resolved occurrence with its effect (null when it was never measured). */
+  findings: Finding[];
+  truncated: boolean;
+  /** Over every occurrence resolved in the range, not only those returned. */
+  totals: { resolved: number; measured: number; improved: number; worse: number; noChange: number; notEnoughRequests: number };
+}
 
 /** One rule's findings across the fleet: what the findings page groups by. */
 export interface FindingRuleSummary {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { judgeEffect, latencyVerdict, measuringEffect, type EffectMeasurements } from './judge-effect';
+import { judgeEffect, latencyVerdict, measuringEffect, outcomeOf, type EffectMeasurements } from './judge-effect';
 
 const at = (hhmm: string) => Date.parse(`2026-12-02T${hhmm}:00.000Z`);
 const measured = (patch: Partial<EffectMeasurements> = {}): EffectMeasurements => ({
@@ -22,6 +22,7 @@ describe('judgeEffect', () => {
     );
     expect(effect).toMatchObject({ status: 'measured', resolvedAt: '2026-12-02T14:02:00.000Z', change: { at: '2026-12-02T14:01:00.000Z' } });
     expect(effect.latency[0]!.verdict).toBe('improved');
+    expect(effect.outcome).toBe('improved');
   });
 
   test('too few requests in either hour: says so instead of inventing an effect', () => {
@@ -62,6 +63,13 @@ describe('latencyVerdict', () => {
   ] as const)('%o → %o: %s', (before, after, verdict) => {
     expect(latencyVerdict(before, after)).toBe(verdict);
   });
+});
+
+test('the outcome of a fix: worse wins, then improved, then no change; nothing compared is not enough requests', () => {
+  expect(outcomeOf(['improved', 'worse'])).toBe('worse');
+  expect(outcomeOf(['no-change', 'improved', 'not-enough-requests'])).toBe('improved');
+  expect(outcomeOf(['no-change', 'not-enough-requests'])).toBe('no-change');
+  expect(outcomeOf([])).toBe('not-enough-requests');
 });
 
 test('measuringEffect says until when', () => {

@@ -55,6 +55,13 @@ function rankChanges(changes: readonly string[]): string[] {
   return [...changes].sort((a, b) => weight(a) - weight(b));
 }
 
+/** One verdict for the whole fix, over its latency series. */
+export function outcomeOf(verdicts: readonly EffectVerdict[]): EffectVerdict {
+  if (verdicts.includes('worse')) return 'worse';
+  if (verdicts.includes('improved')) return 'improved';
+  return verdicts.includes('no-change') ? 'no-change' : 'not-enough-requests';
+}
+
 /** The verdicts and the sentence of a measured fix, from what was read; names nothing it did not measure. */
 export function judgeEffect(m: EffectMeasurements, minRequests = EFFECT_MIN_REQUESTS): FindingEffect {
   const latency = m.latency
@@ -78,6 +85,7 @@ export function judgeEffect(m: EffectMeasurements, minRequests = EFFECT_MIN_REQU
     after: { from: iso(m.after.fromMs), to: iso(m.after.toMs) },
     latency,
     gauges: m.gauges,
+    outcome: outcomeOf(latency.map((l) => l.verdict)),
     summary,
   };
 }
@@ -93,6 +101,7 @@ export function measuringEffect(resolvedAtMs: number, measureAfterMs: number): F
     after: null,
     latency: [],
     gauges: [],
+    outcome: null,
     summary: `Resolved at ${utcTime(resolvedAtMs)}: measuring what it bought until ${utcTime(measureAfterMs)}.`,
   };
 }

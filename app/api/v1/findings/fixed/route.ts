@@ -1,0 +1,18 @@
+import { requireReader } from '@/lib/auth/require-reader';
+import { getDb } from '@/lib/db';
+import { toErrorResponse } from '@/lib/errors';
+import { listFixedFindings } from '@/lib/findings/list-findings';
+import { fixedFindingsQuerySchema } from '@/lib/protocol/findings';
+import { searchParamsObject } from '@/lib/protocol/read-api/params';
+
+export const dynamic = 'force-dynamic';
+
+export async function GET(request: Request) {
+  try {
+    await requireReader(request);
+    const query = fixedFindingsQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
+    return Response.json(await listFixedFindings(await getDb(), query), { headers: { 'Cache-Control': 'no-store' } });
+  } catch (err) {
+    return toErrorResponse(err);
+  }
+}
