@@ -43,11 +43,13 @@ describe('judgeEffect', () => {
     expect(effect.summary).toMatch(/: no latency series reported in either hour\.$/);
   });
 
-  test('the busiest series first, at most three in the sentence, every one in the data', () => {
+  test('the series that moved most first, then the busiest; at most three in the sentence, every one in the data', () => {
     const series = ['a', 'b', 'c', 'd'].map((name, i) => ({ name, before: { p99Ms: 10, requests: 1000 * (i + 1) }, after: { p99Ms: 5, requests: 1000 * (i + 1) } }));
-    const effect = judgeEffect(measured({ latency: series, gauges: [] }));
-    expect(effect.latency.map((l) => l.name)).toEqual(['d', 'c', 'b', 'a']);
-    expect(effect.summary).not.toContain('`a`');
+    const moved = { name: 'e', before: { p99Ms: 40, requests: 300 }, after: { p99Ms: 4, requests: 300 } };
+    const effect = judgeEffect(measured({ latency: [...series, moved, { name: 'f', before: { p99Ms: 1, requests: 5 }, after: { p99Ms: 1, requests: 5 } }], gauges: [] }));
+    expect(effect.latency.map((l) => l.name)).toEqual(['e', 'd', 'c', 'b', 'a', 'f']);
+    expect(effect.summary).toContain('p99 `e` 40 → 4 ms');
+    expect(effect.summary).not.toContain('`b`');
   });
 });
 

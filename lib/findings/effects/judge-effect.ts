@@ -55,6 +55,15 @@ function rankChanges(changes: readonly string[]): string[] {
   return [...changes].sort((a, b) => weight(a) - weight(b));
 }
 
+/** How far a compared p99 moved, either way; a series that could not be compared sorts last. */
+const movement = (l: LatencyEffect) =>
+  l.verdict === 'not-enough-requests' ? -1 : Math.abs(Math.log(Math.max(l.after.p99Ms!, 1e-9) / Math.max(l.before.p99Ms!, 1e-9)));
+
+/** The series that moved most first (what the fix changed), then the busiest, then by name. */
+function byMovement(a: LatencyEffect, b: LatencyEffect): number {
+  return movement(b) - movement(a) || b.before.requests + b.after.requests - (a.before.requests + a.after.requests) || (a.name < b.name ? -1 : 1);
+}
+
 /** One verdict for the whole fix, over its latency series. */
 export function outcomeOf(verdicts: readonly EffectVerdict[]): EffectVerdict {
   if (verdicts.includes('worse')) return 'worse';
@@ -64,9 +73,7 @@ export function outcomeOf(verdicts: readonly EffectVerdict[]): EffectVerdict {
 
 /** The verdicts and the sentence of a measured fix, from what was read; names nothing it did not measure. */
 export function judgeEffect(m: EffectMeasurements, minRequests = EFFECT_MIN_REQUESTS): FindingEffect {
-  const latency = m.latency
-    .map((l) => ({ ...l, verdict: latencyVerdict(l.before, l.after, minRequests) }))
-    .sort((a, b) => b.before.requests + b.after.requests - (a.before.requests + a.after.requests) || (a.name < b.name ? -1 : 1));
+  const latency = m.latency.map((l) => ({ ...l, verdict: latencyVerdict(l.before, l.after, minRequests) })).sort(byMovement);
   const changes = m.change ? rankChanges(m.change.changes) : [];
   const by = changes.length
     ? ` by ${changes.slice(0, SUMMARY_ITEMS).join(', ')}${changes.length > SUMMARY_ITEMS ? ` and ${changes.length - SUMMARY_ITEMS} more` : ''}`

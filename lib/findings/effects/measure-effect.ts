@@ -6,7 +6,7 @@ import { getHostSeries } from '../../series/host-series';
 import { mergeHistograms } from '../../series/merge-histograms';
 import { coverRange } from '../../series/resolution';
 import { readWatermarks } from '../../series/rollup';
-import { readInventoryChanges } from '../latency/inventory-changes';
+import { readNewestChange } from '../latency/inventory-changes';
 import type { EffectMeasurements } from './judge-effect';
 
 export interface ResolvedOccurrence {
@@ -46,14 +46,13 @@ async function readGaugeMean(db: Pick<Database, 'sql'>, hostId: number, metric: 
 
 /**
  * What the fix of one occurrence changed, read from the database: the newest inventory change between its first
- * sighting and its resolution, then latency and the rule's own series over the last `windowMs` it held (ending at that
+ * sighting and its resolution (a restart's snapshots taken as one change), then latency and the rule's own series over the last `windowMs` it held (ending at that
  * change, or at the resolution when nothing changed; never before it was first seen) and the `windowMs` after it
  * resolved.
  */
 export async function measureEffect(db: Pick<Database, 'sql'>, occurrence: ResolvedOccurrence, windowMs: number): Promise<EffectMeasurements> {
   const { hostId, firstSeenAtMs, resolvedAtMs } = occurrence;
-  const changes = (await readInventoryChanges(db.sql, [hostId], new Date(firstSeenAtMs), new Date(resolvedAtMs + 1))).get(hostId) ?? [];
-  const change = changes.filter((c) => c.changes.length > 0).at(-1) ?? null;
+  const change = await readNewestChange(db.sql, hostId, new Date(firstSeenAtMs), new Date(resolvedAtMs + 1));
   const beforeEnd = change?.atMs ?? resolvedAtMs;
   const before = { fromMs: Math.max(firstSeenAtMs, beforeEnd - windowMs), toMs: beforeEnd };
   const after = { fromMs: resolvedAtMs, toMs: resolvedAtMs + windowMs };

@@ -13,13 +13,7 @@ interface SnapshotRow {
   data: Inventory | string;
 }
 
-/**
- * Per host, the inventory changes of [from, to): each snapshot taken then, diffed against the one before it (which
- * may be older than `from`). A host's first snapshot is its enrolment, not a change.
- */
-export async function readInventoryChanges(sql: Sql, hostIds: readonly number[], from: Date, to: Date): Promise<Map<number, InventoryObservation[]>> {
-  const changes = new Map<number, InventoryObservation[]>();
-  if (hostIds.length === 0) return changes;
+async function readSnapshots(sql: Sql, hostIds: readonly number[], from: Date, to: Date): Promise<Snapshot[]> {
   const rows = await sql.query<SnapshotRow>(
     `SELECT host_id, taken_at, data FROM (
        SELECT DISTINCT ON (host_id) host_id, taken_at, id, data FROM inventory_snapshots
@@ -30,16 +24,59 @@ export async function readInventoryChanges(sql: Sql, hostIds: readonly number[],
      ORDER BY host_id, taken_at`,
     [hostIds, from, to],
   );
-  let previous: { hostId: number; data: Inventory } | null = null;
-  for (const row of rows) {
-    const data = typeof row.data === 'string' ? (JSON.parse(row.data) as Inventory) : row.data;
-    const atMs = new Date(row.taken_at).getTime();
-    if (previous && previous.hostId === row.host_id && atMs >= from.getTime()) {
-      const list = changes.get(row.host_id) ?? [];
-      list.push({ atMs, changes: diffInventories(previous.data, data) });
-      changes.set(row.host_id, list);
+  return rows.map((row) => ({
+    hostId: row.host_id,
+    atMs: new Date(row.taken_at).getTime(),
+    data: typeof row.data === 'string' ? (JSON.parse(row.data) as Inventory) : row.data,
+  }));
+}
+
+interface Snapshot {
+  hostId: number;
+  atMs: number;
+  data: Inventory;
+}
+
+/**
+ * Per host, the inventory changes of [from, to): each snapshot taken then, diffed against the one before it (which
+ * may be older than `from`). A host's first snapshot is its enrolment, not a change.
+ */
+export async function readInventoryChanges(sql: Sql, hostIds: readonly number[], from: Date, to: Date): Promise<Map<number, InventoryObservation[]>> {
+  const changes = new Map<number, InventoryObservation[]>();
+  if (hostIds.length === 0) return changes;
+  let previous: Snapshot | null = null;
+  for (const snapshot of await readSnapshots(sql, hostIds, from, to)) {
+    if (previous && previous.hostId === snapshot.hostId && snapshot.atMs >= from.getTime()) {
+      const list = changes.get(snapshot.hostId) ?? [];
+      list.push({ atMs: snapshot.atMs, changes: diffInventories(previous.data, snapshot.data) });
+      changes.set(snapshot.hostId, list);
     }
-    previous = { hostId: row.host_id, data };
+    previous = snapshot;
   }
   return changes;
+}
+
+/** Snapshots further apart than this belong to different changes. */
+const BURST_GAP_MS = 5 * 60_000;
+/** However often a host re-snapshots (thread counts churn), a change is looked for this far back at most. */
+const BURST_SPAN_MS = 15 * 60_000;
+
+/**
+ * The newest change of one host in [from, to) as a person made it: a restart arrives as several snapshots close
+ * together (the process gone, then started with new settings), so the snapshots of that burst are diffed as one, from
+ * the one before it to the last. `atMs` is when the first of them departed from the state before. null when the
+ * range holds no change that bears on latency.
+ */
+export async function readNewestChange(sql: Sql, hostId: number, from: Date, to: Date): Promise<InventoryObservation | null> {
+  const snapshots = await readSnapshots(sql, [hostId], from, to);
+  const last = snapshots.at(-1);
+  if (!last || last.atMs < from.getTime()) return null;
+  let first = snapshots.length - 1;
+  while (first > 1 && snapshots[first - 1]!.atMs >= from.getTime() && snapshots[first]!.atMs - snapshots[first - 1]!.atMs <= BURST_GAP_MS && last.atMs - snapshots[first - 1]!.atMs <= BURST_SPAN_MS) first--;
+  const base = snapshots[first - 1];
+  if (!base) return null;
+  const changes = diffInventories(base.data, last.data);
+  if (changes.length === 0) return null;
+  const departed = snapshots.slice(first).find((s) => diffInventories(base.data, s.data).length > 0)!;
+  return { atMs: departed.atMs, changes };
 }
