@@ -4,6 +4,7 @@ import type { SearchParams } from 'nuqs/server';
 import { findingRulesKey, findingsSummaryKey, toFindingsFilter } from '@/components/findings/findings-filter';
 import { FindingsFilters } from '@/components/findings/findings-filters';
 import { FindingsGroups } from '@/components/findings/findings-groups';
+import { FixedReport } from '@/components/findings/fixed-report';
 import { loadFindingsSearchParams } from '@/components/findings/search-params';
 import { AdminTokenField } from '@/components/settings/admin-token-field';
 import { getDb } from '@/lib/db';
@@ -37,6 +38,7 @@ export default async function FindingsPage({ searchParams }: { searchParams: Pro
       <HydrationBoundary state={dehydrate(queryClient)}>
         <FindingsFilters />
         <FindingsGroups />
+        <FixedReport />
       </HydrationBoundary>
     </>
   );
