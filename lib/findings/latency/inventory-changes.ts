@@ -56,6 +56,9 @@ export async function readInventoryChanges(sql: Sql, hostIds: readonly number[],
   return changes;
 }
 
+/** What a change line is about: its process ("serve.py OMP_NUM_THREADS 8 → 1"), or its first word for the host's own. */
+const subjectOf = (line: string) => line.split(' ')[0]!;
+
 /** Snapshots further apart than this belong to different changes. */
 const BURST_GAP_MS = 5 * 60_000;
 /** However often a host re-snapshots (thread counts churn), a change is looked for this far back at most. */
@@ -77,6 +80,9 @@ export async function readNewestChange(sql: Sql, hostId: number, from: Date, to:
   if (!base) return null;
   const changes = diffInventories(base.data, last.data);
   if (changes.length === 0) return null;
-  const departed = snapshots.slice(first).find((s) => diffInventories(base.data, s.data).length > 0)!;
+  // Other processes start and settle in the same minutes: the change began with the first snapshot that touched what
+  // it changed (its process gone, say), not with any snapshot at all.
+  const touched = new Set(changes.map(subjectOf));
+  const departed = snapshots.slice(first).find((s) => diffInventories(base.data, s.data).some((line) => touched.has(subjectOf(line))))!;
   return { atMs: departed.atMs, changes };
 }
