@@ -46,7 +46,7 @@ function AlertSection({ title, alerts, rules, empty, testId }: { title: string; 
 
 function AlertFilters({ rules }: { rules: AlertRule[] }) {
   const { state, setState } = useAlertsUrlState();
-  const [region, setRegion] = useDebouncedCommit(state.region, (value) => void setState({ region: value.trim() || null }));
+  const [region, setRegion] = useDebouncedCommit(state.region, (value) => void setState({ region: value.trim() || null }), 400);
   return (
     <form className="filters" role="search" aria-label="Filter alerts" onSubmit={(e) => e.preventDefault()}>
       <label className="field">

@@ -2,8 +2,8 @@
 
 import { useEffect, useState } from 'react';
 
-/** Text typed into a box reaches the URL (and the API) once typing pauses. */
-export function useDebouncedCommit(value: string, commit: (value: string) => void, delayMs = 400) {
+/** Text typed into a box reaches the URL (and the API) once typing has paused for `delayMs`. */
+export function useDebouncedCommit(value: string, commit: (value: string) => void, delayMs: number) {
   const [draft, setDraft] = useState(value);
   useEffect(() => setDraft(value), [value]);
   useEffect(() => {
