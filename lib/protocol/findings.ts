@@ -160,6 +160,8 @@ export const findingsQuerySchema = z
   })
   .superRefine(checkRange);
 export type FindingsQuery = z.infer<typeof findingsQuerySchema>;
+/** What a client puts in GET /api/v1/findings's query string; `labels` as `key:value,key:value`. */
+export type FindingsQueryParams = Partial<Pick<FindingsQuery, 'rule' | 'region' | 'host' | 'severity' | 'state' | 'limit'>> & { labels?: string };
 
 /** One finding per host in the fleet summary: its most severe open one. */
 export interface TopFinding {
