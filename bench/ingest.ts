@@ -80,26 +80,14 @@ const { appendReportRows, emptyRowBatch } = await import('../lib/ingest/write/re
 const { reportToRows, toCopyBinary, toCopyText, totalRowCount } = await import('./_ingest-encoding');
 const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/write/table-specs');
 const { rollUp } = await import('../lib/series/rollup');
+const { isBuildStale } = await import('../lib/server/production-build');
 
 function log(message: string) {
   console.error(`[bench ingest ${new Date().toISOString().slice(11, 19)}] ${message}`);
 }
 
-function newestMtimeMs(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
 function ensureBuild() {
-  const buildId = path.join(root, '.next', 'BUILD_ID');
-  const builtMs = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
-  const sourceMs = Math.max(...['app', 'lib', 'components'].filter((d) => fs.existsSync(path.join(root, d))).map((d) => newestMtimeMs(path.join(root, d))));
-  if (SKIP_BUILD || builtMs > sourceMs) return;
+  if (SKIP_BUILD || !isBuildStale(root)) return;
   log('building the app (npm run build)');
   const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   if (result.status !== 0) throw new Error('npm run build failed');
