@@ -1,4 +1,4 @@
-import { createLoader, parseAsInteger, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
+import { parseAsInteger, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
 import { DELIVERY_STATUSES } from '@/lib/protocol/alerts';
 import { SEVERITIES } from '@/lib/protocol/findings';
 
@@ -21,5 +21,3 @@ export const alertsSearchParams = {
 };
 
 export type AlertsUrlState = inferParserType<typeof alertsSearchParams>;
-
-export const loadAlertsSearchParams = createLoader(alertsSearchParams);
