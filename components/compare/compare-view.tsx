@@ -9,6 +9,7 @@ import { ChartPanel } from '../charts/chart-panel';
 import { CHART_MAX_POINTS, type ChartConfig } from '../charts/time-chart-config';
 import { useCompareQuery } from '../hooks/use-compare-query';
 import { useDebouncedCommit } from '../hooks/use-debounced-commit';
+import { useNow } from '../hooks/use-now';
 import { useCompareChoicesQuery } from '../hooks/use-compare-choices-query';
 import { RangeControls } from '../host/range-controls';
 import { serializeHostUrl } from '../host/search-params';
@@ -67,6 +68,7 @@ function HostPicker({ picked, names, onChange }: { picked: number[]; names: Map<
 /** One metric of many hosts on one chart: a region's, a label set's, picked ones or the fleet's, capped to the top N. */
 export function CompareView() {
   const { state, setState, range } = useCompareView();
+  const nowMs = useNow(10_000);
   const pathname = usePathname();
   const choices = useCompareChoicesQuery('');
   const [names] = useState(() => new Map<number, string>());
@@ -88,7 +90,7 @@ export function CompareView() {
     height: 360,
   } satisfies ChartConfig;
   const hostHref = (hostId: number) => {
-    const pinned = frozenRange(range, Date.now());
+    const pinned = frozenRange(range, nowMs);
     return serializeHostUrl(`/hosts/${hostId}`, { ...pinned, range: state.range });
   };
 
