@@ -260,7 +260,6 @@ export const latencyExplainedParamsSchema = z
   .object({ name: z.string().trim().min(1).max(200), ...rangeShape })
   .superRefine(checkRange)
   .transform(withDefaultRange(HOUR_MS));
-export type LatencyExplainedParams = z.infer<typeof latencyExplainedParamsSchema>;
 
 /** GET /api/v1/findings/summary: the same filters as the list, without rule and limit. */
 export const findingsSummaryQuerySchema = z

@@ -1,4 +1,4 @@
-export { startSeriesMaintenance, runHousekeeping } from './maintenance';
+export { startSeriesMaintenance } from './maintenance';
 export { rollUp, readWatermarks, readRollupBacklog, type RollupBacklog } from './rollup';
 export { applyRetention, partitionEnd } from './retention';
 export { getHostSeries } from './host-series';
