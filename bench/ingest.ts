@@ -115,7 +115,9 @@ function stop(child: ChildProcess | undefined) {
   if (child?.pid && child.exitCode === null) {
     try {
       process.kill(-child.pid, 'SIGTERM');
-    } catch {}
+    } catch {
+      // Its process group is already gone.
+    }
   }
 }
 
@@ -298,7 +300,9 @@ function commandCpuTicks(comm: string): number {
       // A backend that exits (a pool connection closed when idle) takes its CPU out of the sum of live ones; the
       // postmaster that reaps it counts that CPU as its children's.
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm) ticks += processCpuTicks(Number(pid), true);
-    } catch {}
+    } catch {
+      // It exited between the listing and the read.
+    }
   }
   return ticks;
 }
@@ -502,7 +506,7 @@ function writeBenchmarksMd(section: string) {
   const file = path.join(root, 'BENCHMARKS.md');
   const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
   const start = current.indexOf('\n## ingest\n');
-  let next = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
+  const next = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
   const before = start < 0 ? current.trimEnd() + '\n' : current.slice(0, start + 1);
   const after = start < 0 || next < 0 ? '' : current.slice(next + 1);
   fs.writeFileSync(file, `${before}\n${section.trim()}\n${after ? `\n${after}` : ''}`);
