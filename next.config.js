@@ -1,7 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
-  serverExternalPackages: ['@electric-sql/pglite', 'pglite-prisma-adapter', 'pg', 'pg-copy-streams', 'prom-client'],
+  serverExternalPackages: ['@electric-sql/pglite', 'pglite-prisma-adapter', 'pg', 'prom-client'],
 };
 
 export default nextConfig;

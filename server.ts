@@ -9,6 +9,7 @@ import { ensureLocalEnrollmentKey } from './lib/auth/ensure-local-enrollment-key
 import { closeDb, getDb } from './lib/db';
 import { describeTarget } from './lib/db/target';
 import { demoEnabled, startDemoFleet } from './lib/demo/start';
+import { serverEnvironmentOrExit } from './lib/server/environment';
 import { startLocalAgent } from './lib/server/local-agent';
 import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
@@ -18,15 +19,8 @@ import { startFindingsScheduler } from './lib/findings/scheduler';
 import { startSeriesMaintenance } from './lib/series';
 
 const root = process.cwd();
-const port = Number(process.env.PORT ?? 3000);
-const host = process.env.HOST ?? '127.0.0.1';
-/** The hours compared before a fix and after it (INFERWATCH_FIX_WINDOW_S, an hour by default). */
-function effectWindowMs(): number {
-  const seconds = Number(process.env.INFERWATCH_FIX_WINDOW_S ?? 3600);
-  if (!Number.isInteger(seconds) || seconds < 10) throw new Error('INFERWATCH_FIX_WINDOW_S must be a whole number of seconds, at least 10');
-  return seconds * 1000;
-}
-const stateDir = path.resolve(process.env.INFERWATCH_STATE_DIR ?? path.join(root, '.inferwatch'));
+const env = serverEnvironmentOrExit();
+const { port, host, stateDir } = env;
 
 // A monitoring server must outlive its log reader (a closed terminal, a restarted log shipper).
 guardLogStreams((stream) => processMetrics().logWritesDropped.inc({ stream }));
@@ -35,7 +29,7 @@ await buildIfNeeded(root);
 const db = await getDb();
 console.log(`inferwatch: database: ${describeTarget(db.target)}`);
 const maintenance = startSeriesMaintenance(db);
-const findings = startFindingsScheduler(db, { effects: { windowMs: effectWindowMs() } });
+const findings = startFindingsScheduler(db, { effects: { windowMs: env.fixWindowMs } });
 
 const app = next({ dev: false, dir: root, hostname: host, port });
 await app.prepare();
@@ -79,12 +73,12 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 
 // Alert rules run every 15 s and within a second of a host's ingest; notifications leave through the outbox.
 alerting = await startAlerting(db, {
-  publicUrl: process.env.INFERWATCH_PUBLIC_URL ?? url,
+  publicUrl: env.publicUrl ?? url,
   box: processSecretBox(),
   explainer: findingsLatencyExplainer(db.sql),
 });
 
-if (!shuttingDown && process.env.INFERWATCH_LOCAL_AGENT !== '0') {
+if (!shuttingDown && env.localAgent.enabled) {
   const enrollKeyFile = path.join(stateDir, 'local-enroll-key');
   await ensureLocalEnrollmentKey(db, enrollKeyFile);
   if (!shuttingDown) {
@@ -93,13 +87,13 @@ if (!shuttingDown && process.env.INFERWATCH_LOCAL_AGENT !== '0') {
       serverUrl: url,
       enrollKeyFile,
       stateDir: path.join(stateDir, 'agent'),
-      intervalS: Number(process.env.INFERWATCH_LOCAL_AGENT_INTERVAL ?? 10),
+      intervalS: env.localAgent.intervalS,
     });
   }
 }
 
 // Hosts labelled demo=true that report through this server's own enroll and ingest API, as agents do (docs/demo.md).
-if (!shuttingDown && demoEnabled(process.env, db.target)) {
+if (!shuttingDown && demoEnabled(env.demo, db.target)) {
   demo = startDemoFleet({ db, serverUrl: url, stateDir: path.join(stateDir, 'demo') });
 }
 

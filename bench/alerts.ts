@@ -15,7 +15,7 @@ import { withoutJit } from '../lib/fleet/without-jit';
 import { poolSql, type Sql } from '../lib/db/sql';
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../lib/protocol/time';
 import { runHousekeeping } from '../lib/series/maintenance';
-import { retentionFromEnv } from '../lib/series/retention-config';
+import { serverEnvironment } from '../lib/server/environment';
 import { GAUGE_ROLLUPS } from '../lib/series/tables';
 import { gaugeRollupSql } from '../lib/series/rollup-sql';
 import { keyOf } from '../lib/sketch';
@@ -197,7 +197,7 @@ try {
   const now = new Date(endMs);
   console.log(`generating into ${name}`);
   const started = performance.now();
-  await runHousekeeping(db, now, retentionFromEnv());
+  await runHousekeeping(db, now, serverEnvironment().retentionDays);
   const extra = new pg.Pool({ connectionString: url.toString(), max: 1 });
   extra.on('error', (err) => console.error(`bench pool: ${err.message}`));
   await generate([db.sql, poolSql(extra)], endMs);

@@ -80,26 +80,14 @@ const { appendReportRows, emptyRowBatch } = await import('../lib/ingest/write/re
 const { reportToRows, toCopyBinary, toCopyText, totalRowCount } = await import('./_ingest-encoding');
 const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/write/table-specs');
 const { rollUp } = await import('../lib/series/rollup');
+const { isBuildStale } = await import('../lib/server/production-build');
 
 function log(message: string) {
   console.error(`[bench ingest ${new Date().toISOString().slice(11, 19)}] ${message}`);
 }
 
-function newestMtimeMs(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
 function ensureBuild() {
-  const buildId = path.join(root, '.next', 'BUILD_ID');
-  const builtMs = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
-  const sourceMs = Math.max(...['app', 'lib', 'components'].filter((d) => fs.existsSync(path.join(root, d))).map((d) => newestMtimeMs(path.join(root, d))));
-  if (SKIP_BUILD || builtMs > sourceMs) return;
+  if (SKIP_BUILD || !isBuildStale(root)) return;
   log('building the app (npm run build)');
   const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   if (result.status !== 0) throw new Error('npm run build failed');
@@ -127,7 +115,9 @@ function stop(child: ChildProcess | undefined) {
   if (child?.pid && child.exitCode === null) {
     try {
       process.kill(-child.pid, 'SIGTERM');
-    } catch {}
+    } catch {
+      // Its process group is already gone.
+    }
   }
 }
 
@@ -310,7 +300,9 @@ function commandCpuTicks(comm: string): number {
       // A backend that exits (a pool connection closed when idle) takes its CPU out of the sum of live ones; the
       // postmaster that reaps it counts that CPU as its children's.
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm) ticks += processCpuTicks(Number(pid), true);
-    } catch {}
+    } catch {
+      // It exited between the listing and the read.
+    }
   }
   return ticks;
 }
@@ -514,7 +506,7 @@ function writeBenchmarksMd(section: string) {
   const file = path.join(root, 'BENCHMARKS.md');
   const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
   const start = current.indexOf('\n## ingest\n');
-  let next = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
+  const next = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
   const before = start < 0 ? current.trimEnd() + '\n' : current.slice(0, start + 1);
   const after = start < 0 || next < 0 ? '' : current.slice(next + 1);
   fs.writeFileSync(file, `${before}\n${section.trim()}\n${after ? `\n${after}` : ''}`);

@@ -94,7 +94,7 @@ try {
   await without.runCycle(now);
   const cycleWith: number[] = [];
   const cycleWithout: number[] = [];
-  let last = { with: '', without: '' };
+  const last = { with: '', without: '' };
   const phases = (r: Awaited<ReturnType<FindingsEngine['runCycle']>>) =>
     `${r.readMs.toFixed(0)} read, ${r.evaluateMs.toFixed(0)} rules, ${r.writeMs.toFixed(0)} write, ${r.verdicts} verdicts`;
   for (let run = 0; run < RUNS; run++) {

@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser } from '@playwright/test';
 import playwrightConfig from '../playwright.config';
 import { THIRTY_DAY_HOST_ID, adminStatement, createFleetDatabase } from './_fleet-database';
 

@@ -1,5 +1,6 @@
 import type { Database } from './db';
-import { describeTarget, resolveDatabaseTarget } from './db/target';
+import { describeTarget } from './db/target';
+import { serverEnvironment } from './server/environment';
 import { APP_VERSION } from './version';
 
 export interface HealthReport {
@@ -29,7 +30,7 @@ export async function checkHealth(openDb: () => Promise<Database>): Promise<Heal
       database: { kind: db.target.kind, ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 },
     };
   } catch (err) {
-    const target = resolveDatabaseTarget();
+    const target = serverEnvironment().database;
     const reason = err instanceof Error ? err.message : String(err);
     console.error(`health: ${describeTarget(target)} unreachable: ${reason}`);
     return {

@@ -61,7 +61,7 @@ export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec)
   for (const pid of await listPids(procRoot)) {
     const comm = (await readOptional(procRoot, String(pid), 'comm'))?.trim();
     if (comm === undefined) continue;
-    let argv: string[] = [];
+    let argv: string[];
     try {
       argv = parseCmdline(readFileSync(path.join(procRoot, String(pid), 'cmdline')));
     } catch {

@@ -36,6 +36,7 @@ export function parseDecimal(text: string | undefined): number | null {
 }
 
 // NUL and other C0 controls are what a garbled or binary file leaves in a string; PostgreSQL refuses NUL in text.
+// eslint-disable-next-line no-control-regex -- matching control characters is what this pattern is for
 const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
 /** Trimmed text without control characters, cut to `max` UTF-16 units without splitting a surrogate pair. */

@@ -19,7 +19,6 @@ export const timingsRequestSchema = z.object({
     )
     .max(100_000),
 });
-export type TimingsRequest = z.infer<typeof timingsRequestSchema>;
 
 export interface HttpIntake {
   port: number;

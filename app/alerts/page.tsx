@@ -1,14 +1,13 @@
 import type { Metadata } from 'next';
-import type { SearchParams } from 'nuqs/server';
+import { connection } from 'next/server';
 import { AlertsTabs } from '@/components/alerts/alerts-tabs';
-import { loadAlertsSearchParams } from '@/components/alerts/search-params';
 import { AdminTokenField } from '@/components/settings/admin-token-field';
 
 export const metadata: Metadata = { title: 'Alerts' };
 
-export default async function AlertsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  // Parsed here so a malformed link fails the same way on the server as in the browser; the leaves read the URL.
-  await loadAlertsSearchParams(searchParams);
+export default async function AlertsPage() {
+  // Rendered per request; the client leaves parse the URL with the same parsers, so a malformed value falls back alike.
+  await connection();
   return (
     <>
       <div className="page-head">

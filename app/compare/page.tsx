@@ -1,9 +1,8 @@
 import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
-import type { SearchParams } from 'nuqs/server';
+import { connection } from 'next/server';
 import { compareChoicesQueryKey } from '@/components/compare/compare-mappers';
 import { CompareView } from '@/components/compare/compare-view';
-import { loadCompareSearchParams } from '@/components/compare/search-params';
 import { getDb } from '@/lib/db';
 import { getCompareChoices } from '@/lib/fleet';
 import { compareChoicesParamsSchema } from '@/lib/protocol/read-api/compare';
@@ -12,9 +11,9 @@ import '@/components/host/host-page.css';
 
 export const metadata: Metadata = { title: 'Compare' };
 
-export default async function ComparePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  // Parsed here so a malformed link fails the same way on the server as in the browser; the leaves read the URL.
-  await loadCompareSearchParams(searchParams);
+export default async function ComparePage() {
+  // Rendered per request; the client leaves parse the URL with the same parsers, so a malformed value falls back alike.
+  await connection();
   const queryClient = new QueryClient();
   // The pickers (regions, latency series) paint with the page; the chart loads in the browser.
   await queryClient.prefetchQuery({

@@ -4,7 +4,7 @@ import type { SearchParams } from 'nuqs/server';
 import { RESIDENCY_FINDINGS, findingsKey, regionCompareKey, residencyPoliciesKey } from '@/components/query-keys';
 import { RegionControls } from '@/components/regions/region-controls';
 import { RegionLatency } from '@/components/regions/region-latency';
-import { compareRangeOf, toRegionCompareQuery } from '@/components/regions/region-mappers';
+import { compareRangeOf, toRegionCompareQuery, type RegionCompareQuery } from '@/components/regions/region-mappers';
 import { RegionProbes } from '@/components/regions/region-probes';
 import { RegionResidency } from '@/components/regions/region-residency';
 import { RegionSummary } from '@/components/regions/region-summary';
@@ -18,6 +18,10 @@ import { regionCompareParamsSchema } from '@/lib/protocol/read-api/regions';
 
 export const metadata: Metadata = { title: 'Regions' };
 
+async function readRegionComparison(query: RegionCompareQuery) {
+  return compareRegions(await getDb(), regionCompareParamsSchema.parse(compareRangeOf(query, Date.now())));
+}
+
 export default async function RegionsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const query = toRegionCompareQuery(await loadRegionSearchParams(searchParams));
   const queryClient = new QueryClient();
@@ -25,7 +29,7 @@ export default async function RegionsPage({ searchParams }: { searchParams: Prom
   await Promise.all([
     queryClient.prefetchQuery({
       queryKey: regionCompareKey(query),
-      queryFn: async () => compareRegions(await getDb(), regionCompareParamsSchema.parse(compareRangeOf(query, Date.now()))),
+      queryFn: () => readRegionComparison(query),
     }),
     queryClient.prefetchQuery({
       queryKey: residencyPoliciesKey(),

@@ -1,13 +1,13 @@
 import type { Metadata } from 'next';
-import type { SearchParams } from 'nuqs/server';
+import { connection } from 'next/server';
 import { AdminTokenField } from '@/components/settings/admin-token-field';
 import { EnrollmentKeys } from '@/components/settings/enrollment-keys';
-import { loadSettingsSearchParams } from '@/components/settings/search-params';
 
 export const metadata: Metadata = { title: 'Settings' };
 
-export default async function SettingsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await loadSettingsSearchParams(searchParams);
+export default async function SettingsPage() {
+  // Rendered per request; the client leaves parse the URL with the same parsers, so a malformed value falls back alike.
+  await connection();
   return (
     <>
       <div className="page-head">

@@ -5,8 +5,9 @@ import { SEVERITIES } from '@/lib/protocol/findings';
 import { formatCount } from '../format';
 import { useAdminAccess } from '../hooks/use-admin-status-query';
 import { useAlertRulesQuery, useSilencesQuery } from '../hooks/use-alert-config-queries';
-import { useAlertsQuery, type AlertsQuery } from '../hooks/use-alerts-query';
+import { ALERTS_REFRESH_MS, useAlertsQuery, type AlertsQuery } from '../hooks/use-alerts-query';
 import { useDebouncedCommit } from '../hooks/use-debounced-commit';
+import { useNow } from '../hooks/use-now';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { AlertItem } from './alert-item';
 import { ALERT_SECTIONS, HISTORY_MS, HISTORY_RANGES } from './search-params';
@@ -19,7 +20,7 @@ const MINUTE_MS = 60_000;
 function AlertSection({ title, alerts, rules, empty, testId }: { title: string; alerts: Alert[]; rules: Map<string, AlertRule>; empty: string; testId: string }) {
   const silences = useSilencesQuery();
   const { access } = useAdminAccess();
-  const nowMs = Date.now();
+  const nowMs = useNow(ALERTS_REFRESH_MS);
   return (
     <section aria-label={title} data-testid={testId}>
       <h2>
@@ -46,7 +47,7 @@ function AlertSection({ title, alerts, rules, empty, testId }: { title: string; 
 
 function AlertFilters({ rules }: { rules: AlertRule[] }) {
   const { state, setState } = useAlertsUrlState();
-  const [region, setRegion] = useDebouncedCommit(state.region, (value) => void setState({ region: value.trim() || null }));
+  const [region, setRegion] = useDebouncedCommit(state.region, (value) => void setState({ region: value.trim() || null }), 400);
   return (
     <form className="filters" role="search" aria-label="Filter alerts" onSubmit={(e) => e.preventDefault()}>
       <label className="field">
@@ -107,7 +108,7 @@ export function AlertsList() {
   if (state.rule) base.rule = state.rule;
   if (state.region.trim()) base.region = state.region.trim();
   const active = useAlertsQuery({ ...base, state: 'active' });
-  const fromMs = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS - HISTORY_MS[state.history];
+  const fromMs = Math.floor(useNow(ALERTS_REFRESH_MS) / MINUTE_MS) * MINUTE_MS - HISTORY_MS[state.history];
   const history = useAlertsQuery({ ...base, state: 'resolved', from: new Date(fromMs).toISOString(), limit: 500 });
   const ruleList = rules.data?.rules ?? [];
   const byId = new Map(ruleList.map((r) => [r.id, r]));

@@ -1,4 +1,4 @@
-import { createLoader, parseAsInteger, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
+import { parseAsInteger, parseAsString, parseAsStringLiteral } from 'nuqs/server';
 import { DELIVERY_STATUSES } from '@/lib/protocol/alerts';
 import { SEVERITIES } from '@/lib/protocol/findings';
 
@@ -19,7 +19,3 @@ export const alertsSearchParams = {
   channel: parseAsInteger,
   status: parseAsStringLiteral(DELIVERY_STATUSES),
 };
-
-export type AlertsUrlState = inferParserType<typeof alertsSearchParams>;
-
-export const loadAlertsSearchParams = createLoader(alertsSearchParams);

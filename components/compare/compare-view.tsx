@@ -3,11 +3,13 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useQueryStates } from 'nuqs';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { COMPARE_METRICS, COMPARE_RANKS, isLatencyCompareMetric, type CompareMetric } from '@/lib/protocol/read-api/compare-metrics';
 import { ChartPanel } from '../charts/chart-panel';
 import { CHART_MAX_POINTS, type ChartConfig } from '../charts/time-chart-config';
 import { useCompareQuery } from '../hooks/use-compare-query';
+import { useDebouncedCommit } from '../hooks/use-debounced-commit';
+import { useNow } from '../hooks/use-now';
 import { useCompareChoicesQuery } from '../hooks/use-compare-choices-query';
 import { RangeControls } from '../host/range-controls';
 import { serializeHostUrl } from '../host/search-params';
@@ -21,18 +23,6 @@ const SCOPE_LABEL: Record<CompareScopeKind, string> = { region: 'A region', labe
 function useCompareView() {
   const [state, setState] = useQueryStates(compareSearchParams, { history: 'replace', clearOnDefault: true });
   return { state, setState, range: toTimeRange(state) };
-}
-
-/** Typed text reaches the URL once typing pauses. */
-function useDraft(value: string, commit: (value: string) => void, delayMs = 500) {
-  const [draft, setDraft] = useState(value);
-  useEffect(() => setDraft(value), [value]);
-  useEffect(() => {
-    if (draft === value) return;
-    const timer = setTimeout(() => commit(draft), delayMs);
-    return () => clearTimeout(timer);
-  }, [draft, value, commit, delayMs]);
-  return [draft, setDraft] as const;
 }
 
 function HostPicker({ picked, names, onChange }: { picked: number[]; names: Map<number, string>; onChange: (ids: number[]) => void }) {
@@ -78,11 +68,12 @@ function HostPicker({ picked, names, onChange }: { picked: number[]; names: Map<
 /** One metric of many hosts on one chart: a region's, a label set's, picked ones or the fleet's, capped to the top N. */
 export function CompareView() {
   const { state, setState, range } = useCompareView();
+  const nowMs = useNow(10_000);
   const pathname = usePathname();
   const choices = useCompareChoicesQuery('');
   const [names] = useState(() => new Map<number, string>());
-  const [labels, setLabels] = useDraft(state.labels ?? '', (value) => void setState({ labels: value || null }));
-  const [key, setKey] = useDraft(state.key ?? '', (value) => void setState({ key: value || null }));
+  const [labels, setLabels] = useDebouncedCommit(state.labels ?? '', (value) => void setState({ labels: value || null }), 500);
+  const [key, setKey] = useDebouncedCommit(state.key ?? '', (value) => void setState({ key: value || null }), 500);
   const regions = choices.data?.regions ?? [];
   const latencyNames = choices.data?.latencyNames ?? [];
   const planned = toCompareRequest(state, { region: regions[0] ?? null, latency: latencyNames[0] ?? null });
@@ -99,7 +90,7 @@ export function CompareView() {
     height: 360,
   } satisfies ChartConfig;
   const hostHref = (hostId: number) => {
-    const pinned = frozenRange(range, Date.now());
+    const pinned = frozenRange(range, nowMs);
     return serializeHostUrl(`/hosts/${hostId}`, { ...pinned, range: state.range });
   };
 

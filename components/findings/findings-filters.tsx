@@ -15,7 +15,7 @@ const STATE_LABEL: Record<(typeof FINDING_STATE_FILTERS)[number], string> = {
 
 export function FindingsFilters() {
   const { state, setState, filter } = useFindingsUrlState();
-  const [region, setRegion] = useDebouncedCommit(state.region, (value) => void setState({ region: value.trim() || null }));
+  const [region, setRegion] = useDebouncedCommit(state.region, (value) => void setState({ region: value.trim() || null }), 400);
   const [labels, setLabels] = useDebouncedCommit(state.labels, (value) => void setState({ labels: value.trim() || null }), 600);
   const labelsError = labelsFilterError(labels);
   return (

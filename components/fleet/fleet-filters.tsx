@@ -1,7 +1,7 @@
 'use client';
 
-import { useEffect, useState } from 'react';
 import { FINDING_FILTERS, HOST_STATUSES, type FindingFilter, type HostStatus } from '@/lib/protocol/read-api/fleet';
+import { useDebouncedCommit } from '../hooks/use-debounced-commit';
 import { useFleetQuery } from '../hooks/use-fleet-query';
 import { labelFilterError } from './fleet-query';
 import { STATUS_LABEL } from './status-label';
@@ -15,22 +15,10 @@ const FINDING_LABEL: Record<FindingFilter, string> = {
   info: 'worst is info',
 };
 
-/** Text typed into a box reaches the URL (and the API) once typing pauses. */
-function useDebouncedCommit(value: string, commit: (value: string) => void, delayMs = 300) {
-  const [draft, setDraft] = useState(value);
-  useEffect(() => setDraft(value), [value]);
-  useEffect(() => {
-    if (draft === value) return;
-    const timer = setTimeout(() => commit(draft), delayMs);
-    return () => clearTimeout(timer);
-  }, [draft, value, commit, delayMs]);
-  return [draft, setDraft] as const;
-}
-
 export function FleetFilters() {
   const { state, setState, query } = useFleetUrlState();
   const { data } = useFleetQuery(query);
-  const [q, setQ] = useDebouncedCommit(state.q, (value) => void setState({ q: value || null, page: null }));
+  const [q, setQ] = useDebouncedCommit(state.q, (value) => void setState({ q: value || null, page: null }), 300);
   const [label, setLabel] = useDebouncedCommit(state.label, (value) => void setState({ label: value || null, page: null }), 600);
   const labelError = labelFilterError(label);
   const regions = [...new Set([...(data?.regions ?? []), ...state.region])];

@@ -1,11 +1,9 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { FindingsResponse } from '@/lib/protocol/findings';
+import type { FindingsQueryParams, FindingsResponse } from '@/lib/protocol/findings';
 import { fetchJson } from '../fetch-json';
-import { findingsKey, type FindingsQuery } from '../query-keys';
-
-export type { FindingsQuery };
+import { findingsKey } from '../query-keys';
 
 export const FINDINGS_REFRESH_MS = 30_000;
 
@@ -16,7 +14,7 @@ export function findingsQueryString(query: object): string {
 }
 
 /** GET /api/v1/findings, polled. */
-export function useFindingsQuery(query: FindingsQuery, options: { enabled?: boolean } = {}) {
+export function useFindingsQuery(query: FindingsQueryParams, options: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: findingsKey(query),
     queryFn: ({ signal }) => fetchJson<FindingsResponse>(`/api/v1/findings?${findingsQueryString(query)}`, { signal }),

@@ -1,7 +1,8 @@
 'use client';
 
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useIsClient } from '../hooks/use-is-client';
+import { useNow } from '../hooks/use-now';
 import { LocalTime } from '../time/local-time';
 import {
   PRESET_LABEL,
@@ -29,7 +30,7 @@ export interface RangeControlsProps {
 }
 
 function CustomRange({ range, onAbsolute }: Pick<RangeControlsProps, 'range' | 'onAbsolute'>) {
-  const shown = resolveRange(range, Date.now());
+  const [shown] = useState(() => resolveRange(range, Date.now()));
   const [from, setFrom] = useState(() => toLocalInputValue(shown.fromMs));
   const [to, setTo] = useState(() => toLocalInputValue(shown.toMs));
   const [error, setError] = useState<string | null>(null);
@@ -65,13 +66,9 @@ function CustomRange({ range, onAbsolute }: Pick<RangeControlsProps, 'range' | '
 /** Presets, a custom range, earlier/later and zoom buttons (the keyboard's drag-to-zoom), live updates and a share link. */
 export function RangeControls({ range, live, onPreset, onAbsolute, onLive, shareUrl, children }: RangeControlsProps) {
   const isClient = useIsClient();
-  const [now, setNow] = useState(() => Date.now());
+  const now = useNow(10_000);
   const [customOpen, setCustomOpen] = useState(false);
   const [copied, setCopied] = useState<string | null>(null);
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), 10_000);
-    return () => clearInterval(id);
-  }, []);
   const shown = resolveRange(range, now);
   const pinned = range.kind === 'absolute';
   const go = (next: { fromMs: number; toMs: number }) => onAbsolute(next.fromMs, next.toMs);

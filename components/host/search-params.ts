@@ -1,4 +1,4 @@
-import { createLoader, createSerializer, parseAsArrayOf, parseAsBoolean, parseAsIsoDateTime, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
+import { createLoader, createSerializer, parseAsArrayOf, parseAsBoolean, parseAsIsoDateTime, parseAsString, parseAsStringLiteral } from 'nuqs/server';
 import { RANGE_PRESETS } from './time-range';
 
 /**
@@ -17,7 +17,6 @@ export const hostSearchParams = {
   latency: parseAsArrayOf(parseAsString).withDefault([]),
 };
 
-export type HostUrlState = inferParserType<typeof hostSearchParams>;
 
 export const loadHostSearchParams = createLoader(hostSearchParams);
 export const serializeHostUrl = createSerializer(hostSearchParams);

@@ -7,6 +7,7 @@ import type { CreatedEnrollmentKeyView, EnrollmentKeyView } from '@/lib/protocol
 import { useAdminAccess } from '../hooks/use-admin-status-query';
 import { useEnrollmentKeysQuery } from '../hooks/use-enrollment-keys-query';
 import { useIsClient } from '../hooks/use-is-client';
+import { useNow } from '../hooks/use-now';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
 import { adminFetchJson } from './admin-token-store';
@@ -130,7 +131,7 @@ function RevokeButton({ keyView }: { keyView: EnrollmentKeyView }) {
 }
 
 function KeysTable({ keys }: { keys: EnrollmentKeyView[] }) {
-  const nowMs = Date.now();
+  const nowMs = useNow(10_000);
   return (
     <div className="table-wrap">
       <table className="data" aria-label="Enrollment keys">

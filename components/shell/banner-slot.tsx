@@ -11,11 +11,3 @@ export function BannerSlot({ children }: { children?: ReactNode }) {
     </div>
   );
 }
-
-export function Banner({ tone = 'info', children }: { tone?: 'info' | 'warn'; children: ReactNode }) {
-  return (
-    <div className={`banner banner-${tone}`} role="status">
-      {children}
-    </div>
-  );
-}

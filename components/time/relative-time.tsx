@@ -1,6 +1,6 @@
 'use client';
 
-import { formatAge } from '../format';
+import { formatAge } from '@/lib/protocol/duration';
 import { useIsClient } from '../hooks/use-is-client';
 import { formatLocalTime, formatUtcTime } from './format-time';
 

@@ -1,4 +1,6 @@
 import type { AlertRule } from '../protocol/alerts';
+import { formatDuration } from '../protocol/duration';
+import { MINUTE_MS } from '../protocol/time';
 import { METRIC_SOURCES } from '../series/metrics';
 import type { Observation } from './evaluate';
 
@@ -22,12 +24,8 @@ export function formatNumber(value: number): string {
   return value.toFixed(abs >= 1 ? 1 : 2);
 }
 
-export function formatDuration(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
-  return `${Math.round(ms / 1000)} s`;
-}
+/** A silence reads to the second under 2 minutes and to the minute from then on. */
+const roundSilence = (ms: number) => (ms >= 2 * MINUTE_MS ? Math.round(ms / MINUTE_MS) * MINUTE_MS : Math.round(ms / 1000) * 1000);
 
 const withUnit = (value: number, unit: string) => (unit === '%' ? `${formatNumber(value)} %` : `${formatNumber(value)} ${unit}`);
 
@@ -98,7 +96,7 @@ export function describeObservation(rule: AlertRule, o: Observation, enrichment:
     case 'host-silence':
       annotations.summary = `${d.host.hostname} (${d.host.region}) stopped reporting`;
       annotations.description =
-        `No report for ${formatDuration(Math.round(d.silentMs / 1000) * 1000)}: ${formatNumber(o.value ?? 0)} of its ${formatDuration(d.intervalMs)} intervals ` +
+        `No report for ${formatDuration(roundSilence(d.silentMs))}: ${formatNumber(o.value ?? 0)} of its ${formatDuration(d.intervalMs)} intervals ` +
         `(alerts after ${formatNumber(t.threshold)} missed).`;
       break;
     case 'finding': {

@@ -1,14 +1,8 @@
-export { startAlerting, type Alerting, type AlertingOptions } from './scheduler';
-export { AlertEngine, type AlertCycleResult, type AlertEngineOptions } from './engine';
-export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker';
-export { DEFAULT_ALERT_RULES } from './default-rules';
+export { startAlerting } from './scheduler';
 export { listAlerts, getAlert, acknowledgeAlert, clearAcknowledgement } from './store/list-alerts';
-export { listRules, getRule, createRule, updateRule, deleteRule, ensureDefaultRules } from './store/rules';
+export { listRules, getRule, createRule, updateRule, deleteRule } from './store/rules';
 export { listSilences, createSilence, expireSilence } from './store/silences';
 export { listDeliveries } from './store/deliveries';
 export { listChannels, getChannel, createChannel, updateChannel, deleteChannel } from './channels/channel-store';
-export { SecretBox, processSecretBox } from './channels/secret-box';
-export { signWebhook, verifyWebhookSignature } from './channels/signature';
-export { processIngestFeed, createIngestFeed, type IngestFeed } from './ingest-feed';
-export { findingsLatencyExplainer, hostLatencyExplainer, type LatencyExplainer } from './explain';
-export { renderAlertMetrics } from './metrics';
+export { processSecretBox } from './channels/secret-box';
+export { findingsLatencyExplainer } from './explain';

@@ -1,6 +1,5 @@
 import type { Database } from '../db/open';
-
-const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+import { escapeLabel } from '../fleet/prometheus';
 
 /**
  * Prometheus text for /metrics, read from the database so every app process reports the same: alerts firing per

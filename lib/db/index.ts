@@ -2,7 +2,6 @@ import 'server-only';
 import { openDatabase, type Database } from './open';
 
 export type { Database } from './open';
-export type { Sql } from './sql';
 
 // Next bundles its own copy of this module next to the custom server's, and dev mode reloads modules:
 // one process must still hold exactly one database (PGlite allows one opener), so the handle lives on globalThis.

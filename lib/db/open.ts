@@ -5,7 +5,8 @@ import { lockDataDir } from './data-dir-lock';
 import { applyMigrations } from './migrate';
 import { ensurePartitions } from './partitions';
 import { pgliteSql, poolSql, type Sql } from './sql';
-import { resolveDatabaseTarget, type DatabaseTarget } from './target';
+import { serverEnvironment } from '../server/environment';
+import type { DatabaseTarget } from './target';
 
 export interface Database {
   target: DatabaseTarget;
@@ -22,7 +23,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 async function openServer(target: Extract<DatabaseTarget, { kind: 'server' }>): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: target.url,
-    max: Number(process.env.INFERWATCH_DB_POOL_SIZE ?? 16),
+    max: serverEnvironment().dbPoolSize,
     connectionTimeoutMillis: 5_000,
   });
   pool.on('error', (err) => console.error(`database pool error: ${err.message}`));
@@ -63,7 +64,7 @@ async function openEmbedded(target: Extract<DatabaseTarget, { kind: 'embedded' }
 }
 
 /** Opens the database `DATABASE_URL` selects and brings its schema up to date. */
-export async function openDatabase(target = resolveDatabaseTarget()): Promise<Database> {
+export async function openDatabase(target = serverEnvironment().database): Promise<Database> {
   const db = target.kind === 'server' ? await openServer(target) : await openEmbedded(target);
   try {
     await applyMigrations(db.sql);

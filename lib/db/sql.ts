@@ -1,7 +1,10 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
 
-/** The raw-SQL surface both backends share: hot paths and migrations use it, everything else uses Prisma. */
+/**
+ * The raw-SQL surface a PostgreSQL pool and embedded PGlite share. Every store in lib/ and the migrations runner query
+ * through it; the Prisma client is left only to enrollment keys (lib/auth/enrollment-keys.ts).
+ */
 export interface Sql {
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
   /** Runs a script of several statements without parameters (migrations). */

@@ -43,7 +43,7 @@ export function httpPoster(baseUrl: string, options: { timeoutMs?: number; maxSo
         res.on('error', failed);
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = null;
+          let parsed: unknown;
           try {
             parsed = text ? JSON.parse(text) : null;
           } catch {

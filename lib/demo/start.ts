@@ -11,11 +11,8 @@ import { fileStateStore } from './state';
  * On by default only on the embedded database (a first `npm start`); INFERWATCH_DEMO=0 turns it off and
  * INFERWATCH_DEMO=1 turns it on against a PostgreSQL server too.
  */
-export function demoEnabled(env: Readonly<Record<string, string | undefined>>, target: DatabaseTarget): boolean {
-  const flag = env.INFERWATCH_DEMO?.trim().toLowerCase();
-  if (flag === '0' || flag === 'false' || flag === 'off' || flag === 'no') return false;
-  if (flag === '1' || flag === 'true' || flag === 'on' || flag === 'yes') return true;
-  return target.kind === 'embedded';
+export function demoEnabled(demo: boolean | undefined, target: DatabaseTarget): boolean {
+  return demo ?? target.kind === 'embedded';
 }
 
 // Unref'd: the demo's timers never keep the process alive.

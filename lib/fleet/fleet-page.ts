@@ -8,7 +8,8 @@ import { coverRange } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
 import { mergeWires, quantileOfWire } from '../sketch';
 import { fleetPageSql, type FleetPageSqlRow } from './fleet-page-sql';
-import { DEFAULT_LOOKBACK_MS, selectFleetRows, staleAfterMsFromEnv, toFleetHost, type FleetOptions } from './fleet-summary';
+import { serverEnvironment } from '../server/environment';
+import { DEFAULT_LOOKBACK_MS, selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
 import { readHostQuantiles } from './host-histograms';
 import { withoutJit } from './without-jit';
 import { pageInfo, pageOf, resolveSort } from './fleet-query';
@@ -62,7 +63,7 @@ function byIdOrder<T extends { id: number }>(items: readonly T[], ids: readonly 
 export async function getFleetPage(db: Pick<Database, 'sql'>, params: FleetParams, options: FleetOptions = {}): Promise<FleetPage> {
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const staleAfterMs = options.staleAfterMs ?? staleAfterMsFromEnv();
+  const staleAfterMs = options.staleAfterMs ?? serverEnvironment().staleAfterMs;
   const window = { fromMs: nowMs - FLEET_LATENCY_WINDOW_MS, toMs: nowMs };
   const sort = resolveSort(params);
   const statement = fleetPageSql(params, sort, { now, staleAfterMs, lookbackMs: options.lookbackMs ?? DEFAULT_LOOKBACK_MS });

@@ -3,17 +3,11 @@ import type { Sql } from '../db/sql';
 import { hostFindingSummaries, type HostFindingSummary } from '../findings/host-summaries';
 import type { FleetHost, FleetParams, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
+import { serverEnvironment } from '../server/environment';
 import { withoutJit } from './without-jit';
 
-const DEFAULT_STALE_AFTER_MS = 30_000;
 /** How far back a host's newest sample is looked for. */
 export const DEFAULT_LOOKBACK_MS = 7 * DAY_MS;
-
-/** INFERWATCH_STALE_AFTER_MS, default 3 missed 10-second reports. */
-export function staleAfterMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env.INFERWATCH_STALE_AFTER_MS);
-  return Number.isFinite(value) && value > 0 ? value : DEFAULT_STALE_AFTER_MS;
-}
 
 const LATEST_COLUMNS = `s.ts, s.cpu_steal_pct, s.cpu_iowait_pct, s.cpu_user_pct, s.cpu_system_pct, s.cpu_idle_pct,
   s.load1, s.psi_cpu_some_avg10, s.psi_io_some_avg10`;
@@ -111,7 +105,7 @@ export async function getFleetSummary(
   options: FleetOptions = {},
 ): Promise<FleetSummary> {
   const now = options.now ?? new Date();
-  const staleAfterMs = options.staleAfterMs ?? staleAfterMsFromEnv();
+  const staleAfterMs = options.staleAfterMs ?? serverEnvironment().staleAfterMs;
   const [rows, findings] = await Promise.all([
     selectFleetRows(db.sql, { region: params.region, now, lookbackMs: options.lookbackMs }),
     hostFindingSummaries(db, { region: params.region }),

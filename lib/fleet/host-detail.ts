@@ -2,7 +2,8 @@ import type { Database } from '../db';
 import { hostFindingSummaries } from '../findings/host-summaries';
 import { NotFoundError } from '../errors';
 import type { HostDetail } from '../protocol/read-api/host';
-import { selectFleetRows, staleAfterMsFromEnv, toFleetHost, type FleetOptions } from './fleet-summary';
+import { serverEnvironment } from '../server/environment';
+import { selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
 
 /** One host as the fleet summary shows it, plus its newest inventory snapshot. */
 export async function getHostDetail(
@@ -19,7 +20,7 @@ export async function getHostDetail(
     [hostId],
   );
   return {
-    ...toFleetHost(row, now.getTime(), options.staleAfterMs ?? staleAfterMsFromEnv(), findings.byHost.get(hostId)),
+    ...toFleetHost(row, now.getTime(), options.staleAfterMs ?? serverEnvironment().staleAfterMs, findings.byHost.get(hostId)),
     createdAt: new Date(row.created_at).toISOString(),
     inventory: inventory
       ? { takenAt: new Date(inventory.taken_at).toISOString(), hash: inventory.hash, data: inventory.data }

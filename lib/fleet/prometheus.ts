@@ -3,7 +3,8 @@ import type { RollupBacklog } from '../series';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-function escapeLabel(value: string): string {
+/** A label value in the text exposition format: backslash, double quote and newline escaped. */
+export function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 

@@ -1,4 +1,4 @@
-import { retentionFromEnv } from '../series/retention-config';
+import { serverEnvironment, type ServerEnvironment } from '../server/environment';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 
 export interface IngestLimits {
@@ -21,21 +21,12 @@ export interface RateLimits {
   reportBurst: number;
 }
 
-export function ingestLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): IngestLimits {
-  const number = (name: string, fallback: number) => {
-    const value = Number(env[name] ?? fallback);
-    return Number.isFinite(value) && value > 0 ? value : fallback;
-  };
+export function ingestLimitsFromEnv(environment: ServerEnvironment = serverEnvironment()): IngestLimits {
   return {
     maxCompressedBytes: 1024 * 1024,
     maxDecompressedBytes: 16 * 1024 * 1024,
     maxFutureMs: 5 * MINUTE_MS,
-    maxAgeMs: retentionFromEnv(env).raw * DAY_MS,
-    rate: {
-      requestsPerS: number('INFERWATCH_INGEST_REQUESTS_PER_S', 1),
-      requestBurst: number('INFERWATCH_INGEST_REQUEST_BURST', 20),
-      reportsPerMin: number('INFERWATCH_INGEST_REPORTS_PER_MIN', 1000),
-      reportBurst: number('INFERWATCH_INGEST_REPORT_BURST', 1000),
-    },
+    maxAgeMs: environment.retentionDays.raw * DAY_MS,
+    rate: environment.ingestRate,
   };
 }

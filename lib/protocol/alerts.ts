@@ -43,7 +43,6 @@ export const alertMetricSchema = z.discriminatedUnion('kind', [
   }),
 ]);
 export type AlertMetric = z.infer<typeof alertMetricSchema>;
-export type AlertMetricKind = AlertMetric['kind'];
 
 /** Which hosts (host metrics) or regions and latency series (latency metrics) a rule watches; empty: all. */
 export const alertSelectorSchema = z.object({
@@ -62,7 +61,6 @@ export const relativeConditionSchema = z.object({
   minValue: z.number().min(0),
   baselineMs: durationMs(HOUR_MS, 7 * DAY_MS).default(DAY_MS),
 });
-export type RelativeCondition = z.infer<typeof relativeConditionSchema>;
 
 export const alertRuleSpecSchema = z
   .object({
@@ -178,7 +176,8 @@ export const alertsQuerySchema = z
   .superRefine(checkRange);
 export type AlertsQuery = z.infer<typeof alertsQuerySchema>;
 
-export const alertPathSchema = z.object({ id: z.coerce.number().int().positive() });
+/** `/alerts/:id`, `/alerts/silences/:id`, `/alerts/channels/:id`: a numeric id in the path. */
+export const idPathSchema = z.object({ id: z.coerce.number().int().positive() });
 
 export const acknowledgeAlertInputSchema = z.object({
   by: z.string().trim().min(1).max(200),
@@ -237,7 +236,6 @@ export type SilenceInput = z.infer<typeof silenceInputSchema>;
 export const silencesQuerySchema = z.object({ state: z.enum(['active', 'pending', 'expired', 'all']).default('all') });
 export type SilencesQuery = z.infer<typeof silencesQuerySchema>;
 
-export const silencePathSchema = alertPathSchema;
 
 // ---- channels -------------------------------------------------------------------------------------------------
 
@@ -291,7 +289,6 @@ export const channelPatchSchema = z.object({
 });
 export type ChannelPatch = z.infer<typeof channelPatchSchema>;
 
-export const channelPathSchema = alertPathSchema;
 
 // ---- deliveries -----------------------------------------------------------------------------------------------
 

@@ -199,6 +199,8 @@ export const findingsQuerySchema = z
   })
   .superRefine(checkRange);
 export type FindingsQuery = z.infer<typeof findingsQuerySchema>;
+/** What a client puts in GET /api/v1/findings's query string; `labels` as `key:value,key:value`. */
+export type FindingsQueryParams = Partial<Pick<FindingsQuery, 'rule' | 'region' | 'host' | 'severity' | 'state' | 'limit'>> & { labels?: string };
 
 /** One finding per host in the fleet summary: its most severe open one. */
 export interface TopFinding {
@@ -297,7 +299,6 @@ export const latencyExplainedParamsSchema = z
   .object({ name: z.string().trim().min(1).max(200), ...rangeShape })
   .superRefine(checkRange)
   .transform(withDefaultRange(HOUR_MS));
-export type LatencyExplainedParams = z.infer<typeof latencyExplainedParamsSchema>;
 
 /** GET /api/v1/findings/summary: the same filters as the list, without rule and limit. */
 export const findingsSummaryQuerySchema = z

@@ -1,7 +1,6 @@
-export { startSeriesMaintenance, runHousekeeping } from './maintenance';
+export { startSeriesMaintenance } from './maintenance';
 export { rollUp, readWatermarks, readRollupBacklog, type RollupBacklog } from './rollup';
 export { applyRetention, partitionEnd } from './retention';
-export { retentionFromEnv } from './retention-config';
 export { getHostSeries } from './host-series';
 export { getLatencyQuantiles } from './latency';
 export { coverRange, segmentsAt } from './resolution';

@@ -1,7 +1,8 @@
 import type { Database } from '../db/open';
 import { ensurePartitions, utcDay } from '../db/partitions';
 import { applyRetention } from './retention';
-import { retentionFromEnv, type RetentionDays } from './retention-config';
+import { serverEnvironment } from '../server/environment';
+import type { RetentionDays } from './retention-config';
 import { rollUp, type RollUpOptions } from './rollup';
 import { DAY_MS, HOUR_MS } from '../protocol/time';
 
@@ -42,7 +43,7 @@ export function startSeriesMaintenance(
 ): SeriesMaintenance {
   const intervalMs = options.intervalMs ?? 15_000;
   const housekeepingIntervalMs = options.housekeepingIntervalMs ?? HOUR_MS;
-  const retention = options.retention ?? retentionFromEnv();
+  const retention = options.retention ?? serverEnvironment().retentionDays;
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? ((err) => console.error('series maintenance failed:', err));
   let lastHousekeepingMs = -Infinity;

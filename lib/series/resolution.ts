@@ -1,5 +1,6 @@
 import type { SeriesResolution } from '../protocol/read-api/series';
-import { retentionFromEnv, type RetentionDays } from './retention-config';
+import { serverEnvironment } from '../server/environment';
+import type { RetentionDays } from './retention-config';
 import { DAY_MS, HOUR_MS, MINUTE_MS, ceilTo, floorTo } from '../protocol/time';
 
 const RAW_INTERVAL_MS = 10_000;
@@ -51,7 +52,7 @@ export function resolutionFor(from: Date, to: Date, maxPoints: number | undefine
     fromMs: from.getTime(),
     toMs: to.getTime(),
     nowMs: (options.now ?? new Date()).getTime(),
-    retention: options.retention ?? retentionFromEnv(),
+    retention: options.retention ?? serverEnvironment().retentionDays,
     maxPoints,
   });
 }

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import type { Alert, AlertsResponse, Silence } from '../../lib/protocol/alerts';
 import { createEnrollmentKey, createStealRule, enrollHost, expectAdminAccepted, ingest, pasteAdminToken, stealReports } from '../support/e2e-fleet';
+import { screenshotIfAsked } from './screenshots';
 
 test('a steal spike ingested through the API fires an alert that the page shows, and a silence made from it holds it', async ({ page, request }) => {
   const suffix = Date.now().toString(36);
@@ -52,7 +53,7 @@ test('a steal spike ingested through the API fires an alert that the page shows,
   await item.getByRole('button', { name: 'Acknowledge', exact: true }).click();
   await expect(item).toContainText('Acknowledged by oncall-e2e');
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: 'docs/screenshots/alerts.png', fullPage: false });
+  await screenshotIfAsked(page, 'alerts');
 
   // The silences tab lists it; the tab and filters are URL state and survive a reload.
   await page.getByRole('tab', { name: 'Silences' }).click();

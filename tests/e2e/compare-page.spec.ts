@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import type { Report } from '../../lib/protocol';
 import { makeReport } from '../support/report-factory';
+import { screenshotIfAsked } from './screenshots';
 
 const stateDir = process.env.E2E_STATE_DIR!;
 const RUN = randomBytes(3).toString('hex');
@@ -51,8 +52,7 @@ test('picked hosts share one chart, one line each, ranked highest first, names s
   await expect(rows).toHaveCount(3);
   await expect(rows.locator('.host-link')).toHaveText([HOSTS[1]!.hostname, HOSTS[2]!.hostname, HOSTS[0]!.hostname]);
   await expect(page.locator('table u')).toHaveCount(0);
-  await page.waitForLoadState('networkidle');
-  await page.screenshot({ path: 'docs/screenshots/compare.png', fullPage: false });
+  await screenshotIfAsked(page, 'compare');
 
   // The host link carries the range the chart showed, pinned.
   const href = await rows.first().locator('.host-link').getAttribute('href');

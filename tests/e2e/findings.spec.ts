@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import type { Finding, FindingsResponse } from '../../lib/protocol/findings';
 import { createEnrollmentKey, enrollHost, expectAdminAccepted, ingest, inventoryWithoutAvx2, pasteAdminToken, stealReports } from '../support/e2e-fleet';
+import { screenshotIfAsked } from './screenshots';
 
 const RULE = 'cpu.avx2-missing';
 // The page shows `code` spans of a message or remedy as code: the text a person reads has no backticks.
@@ -59,7 +60,7 @@ test('a finding is grouped under its rule with its remedy and reference, acknowl
   await expect(page.getByRole('search', { name: 'Filter findings' }).getByRole('button', { name: 'critical' })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.locator(`[data-finding-id="${finding!.id}"]`)).toContainText('old CPUs until the March migration');
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: 'docs/screenshots/findings.png', fullPage: false });
+  await screenshotIfAsked(page, 'findings');
 
   await page.getByRole('search', { name: 'Filter findings' }).getByLabel('Region').fill('nowhere-region');
   await expect(page).toHaveURL(/region=nowhere-region/);

@@ -6,6 +6,7 @@ import { LatencySketch } from '../../lib/sketch';
 import type { Inventory, Report } from '../../lib/protocol';
 import { cleanCpu, cleanInventory, watchedProcess } from '../support/findings-facts';
 import { makeReport } from '../support/report-factory';
+import { screenshotIfAsked } from './screenshots';
 
 const stateDir = process.env.E2E_STATE_DIR!;
 const MIN = 60_000;
@@ -97,8 +98,7 @@ test('the host page charts its series with an inventory-change mark, and shows t
   const latency = page.getByTestId('chart-latency');
   await expect(latency.locator('.recharts-area-curve').first()).toBeVisible({ timeout: 30_000 });
   await expect(latency.locator('.recharts-area-curve')).toHaveCount(3);
-  await page.waitForLoadState('networkidle');
-  await page.screenshot({ path: 'docs/screenshots/host.png', fullPage: false });
+  await screenshotIfAsked(page, 'host');
 });
 
 test('markup in the hostname, latency series, process name and env values is shown as text', async ({ page }) => {

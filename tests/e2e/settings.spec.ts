@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { E2E_ADMIN_TOKEN, expectAdminAccepted, pasteAdminToken } from '../support/e2e-fleet';
+import { screenshotIfAsked } from './screenshots';
 
 test('an enrollment key is created with the admin token, its install command copied, and it enrolls a host until revoked', async ({ page, context, request, baseURL }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
@@ -45,7 +46,7 @@ test('an enrollment key is created with the admin token, its install command cop
   await expect(row).toContainText('team=ml');
   await expect(row).toContainText('active');
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: 'docs/screenshots/settings.png', fullPage: false });
+  await screenshotIfAsked(page, 'settings');
 
   // The server address the command names is URL state.
   await page.getByLabel('Server address the agents reach').fill('https://iw.example');

@@ -47,8 +47,9 @@ test('one run of the whole report builder over captured /proc and /sys trees mat
 
   expect(reportSchema.parse(report)).toEqual(report);
   expect(JSON.stringify(report)).not.toContain('handmade-fake-secret');
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(expectedFile)) {
-    writeFileSync(expectedFile, `${JSON.stringify(report, null, 2)}\n`);
+  if (process.env.UPDATE_GOLDEN === '1') writeFileSync(expectedFile, `${JSON.stringify(report, null, 2)}\n`);
+  if (!existsSync(expectedFile)) {
+    throw new Error(`${path.relative(process.cwd(), expectedFile)} is missing: write it with \`npm run test:golden:update\` and review it`);
   }
   expect(report).toEqual(JSON.parse(readFileSync(expectedFile, 'utf8')));
 });

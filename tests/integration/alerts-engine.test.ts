@@ -12,7 +12,7 @@ import type { Database } from '../../lib/db/open';
 import { MINUTE_MS, floorTo } from '../../lib/protocol/time';
 import { readWatermarks, rollUp } from '../../lib/series/rollup';
 import { runHousekeeping } from '../../lib/series/maintenance';
-import { retentionFromEnv } from '../../lib/series/retention-config';
+import { serverEnvironment } from '../../lib/server/environment';
 import { ingestClient } from '../support/ingest-client';
 import { alertRows, deliveryRows, enableOnly, reportsBetween, SECRET_KEY } from './alerts-helpers';
 import { createEmbeddedDatabase, createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
@@ -127,7 +127,7 @@ describe.each([
     await enableOnly(db, ['disk-queue-saturated']);
     const host = await enrolledHost(db, 'gpu-disk');
     await client.send(host.token, reportsBetween(1, END - 12 * MINUTE_MS, END, (ts) => ({ queueDepth: ts < END - 6 * MINUTE_MS ? 9 : 6 })));
-    await runHousekeeping(db, new Date(END), retentionFromEnv());
+    await runHousekeeping(db, new Date(END), serverEnvironment().retentionDays);
     await rollUp(db.sql, new Date(END), { settleMs: 0, startAt: new Date(END - 20 * MINUTE_MS) });
     const mark = (await readWatermarks(db.sql))['1m']!;
     expect(mark.getTime()).toBeGreaterThan(END - 2 * MINUTE_MS);

@@ -1,10 +1,8 @@
 import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import type { SearchParams } from 'nuqs/server';
 import { HostInventory } from '@/components/host/host-inventory';
 import { HostView } from '@/components/host/host-view';
-import { loadHostSearchParams } from '@/components/host/search-params';
 import { hostFindingsQuery, hostQueryKey } from '@/components/host/host-queries';
 import { getDb } from '@/lib/db';
 import { NotFoundError } from '@/lib/errors';
@@ -16,7 +14,7 @@ import { hostInventoryParamsSchema } from '@/lib/protocol/read-api/inventory';
 import '@/components/charts/time-charts.css';
 import '@/components/host/host-page.css';
 
-type Props = { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> };
+type Props = { params: Promise<{ id: string }> };
 
 async function hostIdOf(params: Props['params']): Promise<number> {
   const parsed = hostPathSchema.safeParse(await params);
@@ -30,10 +28,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: host ? host.hostname : `Host ${id}` };
 }
 
-export default async function HostPage({ params, searchParams }: Props) {
+export default async function HostPage({ params }: Props) {
+  // The leaves read the range and panels from the URL; the page itself needs only the host.
   const hostId = await hostIdOf(params);
-  // Parsed here so a malformed link fails the same way on the server as in the browser; the leaves read the URL.
-  await loadHostSearchParams(searchParams);
   const db = await getDb();
   const queryClient = new QueryClient();
   try {

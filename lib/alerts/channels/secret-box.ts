@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { serverEnvironment } from '../../server/environment';
+import { parseSecretKey, SECRET_KEY_BYTES as KEY_BYTES } from './secret-key';
 
-const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const PREFIX = 'v1:';
@@ -36,13 +37,6 @@ export class SecretBox {
   }
 }
 
-export function parseSecretKey(text: string): Buffer {
-  const trimmed = text.trim();
-  const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
-  if (key.length !== KEY_BYTES) throw new Error(`INFERWATCH_SECRET_KEY must be ${KEY_BYTES} bytes as hex or base64`);
-  return key;
-}
-
 /** The key file's key, creating the file (mode 0600) with a random key if there is none. */
 export function loadOrCreateKeyFile(file: string): Buffer {
   try {
@@ -62,15 +56,12 @@ export function loadOrCreateKeyFile(file: string): Buffer {
   }
 }
 
-export function secretKeyFile(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(path.resolve(env.INFERWATCH_STATE_DIR ?? path.join(process.cwd(), '.inferwatch')), 'secret.key');
-}
-
 const holder = globalThis as typeof globalThis & { __inferwatchSecretBox?: SecretBox };
 
 /** This process's box: INFERWATCH_SECRET_KEY, else the key file in INFERWATCH_STATE_DIR (./.inferwatch). */
-export function processSecretBox(env: NodeJS.ProcessEnv = process.env): SecretBox {
-  holder.__inferwatchSecretBox ??= new SecretBox(env.INFERWATCH_SECRET_KEY ? parseSecretKey(env.INFERWATCH_SECRET_KEY) : loadOrCreateKeyFile(secretKeyFile(env)));
+export function processSecretBox(): SecretBox {
+  const { secretKey, stateDir } = serverEnvironment();
+  holder.__inferwatchSecretBox ??= new SecretBox(secretKey ?? loadOrCreateKeyFile(path.join(stateDir, 'secret.key')));
   return holder.__inferwatchSecretBox;
 }
 

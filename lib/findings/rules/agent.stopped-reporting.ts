@@ -1,22 +1,10 @@
 import { defineHostRule } from '../types';
 import { fmt } from './helpers';
+import { formatElapsed } from '../../protocol/duration';
 import { MINUTE_MS } from '../../protocol/time';
 
 /** The agent's default --interval: what a missed report counts in when the host's own interval is unknown. */
 const DEFAULT_INTERVAL_MS = 10_000;
-
-/** 45 s, 4 min 10 s, 2 h 5 min, 3 d 4 h: the two largest units. */
-function describeAge(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  const units: [number, string][] = [[86_400, 'd'], [3600, 'h'], [60, 'min'], [1, 's']];
-  const i = units.findIndex(([size]) => s >= size);
-  if (i < 0) return '0 s';
-  const [size, unit] = units[i]!;
-  const head = `${Math.floor(s / size)} ${unit}`;
-  const next = units[i + 1];
-  const rest = next ? Math.floor((s % size) / next[0]) : 0;
-  return rest > 0 ? `${head} ${rest} ${next![1]}` : head;
-}
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
@@ -45,7 +33,7 @@ export const stoppedReporting = defineHostRule({
         severity,
         value: ageMs / 1000,
         message:
-          `No report for ${describeAge(ageMs)} (last ${utc(facts.lastReportMs)}): ${missed} reports missed at its ` +
+          `No report for ${formatElapsed(ageMs)} (last ${utc(facts.lastReportMs)}): ${missed} reports missed at its ` +
           `${fmt(intervalMs / 1000)} s interval. Its other findings stay as they were when it went silent.`,
         remedy:
           'On the host: `systemctl status inferwatch-agent` (stopped with exit status 2: a bad option in ' +

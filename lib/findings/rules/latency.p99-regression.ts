@@ -15,7 +15,7 @@ const REMEDIES: Record<LatencyCause['kind'] | 'none', (cause?: LatencyCause) => 
   'disk-await': (c) =>
     `${c?.subject ?? 'The disk'} slowed down: find what else uses it (\`iostat -x 1 ${c?.subject ?? ''}\`, \`iotop -o\`), move the model ` +
     'and data paths to a local NVMe disk, or raise the volume\'s provisioned IOPS.',
-  'disk-queue': (c) => `Requests queue on ${c?.subject ?? 'the disk'}: find what else uses it (\`iostat -x 1\`, \`iotop -o\`) or move the service\'s data to a faster disk.`,
+  'disk-queue': (c) => `Requests queue on ${c?.subject ?? 'the disk'}: find what else uses it (\`iostat -x 1\`, \`iotop -o\`) or move the service's data to a faster disk.`,
   throttling: (c) =>
     `The cgroup ${c?.subject ?? ''} hits its CPU quota: raise it (\`docker update --cpus\`, \`cpu.max\`), or size the service's threads ` +
     'to fit it (OMP_NUM_THREADS and intra-op threads = the quota\'s cores ÷ workers).',

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createLatencyAggregator, type LatencyAggregator } from '../../../../agent/latency/aggregator';
 import { MAX_INTAKE_BODY_BYTES, startHttpIntake, type HttpIntake } from '../../../../agent/latency/http-intake';
+import type { ErrorEnvelope } from '../../../../lib/protocol/errors';
 
 let aggregator: LatencyAggregator;
 let intake: HttpIntake;
@@ -20,7 +21,7 @@ async function post(body: string, contentType = 'application/json', path = '/v1/
     headers: { 'content-type': contentType },
     body,
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as ErrorEnvelope };
 }
 
 describe('startHttpIntake', () => {

@@ -2,7 +2,7 @@ import { requireReader } from '@/lib/auth/require-reader';
 import { getAlert } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { alertPathSchema } from '@/lib/protocol/alerts';
+import { idPathSchema } from '@/lib/protocol/alerts';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -10,7 +10,7 @@ export const runtime = 'nodejs';
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
     await requireReader(request);
-    const { id } = alertPathSchema.parse(await context.params);
+    const { id } = idPathSchema.parse(await context.params);
     return Response.json(await getAlert(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);

@@ -3,7 +3,7 @@ import { acknowledgeAlert, clearAcknowledgement } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { readJsonBody } from '@/lib/http/json-body';
-import { acknowledgeAlertInputSchema, alertPathSchema } from '@/lib/protocol/alerts';
+import { acknowledgeAlertInputSchema, idPathSchema } from '@/lib/protocol/alerts';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -14,7 +14,7 @@ type Context = { params: Promise<{ id: string }> };
 export async function PUT(request: Request, context: Context) {
   try {
     authorizeAdmin(request.headers.get('authorization'));
-    const { id } = alertPathSchema.parse(await context.params);
+    const { id } = idPathSchema.parse(await context.params);
     const input = acknowledgeAlertInputSchema.parse(await readJsonBody(request));
     return Response.json(await acknowledgeAlert(await getDb(), id, input));
   } catch (err) {
@@ -25,7 +25,7 @@ export async function PUT(request: Request, context: Context) {
 export async function DELETE(request: Request, context: Context) {
   try {
     authorizeAdmin(request.headers.get('authorization'));
-    const { id } = alertPathSchema.parse(await context.params);
+    const { id } = idPathSchema.parse(await context.params);
     return Response.json(await clearAcknowledgement(await getDb(), id));
   } catch (err) {
     return toErrorResponse(err);

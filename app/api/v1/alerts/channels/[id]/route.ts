@@ -3,7 +3,7 @@ import { deleteChannel, getChannel, processSecretBox, updateChannel } from '@/li
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { readJsonBody } from '@/lib/http/json-body';
-import { channelPatchSchema, channelPathSchema } from '@/lib/protocol/alerts';
+import { channelPatchSchema, idPathSchema } from '@/lib/protocol/alerts';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -13,7 +13,7 @@ type Context = { params: Promise<{ id: string }> };
 export async function GET(request: Request, context: Context) {
   try {
     authorizeAdmin(request.headers.get('authorization'));
-    const { id } = channelPathSchema.parse(await context.params);
+    const { id } = idPathSchema.parse(await context.params);
     return Response.json(await getChannel(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
@@ -24,7 +24,7 @@ export async function GET(request: Request, context: Context) {
 export async function PATCH(request: Request, context: Context) {
   try {
     authorizeAdmin(request.headers.get('authorization'));
-    const { id } = channelPathSchema.parse(await context.params);
+    const { id } = idPathSchema.parse(await context.params);
     const patch = channelPatchSchema.parse(await readJsonBody(request));
     return Response.json(await updateChannel(await getDb(), processSecretBox(), id, patch), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
@@ -36,7 +36,7 @@ export async function PATCH(request: Request, context: Context) {
 export async function DELETE(request: Request, context: Context) {
   try {
     authorizeAdmin(request.headers.get('authorization'));
-    const { id } = channelPathSchema.parse(await context.params);
+    const { id } = idPathSchema.parse(await context.params);
     await deleteChannel(await getDb(), id);
     return new Response(null, { status: 204 });
   } catch (err) {

@@ -2,7 +2,7 @@ import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { expireSilence } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { silencePathSchema } from '@/lib/protocol/alerts';
+import { idPathSchema } from '@/lib/protocol/alerts';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -11,7 +11,7 @@ export const runtime = 'nodejs';
 export async function DELETE(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
     authorizeAdmin(request.headers.get('authorization'));
-    const { id } = silencePathSchema.parse(await context.params);
+    const { id } = idPathSchema.parse(await context.params);
     return Response.json(await expireSilence(await getDb(), id));
   } catch (err) {
     return toErrorResponse(err);

@@ -1,0 +1,158 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { parseSecretKey } from '../alerts/channels/secret-key';
+import type { DatabaseTarget } from '../db/target';
+import type { RateLimits } from '../ingest/limits';
+import { DEFAULT_RETENTION_DAYS, type RetentionDays } from '../series/retention-config';
+
+/** Everything the server takes from its environment, checked once; README.md's Configuration table lists the same. */
+export interface ServerEnvironment {
+  port: number;
+  host: string;
+  database: DatabaseTarget;
+  dbPoolSize: number;
+  stateDir: string;
+  localAgent: { enabled: boolean; intervalS: number };
+  /** undefined: on with the embedded database only. */
+  demo: boolean | undefined;
+  /** undefined: admin writes are disabled. */
+  adminToken: string | undefined;
+  /** undefined: the address the server listens on. */
+  publicUrl: string | undefined;
+  /** undefined: the key file in stateDir. */
+  secretKey: Buffer | undefined;
+  retentionDays: RetentionDays;
+  staleAfterMs: number;
+  /** The windows before a fix and after its resolution that lib/findings/effects compares. */
+  fixWindowMs: number;
+  ingestRate: RateLimits;
+}
+
+export class EnvironmentError extends Error {}
+
+function number(must: string, ok: (n: number) => boolean) {
+  return z.string().transform((text, ctx) => {
+    const n = Number(text);
+    if (!Number.isFinite(n) || !ok(n)) ctx.addIssue({ code: 'custom', message: must });
+    return n;
+  });
+}
+const positiveNumber = (unit: string) => number(`must be a positive number of ${unit}`, (n) => n > 0);
+const positiveInteger = (unit: string) => number(`must be a positive whole number of ${unit}`, (n) => Number.isInteger(n) && n > 0);
+
+const FLAG_WORDS: Record<string, boolean> = { 1: true, true: true, on: true, yes: true, 0: false, false: false, off: false, no: false };
+const flag = z.string().transform((text, ctx) => {
+  const value = FLAG_WORDS[text.toLowerCase()];
+  if (value === undefined) ctx.addIssue({ code: 'custom', message: 'must be 1, true, on or yes, or 0, false, off or no' });
+  return value ?? false;
+});
+
+const httpUrl = z.string().refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http:// or https:// URL');
+
+const VARIABLES = {
+  PORT: number('must be a port number from 0 to 65535', (n) => Number.isInteger(n) && n >= 0 && n <= 65535),
+  HOST: z.string(),
+  DATABASE_URL: z
+    .string()
+    .refine((text) => /^postgres(ql)?:\/\//.test(text) && URL.canParse(text), 'must be a postgres:// or postgresql:// URL (unset or empty: the embedded database)'),
+  INFERWATCH_DATA_DIR: z.string(),
+  INFERWATCH_STATE_DIR: z.string(),
+  INFERWATCH_DB_POOL_SIZE: positiveInteger('connections'),
+  INFERWATCH_LOCAL_AGENT: flag,
+  INFERWATCH_LOCAL_AGENT_INTERVAL: number('must be a number of seconds from 0.1 to 3600', (n) => n >= 0.1 && n <= 3600),
+  INFERWATCH_DEMO: flag,
+  INFERWATCH_ADMIN_TOKEN: z.string(),
+  INFERWATCH_PUBLIC_URL: httpUrl,
+  INFERWATCH_SECRET_KEY: z.string().transform((text, ctx) => {
+    try {
+      return parseSecretKey(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be 32 bytes as hex (64 digits) or base64' });
+      return z.NEVER;
+    }
+  }),
+  INFERWATCH_RETENTION_RAW_DAYS: positiveNumber('days'),
+  INFERWATCH_RETENTION_1M_DAYS: positiveNumber('days'),
+  INFERWATCH_RETENTION_1H_DAYS: positiveNumber('days'),
+  INFERWATCH_STALE_AFTER_MS: positiveNumber('milliseconds'),
+  INFERWATCH_FIX_WINDOW_S: number('must be a whole number of seconds, at least 10', (n) => Number.isInteger(n) && n >= 10),
+  INFERWATCH_INGEST_REQUESTS_PER_S: positiveNumber('requests per second'),
+  INFERWATCH_INGEST_REQUEST_BURST: positiveNumber('requests'),
+  INFERWATCH_INGEST_REPORTS_PER_MIN: positiveNumber('reports per minute'),
+  INFERWATCH_INGEST_REPORT_BURST: positiveNumber('reports'),
+};
+export const SERVER_VARIABLES = Object.keys(VARIABLES) as (keyof typeof VARIABLES)[];
+// Their values may hold a password or a key: an error names them without repeating the value into a log.
+const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'INFERWATCH_ADMIN_TOKEN', 'INFERWATCH_SECRET_KEY']);
+
+// An empty variable counts as unset: `FOO= npm start` and env files with blank values mean "the default".
+const unsetIfBlank = (value: unknown) => (typeof value === 'string' ? value.trim() || undefined : value);
+const environmentSchema = z.object(
+  Object.fromEntries(Object.entries(VARIABLES).map(([name, schema]) => [name, z.preprocess(unsetIfBlank, schema.optional())])) as {
+    [K in keyof typeof VARIABLES]: z.ZodPipe<z.ZodTransform, z.ZodOptional<(typeof VARIABLES)[K]>>;
+  },
+);
+
+/** The environment's variables, checked: an EnvironmentError names every bad one and what it must be. */
+export function parseServerEnvironment(env: Readonly<Record<string, string | undefined>>, cwd = process.cwd()): ServerEnvironment {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0]);
+      return SECRET_VARIABLES.has(name) ? `  ${name} ${issue.message}` : `  ${name} ${issue.message}, not "${env[name]}"`;
+    });
+    throw new EnvironmentError(`invalid environment:\n${lines.join('\n')}`);
+  }
+  const v = parsed.data;
+  const stateDir = path.resolve(cwd, v.INFERWATCH_STATE_DIR ?? '.inferwatch');
+  return {
+    port: v.PORT ?? 3000,
+    host: v.HOST ?? '127.0.0.1',
+    database: v.DATABASE_URL
+      ? { kind: 'server', url: v.DATABASE_URL }
+      : { kind: 'embedded', dataDir: path.resolve(cwd, v.INFERWATCH_DATA_DIR ?? path.join('.inferwatch', 'data')) },
+    dbPoolSize: v.INFERWATCH_DB_POOL_SIZE ?? 16,
+    stateDir,
+    localAgent: { enabled: v.INFERWATCH_LOCAL_AGENT ?? true, intervalS: v.INFERWATCH_LOCAL_AGENT_INTERVAL ?? 10 },
+    demo: v.INFERWATCH_DEMO,
+    adminToken: v.INFERWATCH_ADMIN_TOKEN,
+    publicUrl: v.INFERWATCH_PUBLIC_URL,
+    secretKey: v.INFERWATCH_SECRET_KEY,
+    retentionDays: {
+      raw: v.INFERWATCH_RETENTION_RAW_DAYS ?? DEFAULT_RETENTION_DAYS.raw,
+      oneMinute: v.INFERWATCH_RETENTION_1M_DAYS ?? DEFAULT_RETENTION_DAYS.oneMinute,
+      oneHour: v.INFERWATCH_RETENTION_1H_DAYS ?? DEFAULT_RETENTION_DAYS.oneHour,
+    },
+    // Three missed 10-second reports.
+    staleAfterMs: v.INFERWATCH_STALE_AFTER_MS ?? 30_000,
+    fixWindowMs: (v.INFERWATCH_FIX_WINDOW_S ?? 3600) * 1000,
+    ingestRate: {
+      requestsPerS: v.INFERWATCH_INGEST_REQUESTS_PER_S ?? 1,
+      requestBurst: v.INFERWATCH_INGEST_REQUEST_BURST ?? 20,
+      reportsPerMin: v.INFERWATCH_INGEST_REPORTS_PER_MIN ?? 1000,
+      reportBurst: v.INFERWATCH_INGEST_REPORT_BURST ?? 1000,
+    },
+  };
+}
+
+// On globalThis because Next bundles its own copy of this module beside the custom server's. Parsed again only when
+// a variable changed (tests point DATABASE_URL at their own database between cases).
+const holder = globalThis as typeof globalThis & { __inferwatchEnvironment?: { key: string; parsed: ServerEnvironment } };
+
+/** This process's environment, parsed; server.ts reads it first thing, so a bad variable stops the start. */
+export function serverEnvironment(): ServerEnvironment {
+  const key = JSON.stringify([process.cwd(), ...SERVER_VARIABLES.map((name) => process.env[name])]);
+  if (holder.__inferwatchEnvironment?.key !== key) holder.__inferwatchEnvironment = { key, parsed: parseServerEnvironment(process.env) };
+  return holder.__inferwatchEnvironment.parsed;
+}
+
+/** For entry points: a bad variable prints what is wrong and exits 2, without a stack trace. */
+export function serverEnvironmentOrExit(): ServerEnvironment {
+  try {
+    return serverEnvironment();
+  } catch (err) {
+    if (!(err instanceof EnvironmentError)) throw err;
+    console.error(`inferwatch: ${err.message}\n(README.md, Configuration, lists every variable)`);
+    process.exit(2);
+  }
+}
