@@ -171,16 +171,17 @@ describe('GET /api/v1/hosts/:id/latency-explained', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as LatencyExplanation;
     expect(body.range).toEqual({ from: new Date(FROM).toISOString(), to: new Date(NOW).toISOString() });
-    expect(body.baselineRange).toEqual({ from: new Date(FROM - 24 * HOUR_MS).toISOString(), to: new Date(FROM).toISOString() });
+    const fromHour = floorTo(FROM, HOUR_MS);
+    expect(body.baselineRange).toEqual({ from: new Date(fromHour - 24 * HOUR_MS).toISOString(), to: new Date(fromHour).toISOString() });
     expect(body.causes[0]!.kind).toBe('steal');
   });
 
-  test('defaults to the last hour against the 24 h before', async () => {
+  test('defaults to the last hour against the 24 whole hours before its hour', async () => {
     const id = String(hostIds.steal);
     const body = (await (await call(`/api/v1/hosts/${id}/latency-explained?name=${NAME}`, id)).json()) as LatencyExplanation;
     const rangeMs = Date.parse(body.range.to) - Date.parse(body.range.from);
     expect(rangeMs).toBe(HOUR_MS);
-    expect(Date.parse(body.baselineRange.to)).toBe(Date.parse(body.range.from));
+    expect(Date.parse(body.baselineRange.to)).toBe(floorTo(Date.parse(body.range.from), HOUR_MS));
     expect(Date.now() - Date.parse(body.range.to)).toBeLessThan(60_000);
   });
 
