@@ -51,12 +51,13 @@ async function hourlyWires(sql: Sql, scope: Scope, fromMs: number, toMs: number,
 }
 
 /** The median of the hours' p99s: a few bad hours (a regression that began before `from`) do not move it. */
-function hourlyBaseline(hours: Iterable<SketchWire>): LatencyP99 & { hours: number } {
+function hourlyBaseline(hours: Iterable<SketchWire>): LatencyP99 & { hours: number; ofHours: number } {
   const withRequests = [...hours].filter((w) => w.count > 0);
   return {
     p99Ms: median(withRequests.map((w) => quantileOfWire(w, 0.99)!)),
     requests: withRequests.reduce((n, w) => n + w.count, 0),
     hours: withRequests.length,
+    ofHours: BASELINE_MS / HOUR_MS,
   };
 }
 
