@@ -71,6 +71,8 @@ export interface ReportBuilderOptions {
   host: Report['host'];
   version: string;
   log: Logger;
+  /** The configured interval, sent so the server judges silence by it; undefined for a one-off run. */
+  reportEveryMs?: number;
   /** Host-level inventory is re-read every this many reports. */
   inventoryEvery?: number;
 }
@@ -153,6 +155,7 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
           droppedReports: input.droppedReports,
           spoolBytes: input.spoolBytes,
           malformedStatsdPackets,
+          ...(opts.reportEveryMs === undefined ? {} : { reportEveryMs: opts.reportEveryMs }),
         },
         cpu,
         pressure,

@@ -59,7 +59,9 @@ export async function runAgent(opts: RunOptions): Promise<number> {
   const handle: ReportSourcesHandle = opts.sources
     ? { sources: opts.sources, close: async () => {} }
     : await createReportSources(config, log, { listen: !config.once });
-  const builder = createReportBuilder({ sources: handle.sources, host, version: AGENT_VERSION, log });
+  // A one-off run (cron, a check by hand) has no next report to expect.
+  const reportEveryMs = config.once ? undefined : config.intervalMs;
+  const builder = createReportBuilder({ sources: handle.sources, host, version: AGENT_VERSION, log, reportEveryMs });
   const senderAbort = new AbortController();
   const sender =
     delivery &&

@@ -8,6 +8,9 @@ import { LocalTime } from '../time/local-time';
 import { explainRangeOf } from './time-range';
 import { useHostView } from './use-host-view';
 
+/** "2 h of 24": how much of its range the baseline had requests in, which is how far the verdict can be trusted. */
+const baselineHad = ({ baseline }: LatencyExplanation) => `${baseline.hours} h of ${baseline.ofHours}`;
+
 function Regression({ data }: { data: LatencyExplanation }) {
   return (
     <div className={`panel latency-explained ${data.verdict === 'regressed' ? 'regressed' : ''}`} data-verdict={data.verdict}>
@@ -35,8 +38,9 @@ function Regression({ data }: { data: LatencyExplanation }) {
       ) : (
         <p className="muted">Nothing this host measures changed with it: look at the model, its inputs or the service itself.</p>
       )}
-      <p className="muted">
-        Against the 24 h before, <LocalTime iso={data.baselineRange.from} /> – <LocalTime iso={data.baselineRange.to} />.
+      <p className="muted" data-baseline-hours={data.baseline.hours}>
+        Against the {data.baseline.ofHours} h before, <LocalTime iso={data.baselineRange.from} /> – <LocalTime iso={data.baselineRange.to} />
+        {' '}(baseline: {baselineHad(data)} with requests).
       </p>
     </div>
   );
@@ -56,11 +60,15 @@ export function LatencyExplained({ hostId }: { hostId: number }) {
       {data.verdict === 'regressed' || data.verdict === 'region-wide' ? (
         <Regression data={data} />
       ) : (
-        <p className="muted" data-verdict={data.verdict}>
-          p99 of <span className="series-name">{data.name}</span>
-          {data.verdict === 'no-regression'
-            ? `: ${formatMs(data.current.p99Ms)}, in line with its baseline of ${formatMs(data.baseline.p99Ms)} — nothing to explain.`
-            : `: too few requests to judge yet (${new Intl.NumberFormat('en').format(data.current.requests)} in the range, ${data.baseline.hours} hour${data.baseline.hours === 1 ? '' : 's'} of baseline in the day before).`}
+        <p className="muted" data-verdict={data.verdict} data-baseline-hours={data.baseline.hours}>
+          {data.verdict === 'no-regression' ? (
+            <>
+              p99 of <span className="series-name">{data.name}</span>: {formatMs(data.current.p99Ms)}, in line with its baseline of{' '}
+              {formatMs(data.baseline.p99Ms)} (baseline: {baselineHad(data)}) — nothing to explain.
+            </>
+          ) : (
+            data.summary
+          )}
         </p>
       )}
     </section>

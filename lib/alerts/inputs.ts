@@ -26,7 +26,7 @@ export interface SeriesWindow {
 export interface HostHeard {
   /** When the server last received a report from the host; null if it never did. */
   lastHeardMs: number | null;
-  /** The newest report's interval, when one is within the lookback. */
+  /** The agent's configured interval, else the longest of its reports' over the 5 minutes up to its newest; null when it never reported. */
   intervalMs: number | null;
 }
 

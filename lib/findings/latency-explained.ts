@@ -3,7 +3,7 @@ import { NotFoundError } from '../errors';
 import type { SketchWire } from '../protocol';
 import type { LatencyExplanation, LatencyP99 } from '../protocol/findings';
 import type { HostSeriesResponse } from '../protocol/read-api/series';
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../protocol/time';
+import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../protocol/time';
 import { coverRange, getHostSeries, getLatencyQuantiles, readWatermarks, segmentsAt } from '../series';
 import { mergeHistograms } from '../series/merge-histograms';
 import type { Watermarks } from '../series/resolution';
@@ -51,12 +51,13 @@ async function hourlyWires(sql: Sql, scope: Scope, fromMs: number, toMs: number,
 }
 
 /** The median of the hours' p99s: a few bad hours (a regression that began before `from`) do not move it. */
-function hourlyBaseline(hours: Iterable<SketchWire>): LatencyP99 & { hours: number } {
+function hourlyBaseline(hours: Iterable<SketchWire>): LatencyP99 & { hours: number; ofHours: number } {
   const withRequests = [...hours].filter((w) => w.count > 0);
   return {
     p99Ms: median(withRequests.map((w) => quantileOfWire(w, 0.99)!)),
     requests: withRequests.reduce((n, w) => n + w.count, 0),
     hours: withRequests.length,
+    ofHours: BASELINE_MS / HOUR_MS,
   };
 }
 
@@ -82,12 +83,12 @@ async function stolenCpus(sql: Sql, hostId: number, from: Date, to: Date, hostSt
     .map((c) => c.cpu);
 }
 
-async function observeGauges(sql: Sql, hostId: number, ranges: { from: Date; to: Date; baselineFrom: Date; points: number; now: Date }) {
-  const { from, to, baselineFrom, points, now } = ranges;
+async function observeGauges(sql: Sql, hostId: number, ranges: { from: Date; to: Date; baselineFrom: Date; baselineTo: Date; points: number; now: Date }) {
+  const { from, to, baselineFrom, baselineTo, points, now } = ranges;
   const observations = await Promise.all(
     CAUSE_GAUGES.map(async (gauge) => {
       const [baseline, current] = await Promise.all([
-        getHostSeries({ sql }, { hostId, metric: gauge.metric, from: baselineFrom, to: from, maxPoints: BASELINE_MS / HOUR_MS }, { now }),
+        getHostSeries({ sql }, { hostId, metric: gauge.metric, from: baselineFrom, to: baselineTo, maxPoints: BASELINE_MS / HOUR_MS }, { now }),
         getHostSeries({ sql }, { hostId, metric: gauge.metric, from, to, maxPoints: points }, { now }),
       ]);
       const before = byKey(baseline);
@@ -118,7 +119,10 @@ export async function explainLatency(sql: Sql, query: ExplainLatencyQuery): Prom
   const to = query.to ?? now;
   const from = query.from ?? new Date(to.getTime() - HOUR_MS);
   const [fromMs, toMs] = [from.getTime(), to.getTime()];
-  const baselineFrom = new Date(fromMs - BASELINE_MS);
+  // Whole hours before `from`'s hour, as the findings rule's: an hour bucket that straddled `from` would put the range
+  // into its own baseline, which a baseline of an hour or two (a new install) could not outvote.
+  const baselineTo = new Date(floorTo(fromMs, HOUR_MS));
+  const baselineFrom = new Date(baselineTo.getTime() - BASELINE_MS);
   const [host] = await sql.query<{ hostname: string; region: string; others: number }>(
     `SELECT hostname, region, (SELECT count(*)::int FROM hosts o WHERE o.region = h.region AND o.id <> h.id) AS others
        FROM hosts h WHERE id = $1`,
@@ -133,12 +137,12 @@ export async function explainLatency(sql: Sql, query: ExplainLatencyQuery): Prom
 
   const [hostNow, hostHours, perMinute, regionNow, regionHours, inventory, gauges] = await Promise.all([
     totalWire(sql, hostScope, fromMs, toMs, marks),
-    hourlyWires(sql, hostScope, baselineFrom.getTime(), fromMs, marks),
+    hourlyWires(sql, hostScope, baselineFrom.getTime(), baselineTo.getTime(), marks),
     getLatencyQuantiles({ sql }, { scope: { kind: 'host', hostId: query.hostId }, name: query.name, from, to, points }, { now }),
     host.others > 0 ? totalWire(sql, regionScope, fromMs, toMs, marks) : EMPTY_WIRE,
-    host.others > 0 ? hourlyWires(sql, regionScope, baselineFrom.getTime(), fromMs, marks) : new Map<number, SketchWire>(),
+    host.others > 0 ? hourlyWires(sql, regionScope, baselineFrom.getTime(), baselineTo.getTime(), marks) : new Map<number, SketchWire>(),
     readInventoryChanges(sql, [query.hostId], leadUp, to),
-    observeGauges(sql, query.hostId, { from, to, baselineFrom, points, now }),
+    observeGauges(sql, query.hostId, { from, to, baselineFrom, baselineTo, points, now }),
   ]);
 
   const region: RegionObservation | null =
@@ -173,7 +177,7 @@ export async function explainLatency(sql: Sql, query: ExplainLatencyQuery): Prom
     hostRegion: host.region,
     name: query.name,
     range: { from: from.toISOString(), to: to.toISOString() },
-    baselineRange: { from: baselineFrom.toISOString(), to: from.toISOString() },
+    baselineRange: { from: baselineFrom.toISOString(), to: baselineTo.toISOString() },
     baseline,
     current,
     ...explained,

@@ -58,6 +58,7 @@ interface HostRow {
   created_at: Date;
   last_seen_at: Date | null;
   last_report_ts: Date | null;
+  report_every_ms: number | null;
 }
 
 interface WindowRow {
@@ -65,6 +66,7 @@ interface WindowRow {
   n: number;
   last_ts: Date;
   interval_ms: number;
+  longest_interval_ms: number;
   steal_avg: Num; steal_max: Num;
   iowait_avg: Num; iowait_max: Num;
   busy_avg: Num; busy_max: Num;
@@ -79,6 +81,7 @@ async function readWindows(sql: Sql, from: Date, to: Date, hostIds?: readonly nu
   return sql.query<WindowRow>(
     `SELECT h.id AS host_id, w.* FROM ${hostSource(hostIds, 3)} CROSS JOIN LATERAL (
        SELECT count(*)::int AS n, max(ts) AS last_ts, (array_agg(interval_ms ORDER BY ts DESC))[1] AS interval_ms,
+         max(interval_ms) AS longest_interval_ms,
          avg(cpu_steal_pct)::float8 AS steal_avg, max(cpu_steal_pct)::float8 AS steal_max,
          avg(cpu_iowait_pct)::float8 AS iowait_avg, max(cpu_iowait_pct)::float8 AS iowait_max,
          avg(cpu_user_pct + cpu_nice_pct + cpu_system_pct + cpu_irq_pct + cpu_softirq_pct)::float8 AS busy_avg,
@@ -201,7 +204,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
   const from = new Date(now.getTime() - (options.windowMs ?? FINDINGS_WINDOW_MS));
   const [hosts, latestInventory, windows, disks, cgroups, processes] = await Promise.all([
     sql.query<HostRow>(
-      `SELECT id, hostname, region, labels, created_at, last_seen_at, last_report_ts FROM hosts
+      `SELECT id, hostname, region, labels, created_at, last_seen_at, last_report_ts, report_every_ms FROM hosts
        WHERE TRUE ${filterHosts(hostIds, 'id', 1)} ORDER BY id`,
       hostIds ? [hostIds] : [],
     ),
@@ -251,6 +254,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
       nowMs: now.getTime(),
       lastReportMs: heard.length ? Math.max(...heard) : null,
       lastIntervalMs: w ? Number(w.interval_ms) : (lastIntervalByHost.get(h.id) ?? null),
+      reportEveryMs: h.report_every_ms === null ? null : Number(h.report_every_ms),
       inventory: inv && data ? { takenAtMs: new Date(inv.taken_at).getTime(), data } : null,
       window: w
         ? toWindow(w, from, to, droppedByHost.get(h.id) ?? 0, disksByHost.get(h.id), cgroupsByHost.get(h.id), processesByHost.get(h.id), perCpuByHost.get(h.id))
@@ -273,7 +277,7 @@ function toWindow(
     fromMs: from.getTime(),
     toMs: to.getTime(),
     samples: w.n,
-    intervalMs: Number(w.interval_ms),
+    longestIntervalMs: Number(w.longest_interval_ms),
     stealPct: stat(w.steal_avg, w.steal_max),
     iowaitPct: stat(w.iowait_avg, w.iowait_max),
     busyPct: stat(w.busy_avg, w.busy_max),

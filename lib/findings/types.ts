@@ -39,8 +39,8 @@ export interface HostWindow {
   fromMs: number;
   toMs: number;
   samples: number;
-  /** The newest report's interval: what "missed reports" counts in. */
-  intervalMs: number;
+  /** The longest report interval in the window: an agent's first report covers only its warm-up, never the longest. */
+  longestIntervalMs: number;
   stealPct: WindowStat | null;
   iowaitPct: WindowStat | null;
   /** user + nice + system + irq + softirq: the CPU the host itself used. */
@@ -63,6 +63,8 @@ export interface HostFacts {
   lastReportMs: number | null;
   /** The newest report's interval, known for a host with no samples in the window too; null when it never reported. */
   lastIntervalMs: number | null;
+  /** The agent's configured interval (its --interval), what "missed reports" counts in; null for older agents. */
+  reportEveryMs: number | null;
   inventory: { takenAtMs: number; data: Inventory } | null;
   /** null when the host sent no samples within the window. */
   window: HostWindow | null;

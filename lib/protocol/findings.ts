@@ -285,8 +285,11 @@ export interface LatencyExplanation {
   baselineRange: { from: string; to: string };
   verdict: LatencyVerdict;
   regressed: boolean;
-  /** The median of the baseline's hourly p99s, and how many hours had requests. */
-  baseline: LatencyP99 & { hours: number };
+  /**
+   * The median of the baseline's hourly p99s, and how many of its `ofHours` hours had requests: a baseline of at
+   * least an hour judges, so on a new install `hours` says how much the verdict stands on.
+   */
+  baseline: LatencyP99 & { hours: number; ofHours: number };
   current: LatencyP99;
   /** current ÷ baseline p99. */
   ratio: number | null;

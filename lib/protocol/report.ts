@@ -305,6 +305,11 @@ export const agentStatusSchema = z.object({
   droppedReports: countSchema,
   spoolBytes: nonNegativeSchema,
   malformedStatsdPackets: countSchema,
+  /**
+   * The agent's configured interval (--interval): how often it means to report, which `intervalMs` is not for the
+   * first report after a start (a warm-up). Absent from agents before it, and from a one-off run (--once).
+   */
+  reportEveryMs: z.number().int().positive().max(MAX_INTERVAL_MS).optional(),
 });
 
 export const reportSchema = z.object({

@@ -38,7 +38,7 @@ test('one run of the whole report builder over captured /proc and /sys trees mat
     silentLogger,
     { listen: false },
   );
-  const options = { sources, host: { hostname: 'golden-host', machineId: 'golden-machine-id' }, version: '0.0.0-golden', log: silentLogger };
+  const options = { sources, host: { hostname: 'golden-host', machineId: 'golden-machine-id' }, version: '0.0.0-golden', log: silentLogger, reportEveryMs: 1000 };
   // The warm-up takes the rate collectors' baseline from the "before" reading; the report covers "after".
   const builder = createReportBuilder(options);
   await builder.warmUp({ monoMs: 10_000, ...rootsOf('before') });

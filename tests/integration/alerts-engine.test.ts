@@ -14,7 +14,7 @@ import { readWatermarks, rollUp } from '../../lib/series/rollup';
 import { runHousekeeping } from '../../lib/series/maintenance';
 import { serverEnvironment } from '../../lib/server/environment';
 import { ingestClient } from '../support/ingest-client';
-import { alertRows, deliveryRows, enableOnly, reportsBetween, SECRET_KEY } from './alerts-helpers';
+import { alertRows, deliveryRows, enableOnly, reportsBetween, SECRET_KEY, shapedReport } from './alerts-helpers';
 import { createEmbeddedDatabase, createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
 
 const PUBLIC_URL = 'http://inferwatch.test:3000';
@@ -100,6 +100,38 @@ describe.each([
       ['gpu-steal', 'firing'],
       ['gpu-quiet', 'firing'],
     ]);
+  });
+
+  test('host-silent counts in the agent\'s configured interval: a new host\'s 260 ms warm-up report is not its interval', async () => {
+    await enableOnly(db, ['host-silent']);
+    const host = await enrolledHost(db, 'gpu-new');
+    const warmUp = shapedReport(0, END);
+    await client.send(host.token, [{ ...warmUp, intervalMs: 260, agent: { ...warmUp.agent, reportEveryMs: 10_000 } }]);
+    await client.settle();
+    const [ledger] = await db.sql.query<{ at: Date }>('SELECT received_at AS at FROM report_ledger WHERE host_id = $1', [host.hostId]);
+    const heardMs = new Date(ledger!.at).getTime();
+    const silentOf = async () => (await alertRows(db, 'host-silent')).filter((a) => a.labels.host === 'gpu-new').map((a) => a.state);
+
+    await engine.runCycle(new Date(heardMs + 2_000));
+    await engine.runCycle(new Date(heardMs + 30_000));
+    expect(await silentOf()).toEqual([]);
+    await engine.runCycle(new Date(heardMs + 31_000));
+    expect(await silentOf()).toEqual(['firing']);
+  });
+
+  test('host-silent counts an older agent (no configured interval) in its longest recent interval, not its restart\'s warm-up', async () => {
+    await enableOnly(db, ['host-silent']);
+    const host = await enrolledHost(db, 'gpu-old-agent');
+    await client.send(host.token, [...reportsBetween(0, END - 30_000, END - 260, {}), { ...shapedReport(4, END), intervalMs: 260 }]);
+    await client.settle();
+    const [ledger] = await db.sql.query<{ at: Date }>('SELECT max(received_at) AS at FROM report_ledger WHERE host_id = $1', [host.hostId]);
+    const heardMs = new Date(ledger!.at).getTime();
+    const silentOf = async () => (await alertRows(db, 'host-silent')).filter((a) => a.labels.host === 'gpu-old-agent').map((a) => a.state);
+
+    await engine.runCycle(new Date(heardMs + 20_000));
+    expect(await silentOf()).toEqual([]);
+    await engine.runCycle(new Date(heardMs + 31_000));
+    expect(await silentOf()).toEqual(['firing']);
   });
 
   test('a critical finding opened fires at once, and resolves when the finding does', async () => {

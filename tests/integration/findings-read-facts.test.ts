@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { InventoryCache, readHostFacts } from '../../lib/findings/read-facts';
+import { stoppedReporting } from '../../lib/findings/rules/agent.stopped-reporting';
 import type { HostFacts } from '../../lib/findings/types';
 import { ingestClient, reportSeries } from '../support/ingest-client';
 import { makeReport } from '../support/report-factory';
+import { ruleContext } from '../support/findings-facts';
 import { createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
 
 const withDropped = (counts: number[]) => (i: number, ts: number) => {
@@ -25,12 +27,22 @@ describe('the facts the findings rules judge, read from ingested reports', () =>
       rising: await enrolledHost(t.db, 'osl-rising'),
       quiet: await enrolledHost(t.db, 'osl-quiet'),
       never: await enrolledHost(t.db, 'osl-never'),
+      fresh: await enrolledHost(t.db, 'osl-fresh'),
+      restarted: await enrolledHost(t.db, 'osl-restarted'),
     };
     // The agent's spool state was lost (a reinstall) between the third and fourth report, then it dropped 5 more.
     await client.send(hosts.reset.token, reportSeries(7, endMs, 10_000, withDropped([500, 500, 500, 0, 0, 2, 5])));
     await client.send(hosts.rising.token, reportSeries(4, endMs, 10_000, withDropped([3, 3, 7, 7])));
     // Reports every minute, the newest 20 minutes before the window ends: no samples in it.
     await client.send(hosts.quiet.token, reportSeries(5, endMs - 20 * 60_000, 60_000, (i, ts) => ({ ...makeReport({ seq: i, ts }), intervalMs: 60_000 })));
+    // A new agent's only report so far: its 260 ms warm-up, 2 s before the window ends, sent every 10 s from then on.
+    const warmUp = makeReport({ seq: 0, ts: endMs - 2_000 });
+    await client.send(hosts.fresh.token, [{ ...warmUp, intervalMs: 260, agent: { ...warmUp.agent, reportEveryMs: 10_000 } }]);
+    // An agent from before reportEveryMs, restarted: 10 s reports, then its warm-up report.
+    await client.send(hosts.restarted.token, [
+      ...reportSeries(3, endMs - 20_000, 10_000, (i, ts) => makeReport({ seq: i, ts })),
+      { ...makeReport({ seq: 3, ts: endMs - 10_000 + 260 }), intervalMs: 260 },
+    ]);
     await client.close();
     const all = await readHostFacts(t.db.sql, { now: new Date(endMs + 1_000), inventories: new InventoryCache() });
     facts = new Map(all.map((f) => [f.host.hostname, f]));
@@ -52,6 +64,16 @@ describe('the facts the findings rules judge, read from ingested reports', () =>
   });
 
   test('a host that never reported has neither a report time nor an interval', () => {
-    expect(facts.get('osl-never')).toMatchObject({ lastReportMs: null, lastIntervalMs: null, window: null });
+    expect(facts.get('osl-never')).toMatchObject({ lastReportMs: null, lastIntervalMs: null, reportEveryMs: null, window: null });
+  });
+
+  test('the agent\'s configured interval is read from its host, so its warm-up report is not taken for its interval', () => {
+    const fresh = facts.get('osl-fresh')!;
+    expect(fresh).toMatchObject({ reportEveryMs: 10_000, lastIntervalMs: 260, window: { samples: 1, longestIntervalMs: 260 } });
+    expect(stoppedReporting.evaluate(fresh, { missedIntervals: 3, criticalAfterMin: 15 }, ruleContext())).toEqual([]);
+  });
+
+  test('without a configured interval (an older agent) the window\'s longest interval is read beside the newest', () => {
+    expect(facts.get('osl-restarted')).toMatchObject({ reportEveryMs: null, lastIntervalMs: 260, window: { samples: 4, longestIntervalMs: 10_000 } });
   });
 });

@@ -275,6 +275,23 @@ describe.each([
     expect(rolled[0]!.n).toBe(1);
   });
 
+  test('the agent\'s configured interval lands on its host; the newest report\'s wins and one without it leaves it', async () => {
+    const host = await enrolledHost(test_db.db);
+    const every = (seq: number, reportEveryMs?: number) => report(seq, (r) => { r.agent.reportEveryMs = reportEveryMs; });
+    const reportEvery = async () =>
+      (await test_db.db.sql.query<{ report_every_ms: number | null }>('SELECT report_every_ms FROM hosts WHERE id = $1', [host.hostId]))[0]!.report_every_ms;
+
+    expect((await post(deps, host.token, every(1))).status).toBe(200);
+    await writeHostProgress(deps);
+    expect(await reportEvery()).toBeNull();
+    expect((await post(deps, host.token, { reports: [every(2, 10_000), every(3, 30_000)] })).status).toBe(200);
+    await writeHostProgress(deps);
+    expect(await reportEvery()).toBe(30_000);
+    expect((await post(deps, host.token, every(4))).status).toBe(200);
+    await writeHostProgress(deps);
+    expect(await reportEvery()).toBe(30_000);
+  });
+
   test('a host token writes only its own host, whatever the report says', async () => {
     const a = await enrolledHost(test_db.db);
     const b = await enrolledHost(test_db.db);
@@ -342,6 +359,25 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
       expect(row.last_report_ts!.getTime()).toBe(newest.ts);
       expect(row.last_seen_at!.getTime()).toBeGreaterThanOrEqual(startedMs);
       expect(row.last_seen_at!.getTime()).toBeLessThanOrEqual(Date.now());
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test('a configured interval new to the writer is written at once, not on the timer, with the rest of the progress', async () => {
+    const host = await enrolledHost(test_db.db);
+    const writer = writerWithoutTimer();
+    const deps = createIngestDeps(test_db.db, { writer });
+    try {
+      const first = report(1, (r) => { r.intervalMs = 260; r.agent.reportEveryMs = 10_000; });
+      expect((await post(deps, host.token, first)).status).toBe(200);
+      const hostNow = async () =>
+        (await test_db.db.sql.query<{ report_every_ms: number | null; last_seq: string | null }>(
+          'SELECT report_every_ms, last_seq FROM hosts WHERE id = $1', [host.hostId]))[0]!;
+      const deadline = Date.now() + 10_000;
+      while ((await hostNow()).report_every_ms === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const row = await hostNow();
+      expect([row.report_every_ms, Number(row.last_seq)]).toEqual([10_000, 1]);
     } finally {
       await writer.close();
     }

@@ -30,6 +30,8 @@ interface Plan {
   slowdown?: number;
   stealFromStep?: boolean;
   ompFromStep?: boolean;
+  /** Hours of reports before the current hour (a new install has fewer than the baseline's 24). */
+  historyHours?: number;
 }
 
 const inventoryOf = (omp: string): Inventory => {
@@ -63,7 +65,7 @@ function reportsOf(plan: Plan, seed: number): Report[] {
     if (plan.ompFromStep && after && !reports.some((r) => r.inventory?.hash === 'omp-16')) report.inventory = inventoryOf('16');
     reports.push(report);
   };
-  for (let ts = FROM - 24 * HOUR_MS + 30_000; ts < FROM; ts += 5 * MINUTE_MS) add(ts, 5 * MINUTE_MS);
+  for (let ts = FROM - (plan.historyHours ?? 24) * HOUR_MS + 30_000; ts < FROM; ts += 5 * MINUTE_MS) add(ts, 5 * MINUTE_MS);
   for (let ts = FROM + 30_000; ts < NOW; ts += MINUTE_MS) add(ts, MINUTE_MS);
   return reports;
 }
@@ -78,6 +80,9 @@ const PLANS = {
   paris1: { region: 'paris', slowdown: 2.5 },
   paris2: { region: 'paris', slowdown: 2.5 },
   paris3: { region: 'paris', slowdown: 2.5 },
+  // Installed two hours before the current one, and half an hour into it: alone in their regions.
+  young: { region: 'stavanger', slowdown: 2.5, stealFromStep: true, historyHours: 2 },
+  newborn: { region: 'alta', slowdown: 2.5, historyHours: 0 },
 } satisfies Record<string, Plan>;
 
 let testDb: TestDatabase;
@@ -123,7 +128,7 @@ describe('latency explained over ingested reports', () => {
     const out = await explain('steal');
     expect(out).toMatchObject({ verdict: 'regressed', regressed: true, hostRegion: 'oslo' });
     expect(out.ratio).toBeGreaterThan(2);
-    expect(out.baseline.hours).toBe(24);
+    expect(out.baseline).toMatchObject({ hours: 24, ofHours: 24 });
     expect(out.causes[0]).toMatchObject({ kind: 'steal', series: { metric: 'cpu_steal', key: null } });
     expect(out.causes[0]!.after! - out.causes[0]!.before!).toBeGreaterThan(8);
     expect(out.causes[0]!.correlation).toBeGreaterThan(0.5);
@@ -152,6 +157,19 @@ describe('latency explained over ingested reports', () => {
     expect(out.causes[0]!.kind).toBe('region');
   });
 
+  test('a new install with 2 h of baseline is judged, and says how much baseline it had', async () => {
+    const out = await explain('young');
+    expect(out).toMatchObject({ verdict: 'regressed', baseline: { hours: 2, ofHours: 24 } });
+    expect(out.causes[0]!.kind).toBe('steal');
+    expect(out.summary).toMatch(/^p99 of inference\.request rose from \d+ ms to \d+ ms \([\d.]+×; baseline: 2 h of 24\); likely cause: steal /);
+  });
+
+  test('without an hour of baseline it does not judge, and says what it has and needs', async () => {
+    const out = await explain('newborn');
+    expect(out).toMatchObject({ verdict: 'insufficient-data', regressed: false, baseline: { hours: 0, ofHours: 24, p99Ms: null } });
+    expect(out.summary).toBe('No baseline for inference.request yet: 0 h of 24 with requests (it needs at least 1 h).');
+  });
+
   test('a quiet host did not regress, and its p99s are the read API\'s own', async () => {
     const out = await explain('osloQuiet');
     expect(out).toMatchObject({ verdict: 'no-regression', regressed: false, causes: [] });
@@ -171,16 +189,17 @@ describe('GET /api/v1/hosts/:id/latency-explained', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as LatencyExplanation;
     expect(body.range).toEqual({ from: new Date(FROM).toISOString(), to: new Date(NOW).toISOString() });
-    expect(body.baselineRange).toEqual({ from: new Date(FROM - 24 * HOUR_MS).toISOString(), to: new Date(FROM).toISOString() });
+    const fromHour = floorTo(FROM, HOUR_MS);
+    expect(body.baselineRange).toEqual({ from: new Date(fromHour - 24 * HOUR_MS).toISOString(), to: new Date(fromHour).toISOString() });
     expect(body.causes[0]!.kind).toBe('steal');
   });
 
-  test('defaults to the last hour against the 24 h before', async () => {
+  test('defaults to the last hour against the 24 whole hours before its hour', async () => {
     const id = String(hostIds.steal);
     const body = (await (await call(`/api/v1/hosts/${id}/latency-explained?name=${NAME}`, id)).json()) as LatencyExplanation;
     const rangeMs = Date.parse(body.range.to) - Date.parse(body.range.from);
     expect(rangeMs).toBe(HOUR_MS);
-    expect(Date.parse(body.baselineRange.to)).toBe(Date.parse(body.range.from));
+    expect(Date.parse(body.baselineRange.to)).toBe(floorTo(Date.parse(body.range.from), HOUR_MS));
     expect(Date.now() - Date.parse(body.range.to)).toBeLessThan(60_000);
   });
 
@@ -220,7 +239,8 @@ describe('the findings rule latency.p99-regression over the same reports', () =>
     const [finding, ...more] = findingOf('steal');
     expect(more).toEqual([]);
     expect(finding!.subject).toBe(NAME);
-    expect(finding!.message).toMatch(/^p99 of inference\.request rose from \d+ ms to \d+ ms \([\d.]+×\); likely cause: steal [\d.]+ % → [\d.]+ % \(most on vCPUs 2–3\)\.$/);
+    // 13 cycles have read 13 of the baseline's 24 hours, an hour each: the verdict stands on those and says so.
+    expect(finding!.message).toMatch(/^p99 of inference\.request rose from \d+ ms to \d+ ms \([\d.]+×; baseline: 13 h of 24\); likely cause: steal [\d.]+ % → [\d.]+ % \(most on vCPUs 2–3\)\.$/);
     expect(finding!.evidence.causes.map((c) => c.kind)).toEqual(['steal']);
   });
 
@@ -230,6 +250,11 @@ describe('the findings rule latency.p99-regression over the same reports', () =>
 
   test('a regression with nothing moving is raised without a cause', () => {
     expect(findingOf('unexplained')[0]!.message).toMatch(/; no host-level cause found\.$/);
+  });
+
+  test('a new install\'s regression is raised on its short baseline, and says so', () => {
+    // The rule's baseline ends at the window's hour: 2 h of history, and the hour before the window's when it has moved on.
+    expect(findingOf('young')[0]!.message).toMatch(/\([\d.]+×; baseline: [23] h of 24\); likely cause: steal /);
   });
 
   test('quiet hosts and a region-wide regression raise nothing', () => {

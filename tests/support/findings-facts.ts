@@ -80,7 +80,7 @@ export function cleanWindow(patch: Partial<HostWindow> = {}): HostWindow {
     fromMs: NOW_MS - WINDOW_MS,
     toMs: NOW_MS,
     samples: 30,
-    intervalMs: 10_000,
+    longestIntervalMs: 10_000,
     stealPct: { avg: 0.2, max: 0.8 },
     iowaitPct: { avg: 0.5, max: 2 },
     busyPct: { avg: 45, max: 70 },
@@ -117,12 +117,13 @@ export function diskWindow(patch: Partial<DiskWindow> = {}): DiskWindow {
   };
 }
 
-export function hostFacts(patch: { host?: Partial<HostFacts['host']>; inventory?: Inventory | null; window?: HostWindow | null; lastReportMs?: number | null; lastIntervalMs?: number | null } = {}): HostFacts {
+export function hostFacts(patch: { host?: Partial<HostFacts['host']>; inventory?: Inventory | null; window?: HostWindow | null; lastReportMs?: number | null; lastIntervalMs?: number | null; reportEveryMs?: number | null } = {}): HostFacts {
   return {
     host: { id: 1, hostname: 'osl-inf-01', region: 'oslo', labels: { service: 'ranker' }, createdAtMs: NOW_MS - 86_400_000, ...patch.host },
     nowMs: NOW_MS,
     lastReportMs: patch.lastReportMs === undefined ? NOW_MS - 5_000 : patch.lastReportMs,
     lastIntervalMs: patch.lastIntervalMs === undefined ? 10_000 : patch.lastIntervalMs,
+    reportEveryMs: patch.reportEveryMs ?? null,
     inventory: patch.inventory === undefined ? { takenAtMs: NOW_MS - 3_600_000, data: cleanInventory() } : patch.inventory && { takenAtMs: NOW_MS - 3_600_000, data: patch.inventory },
     window: patch.window === undefined ? cleanWindow() : patch.window,
   };

@@ -47,7 +47,7 @@ function regressedHost(patch: Partial<ExplainInput> = {}): ExplainInput {
     name: 'inference.request',
     fromMs: FROM,
     toMs: TO,
-    baseline: { p99Ms: 31, requests: 200_000, hours: 24 },
+    baseline: { p99Ms: 31, requests: 200_000, hours: 24, ofHours: 24 },
     current: { p99Ms: 76, requests: 9_000 },
     perMinuteP99: p99,
     gauges: quietGauges(),
@@ -172,14 +172,14 @@ describe('explainRegression', () => {
   });
 
   test('p99 exactly at 1.5 × its baseline is not a regression', () => {
-    const out = explainRegression(regressedHost({ baseline: { p99Ms: 40, requests: 1e5, hours: 24 }, current: { p99Ms: 60, requests: 9000 } }));
+    const out = explainRegression(regressedHost({ baseline: { p99Ms: 40, requests: 1e5, hours: 24, ofHours: 24 }, current: { p99Ms: 60, requests: 9000 } }));
     expect(out.verdict).toBe('no-regression');
     expect(out.summary).toBe('p99 of inference.request was 60 ms against a baseline of 40 ms (1.5×): no regression.');
     expect(out.causes).toEqual([]);
   });
 
   test('a rise above the ratio but under the minimum in milliseconds is not a regression', () => {
-    const out = explainRegression(regressedHost({ baseline: { p99Ms: 2, requests: 1e5, hours: 24 }, current: { p99Ms: 6.5, requests: 9000 } }));
+    const out = explainRegression(regressedHost({ baseline: { p99Ms: 2, requests: 1e5, hours: 24, ofHours: 24 }, current: { p99Ms: 6.5, requests: 9000 } }));
     expect(out.verdict).toBe('no-regression');
   });
 
@@ -189,10 +189,31 @@ describe('explainRegression', () => {
     expect(out.summary).toBe('Too few requests of inference.request to judge: 199 in the range (at least 200).');
   });
 
-  test('without enough baseline hours it does not judge', () => {
-    const out = explainRegression(regressedHost({ baseline: { p99Ms: 31, requests: 5000, hours: 5 } }));
-    expect(out.verdict).toBe('insufficient-data');
-    expect(out.summary).toMatch(/^No baseline for inference.request yet: 5 hours/);
+  test('an hour of baseline is enough to judge: a new install need not wait out its first day', () => {
+    const out = explainRegression(regressedHost({ baseline: { p99Ms: 31, requests: 5000, hours: 1, ofHours: 24 } }));
+    expect(out).toMatchObject({ verdict: 'regressed', ratio: 2.45 });
+    expect(out.summary).toBe('p99 of inference.request rose from 31 ms to 76 ms (2.5×; baseline: 1 h of 24); no host-level cause found.');
+  });
+
+  test('a baseline short of its day says how much it had, whatever the verdict', () => {
+    const partial = { p99Ms: 31, requests: 9000, hours: 2, ofHours: 24 };
+    expect(explainRegression(regressedHost({ baseline: partial })).summary).toContain('(2.5×; baseline: 2 h of 24)');
+    const calm = explainRegression(regressedHost({ baseline: partial, current: { p99Ms: 33, requests: 9000 } }));
+    expect(calm.summary).toBe('p99 of inference.request was 33 ms against a baseline of 31 ms (1.1×; baseline: 2 h of 24): no regression.');
+    const regionWide = explainRegression(regressedHost({
+      baseline: partial,
+      region: { method: 'region-p99', region: 'oslo', otherHosts: 19, baseline: { p99Ms: 30, requests: 4e6 }, current: { p99Ms: 70, requests: 180_000 } },
+    }));
+    expect(regionWide).toMatchObject({ verdict: 'region-wide' });
+    expect(regionWide.summary).toMatch(/^p99 of inference\.request rose from 31 ms to 76 ms \(2\.5×; baseline: 2 h of 24\), and the rest of oslo/);
+  });
+
+  test('under an hour of baseline it does not judge, and says what it has and what it needs', () => {
+    const out = explainRegression(regressedHost({ baseline: { p99Ms: null, requests: 0, hours: 0, ofHours: 24 } }));
+    expect(out).toMatchObject({ verdict: 'insufficient-data', regressed: false, ratio: null, causes: [] });
+    expect(out.summary).toBe('No baseline for inference.request yet: 0 h of 24 with requests (it needs at least 1 h).');
+    const halfHour = explainRegression(regressedHost({ baseline: { p99Ms: 31, requests: 900, hours: 0.5, ofHours: 24 } }));
+    expect(halfHour.summary).toBe('No baseline for inference.request yet: 0.5 h of 24 with requests (it needs at least 1 h).');
   });
 
   test('the method comes from the caller', () => {

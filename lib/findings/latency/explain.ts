@@ -29,7 +29,8 @@ export interface ExplainInput {
   name: string;
   fromMs: number;
   toMs: number;
-  baseline: LatencyP99 & { hours: number };
+  /** The median of its hourly p99s, and how many of the `ofHours` hours of its range had requests. */
+  baseline: LatencyP99 & { hours: number; ofHours: number };
   current: LatencyP99;
   /** p99 per minute of the current range, by minute start (ms). */
   perMinuteP99: ReadonlyMap<number, number>;
@@ -171,16 +172,19 @@ export function explainRegression(input: ExplainInput, method: ExplainMethod = D
   if (current.p99Ms === null || current.requests < method.minRequests) {
     return { ...none, verdict: 'insufficient-data', ratio: null, summary: `Too few requests of ${name} to judge: ${current.requests} in the range (at least ${method.minRequests}).` };
   }
+  const hadOf = `${fmt(baseline.hours)} h of ${fmt(baseline.ofHours)}`;
   if (baseline.p99Ms === null || baseline.hours < method.minBaselineHours) {
     return {
       ...none,
       verdict: 'insufficient-data',
       ratio: null,
-      summary: `No baseline for ${name} yet: ${baseline.hours} hours with requests in the 24 h before (at least ${method.minBaselineHours}).`,
+      summary: `No baseline for ${name} yet: ${hadOf} with requests (it needs at least ${fmt(method.minBaselineHours)} h).`,
     };
   }
   const ratio = round2(current.p99Ms / Math.max(baseline.p99Ms, 1e-9));
-  const change = `p99 of ${name} rose from ${fmtMs(baseline.p99Ms)} to ${fmtMs(current.p99Ms)} (${fmt(ratio)}×)`;
+  // A new install is judged on the part of the day it has, and says how much that was.
+  const ratioNote = `${fmt(ratio)}×${baseline.hours < baseline.ofHours ? `; baseline: ${hadOf}` : ''}`;
+  const change = `p99 of ${name} rose from ${fmtMs(baseline.p99Ms)} to ${fmtMs(current.p99Ms)} (${ratioNote})`;
   const region = input.region ? regionCheck(input.region, current.p99Ms / baseline.p99Ms, method) : null;
   if (!isRegression(current.p99Ms, baseline.p99Ms, method.ratio, method.minRiseMs)) {
     return {
@@ -188,7 +192,7 @@ export function explainRegression(input: ExplainInput, method: ExplainMethod = D
       verdict: 'no-regression',
       ratio,
       region,
-      summary: `p99 of ${name} was ${fmtMs(current.p99Ms)} against a baseline of ${fmtMs(baseline.p99Ms)} (${fmt(ratio)}×): no regression.`,
+      summary: `p99 of ${name} was ${fmtMs(current.p99Ms)} against a baseline of ${fmtMs(baseline.p99Ms)} (${ratioNote}): no regression.`,
     };
   }
   const hostCauses = [

@@ -16,8 +16,8 @@ export interface LatencySeriesFacts {
   window: { fromMs: number; toMs: number };
   /** The median of the window's per-minute p99s; `requests` in the window. */
   current: { p99Ms: number | null; requests: number; minutes: number };
-  /** The median of the hourly p99s of the 24 h before the window's hour. */
-  baseline: { p99Ms: number | null; requests: number; hours: number };
+  /** The median of the hourly p99s of the 24 h before the window's hour; `hours` of its `ofHours` had requests. */
+  baseline: { p99Ms: number | null; requests: number; hours: number; ofHours: number };
   baselineRange: { fromMs: number; toMs: number };
   /** Gauges and inventory changes over the same ranges, and p99 per minute: only for series that could be judged regressed. */
   perMinuteP99: ReadonlyMap<number, number>;

@@ -104,7 +104,7 @@ export class LatencyWatch {
         name: state.name,
         window,
         current: { p99Ms: current.p99Ms, requests: current.count, minutes: current.buckets },
-        baseline: { p99Ms: baseline.p99Ms, requests: baseline.count, hours: baseline.buckets },
+        baseline: { p99Ms: baseline.p99Ms, requests: baseline.count, hours: baseline.buckets, ofHours: this.baselineHours },
         baselineRange,
         perMinuteP99: NO_MINUTES,
         observed: null,

@@ -9,7 +9,7 @@ export interface ExplainMethod {
   minRiseMs: number;
   /** Fewer requests in the current range than this judge nothing. */
   minRequests: number;
-  /** A baseline needs at least this many hours with requests. */
+  /** A baseline needs at least this many hours with requests; fewer than its whole range judge all the same, and say so. */
   minBaselineHours: number;
   /** A gauge is a cause only if it rose to at least this multiple of its baseline (and by its minimum change). */
   causeRatio: number;
@@ -23,7 +23,7 @@ export const DEFAULT_METHOD: ExplainMethod = {
   ratio: 1.5,
   minRiseMs: 5,
   minRequests: 200,
-  minBaselineHours: 6,
+  minBaselineHours: 1,
   causeRatio: 1.5,
   minCorrelationMinutes: 5,
   regionShare: 0.5,

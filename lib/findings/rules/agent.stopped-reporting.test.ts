@@ -35,8 +35,29 @@ describe('agent.stopped-reporting', () => {
     expect(judge(silentFor(3 * 86_400_000 + 4 * 3_600_000))[0]!.message).toMatch(/^No report for 3 d 4 h /);
   });
 
-  test('the host\'s own interval counts: from its window, else its newest report, else 10 s', () => {
-    const window60 = cleanWindow({ intervalMs: 60_000 });
+  test('a new host whose only report is its 260 ms warm-up is judged at its configured 10 s: not silent 2 s later', () => {
+    const warmUpOnly = { reportEveryMs: 10_000, lastIntervalMs: 260, window: cleanWindow({ samples: 1, longestIntervalMs: 260 }) };
+    expect(judge(hostFacts({ ...warmUpOnly, lastReportMs: NOW_MS - 2_000 }))).toEqual([]);
+    expect(judge(hostFacts({ ...warmUpOnly, lastReportMs: NOW_MS - 30_000 }))).toEqual([]);
+    const [v] = judge(hostFacts({ ...warmUpOnly, lastReportMs: NOW_MS - 31_000 }));
+    expect(v!.message).toMatch(/^No report for 31 s \(last .*\): 3 reports missed at its 10 s interval\./);
+  });
+
+  test('the configured interval wins over the measured ones, whether longer or shorter', () => {
+    const measured10 = { lastIntervalMs: 10_000, window: cleanWindow({ longestIntervalMs: 10_000 }) };
+    expect(judge(silentFor(7_000, { ...measured10, reportEveryMs: 2_000 }))[0]!.message).toMatch(/3 reports missed at its 2 s interval/);
+    expect(judge(silentFor(150_000, { ...measured10, reportEveryMs: 60_000 }))).toEqual([]);
+  });
+
+  test('an older agent, without a configured interval, is judged by the longest interval in the window, not a warm-up', () => {
+    // Restarted: 10 s reports, then a warm-up report, the newest.
+    const restarted = { reportEveryMs: null, lastIntervalMs: 260, window: cleanWindow({ samples: 12, longestIntervalMs: 10_000 }) };
+    expect(judge(hostFacts({ ...restarted, lastReportMs: NOW_MS - 20_000 }))).toEqual([]);
+    expect(judge(hostFacts({ ...restarted, lastReportMs: NOW_MS - 31_000 }))[0]!.message).toMatch(/3 reports missed at its 10 s interval/);
+  });
+
+  test('without a configured interval the host\'s own counts: the longest in its window, else its newest report, else 10 s', () => {
+    const window60 = cleanWindow({ longestIntervalMs: 60_000 });
     expect(judge(hostFacts({ window: window60, lastReportMs: NOW_MS - 150_000 }))).toEqual([]);
     expect(judge(hostFacts({ window: window60, lastReportMs: NOW_MS - 181_000 }))).toHaveLength(1);
     // An hourly agent has samples in the window only now and then: its quiet stretches are not silence.

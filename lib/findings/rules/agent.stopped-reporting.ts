@@ -1,10 +1,18 @@
-import { defineHostRule } from '../types';
+import { defineHostRule, type HostFacts } from '../types';
 import { fmt } from './helpers';
 import { formatElapsed } from '../../protocol/duration';
 import { MINUTE_MS } from '../../protocol/time';
 
 /** The agent's default --interval: what a missed report counts in when the host's own interval is unknown. */
 const DEFAULT_INTERVAL_MS = 10_000;
+
+/**
+ * The agent's configured interval. An older agent does not send it; its measured intervals then stand in, the longest
+ * of the window's: its first report after a start covers only a warm-up of a fraction of a second.
+ */
+function reportIntervalMs(facts: HostFacts): number {
+  return facts.reportEveryMs ?? facts.window?.longestIntervalMs ?? facts.lastIntervalMs ?? DEFAULT_INTERVAL_MS;
+}
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
@@ -14,7 +22,7 @@ export const stoppedReporting = defineHostRule({
   category: 'agent',
   severities: ['warning', 'critical'],
   defaults: {
-    missedIntervals: { value: 3, unit: 'intervals', description: 'reports missed in a row (at the host\'s interval, 10 s when unknown) that raise a warning' },
+    missedIntervals: { value: 3, unit: 'intervals', description: 'reports missed in a row (at the agent\'s configured interval, 10 s when unknown) that raise a warning' },
     criticalAfterMin: { value: 15, unit: 'min', description: 'silence that makes it critical (never before the warning threshold)' },
   },
   openAfterMs: 0,
@@ -22,7 +30,7 @@ export const stoppedReporting = defineHostRule({
   evaluate(facts, t) {
     // A host that never reported has nothing to have stopped: enrolling it is not yet running it.
     if (facts.lastReportMs === null) return [];
-    const intervalMs = facts.window?.intervalMs ?? facts.lastIntervalMs ?? DEFAULT_INTERVAL_MS;
+    const intervalMs = reportIntervalMs(facts);
     const ageMs = facts.nowMs - facts.lastReportMs;
     const warnAfterMs = t.missedIntervals * intervalMs;
     if (!(ageMs > warnAfterMs)) return [];

@@ -18,7 +18,7 @@ function series(currentMs: number, patch: Partial<LatencySeriesFacts> = {}): Lat
     name: 'inference.request',
     window: { fromMs: WINDOW_FROM, toMs: WINDOW_TO },
     current: { p99Ms: currentMs, requests: 6000, minutes: 15 },
-    baseline: { p99Ms: 40, requests: 500_000, hours: 24 },
+    baseline: { p99Ms: 40, requests: 500_000, hours: 24, ofHours: 24 },
     baselineRange: { fromMs: WINDOW_FROM - 25 * 3_600_000, toMs: WINDOW_FROM - 3_600_000 },
     perMinuteP99: new Map(minutes.map((m, i) => [m, currentMs + (i % 3)])),
     observed: { gauges: [], inventory: [] },
@@ -74,6 +74,13 @@ describe('latency.p99-regression', () => {
     expect(v!.message).toBe('p99 of inference.request rose from 40 ms to 100 ms (2.5×); no host-level cause found.');
     expect(v!.remedy).toMatch(/^Nothing on the host moved with it/);
     expect(v!.evidence.causes).toEqual([]);
+  });
+
+  test('a new host with 2 h of baseline is judged, and the finding says how much baseline it stood on', () => {
+    const young = series(100, { baseline: { p99Ms: 40, requests: 40_000, hours: 2, ofHours: 24 } });
+    const [v] = p99Regression.evaluate(withLatency({ series: [young] }), t, ruleContext());
+    expect(v!.message).toBe('p99 of inference.request rose from 40 ms to 100 ms (2.5×; baseline: 2 h of 24); no host-level cause found.');
+    expect(v!.evidence.values).toContainEqual({ label: 'baseline hours with requests', value: '2 of 24' });
   });
 
   test('a planted inventory change is the cause and its remedy', () => {

@@ -87,6 +87,7 @@ export const p99Regression = defineHostRule({
         values: [
           { label: "p99 (median of the window's per-minute p99s)", value: s.current.p99Ms, unit: 'ms' },
           { label: 'baseline p99 (median of the hourly p99s of the 24 h before)', value: s.baseline.p99Ms, unit: 'ms' },
+          { label: 'baseline hours with requests', value: `${s.baseline.hours} of ${s.baseline.ofHours}` },
           { label: 'ratio', value: explained.ratio, unit: '×' },
           { label: 'requests in the window', value: s.current.requests },
           ...causes.map((c) => ({ label: `likely cause: ${c.kind}${c.subject ? ` (${c.subject})` : ''}`, value: c.summary })),

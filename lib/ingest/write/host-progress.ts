@@ -7,20 +7,37 @@ export interface HostProgress {
   maxTsMs: number;
   /** When the server last stored a report of the host. */
   seenAtMs: number;
+  /** The agent's configured interval from the newest report (by seq) that carried one; null when none did. */
+  reportEveryMs: number | null;
 }
 
 /** Per host, the newest of everything seen; merging the same progress twice changes nothing. */
 export class HostProgressMap {
   private readonly byHost = new Map<number, HostProgress>();
+  /** Per host, the configured interval last taken for a write. */
+  private readonly takenReportEveryMs = new Map<number, number>();
+  private newReportEvery = false;
 
   get size(): number {
     return this.byHost.size;
   }
 
+  /**
+   * Whether a host's configured interval differs from the one last taken for a write (a new host's first report, an
+   * agent restarted with another --interval): silence is judged by it, so it should not wait for the next write.
+   */
+  get hasNewReportEvery(): boolean {
+    return this.newReportEvery;
+  }
+
   add(progress: HostProgress): void {
     const current = this.byHost.get(progress.hostId);
+    if (progress.reportEveryMs !== null && this.takenReportEveryMs.get(progress.hostId) !== progress.reportEveryMs) this.newReportEvery = true;
     if (!current) this.byHost.set(progress.hostId, { ...progress });
     else {
+      if (progress.reportEveryMs !== null && (current.reportEveryMs === null || progress.maxSeq >= current.maxSeq)) {
+        current.reportEveryMs = progress.reportEveryMs;
+      }
       current.maxSeq = Math.max(current.maxSeq, progress.maxSeq);
       current.maxTsMs = Math.max(current.maxTsMs, progress.maxTsMs);
       current.seenAtMs = Math.max(current.seenAtMs, progress.seenAtMs);
@@ -28,13 +45,17 @@ export class HostProgressMap {
   }
 
   addStored(stored: readonly PlannedReport[], seenAtMs: number): void {
-    for (const { hostId, report } of stored) this.add({ hostId, maxSeq: report.seq, maxTsMs: report.ts, seenAtMs });
+    for (const { hostId, report } of stored) {
+      this.add({ hostId, maxSeq: report.seq, maxTsMs: report.ts, seenAtMs, reportEveryMs: report.agent.reportEveryMs ?? null });
+    }
   }
 
   /** Everything gathered, in host-id order (the order UPDATE_HOSTS_SQL locks rows in), and forgets it. */
   take(): HostProgress[] {
     const all = [...this.byHost.values()].sort((a, b) => a.hostId - b.hostId);
     this.byHost.clear();
+    for (const p of all) if (p.reportEveryMs !== null) this.takenReportEveryMs.set(p.hostId, p.reportEveryMs);
+    this.newReportEvery = false;
     return all;
   }
 }
@@ -51,16 +72,23 @@ export const UPDATE_HOSTS_SQL = `
 UPDATE hosts h
    SET last_seen_at = GREATEST(h.last_seen_at, to_timestamp(v.seen_ms / 1000)),
        last_seq = GREATEST(h.last_seq, v.seq),
-       last_report_ts = GREATEST(h.last_report_ts, to_timestamp(v.ts_ms / 1000))
+       last_report_ts = GREATEST(h.last_report_ts, to_timestamp(v.ts_ms / 1000)),
+       report_every_ms = COALESCE(v.report_every_ms, h.report_every_ms)
   FROM (SELECT id FROM hosts WHERE id = ANY($1::int4[]) ORDER BY id FOR UPDATE) l,
-       unnest($1::int4[], $2::int8[], $3::float8[], $4::float8[]) AS v(id, seq, ts_ms, seen_ms)
+       unnest($1::int4[], $2::int8[], $3::float8[], $4::float8[], $5::int4[]) AS v(id, seq, ts_ms, seen_ms, report_every_ms)
  WHERE h.id = l.id AND h.id = v.id`;
 
 /**
- * The progress as four PostgreSQL array literals (ids, seqs, ts and seen time in epoch ms): it runs on the ingest
- * event loop, which pg's own encoding of thousands of hosts' ISO timestamps would hold.
+ * The progress as five PostgreSQL array literals (ids, seqs, ts and seen time in epoch ms, configured intervals or
+ * NULL): it runs on the ingest event loop, which pg's own encoding of thousands of hosts' ISO timestamps would hold.
  */
 export function hostUpdateParams(progress: readonly HostProgress[]): string[] {
-  const literal = (pick: (p: HostProgress) => number) => pgArrayLiteral(progress.map(pick));
-  return [literal((p) => p.hostId), literal((p) => p.maxSeq), literal((p) => p.maxTsMs), literal((p) => p.seenAtMs)];
+  const literal = (pick: (p: HostProgress) => number | null) => pgArrayLiteral(progress.map(pick));
+  return [
+    literal((p) => p.hostId),
+    literal((p) => p.maxSeq),
+    literal((p) => p.maxTsMs),
+    literal((p) => p.seenAtMs),
+    literal((p) => p.reportEveryMs),
+  ];
 }

@@ -1,9 +1,10 @@
 function arrayElement(value: unknown): string {
+  if (value === null) return 'NULL';
   if (typeof value === 'number') return String(value);
   return `"${String(value).replace(/[\\"]/g, '\\$&')}"`;
 }
 
-/** PostgreSQL array literal of numbers or strings, e.g. {1,2} or {"a","b\"c"}. */
+/** PostgreSQL array literal of numbers, strings or nulls, e.g. {1,NULL} or {"a","b\"c"}. */
 export function pgArrayLiteral(values: readonly unknown[]): string {
   return `{${values.map(arrayElement).join(',')}}`;
 }

@@ -83,6 +83,31 @@ describe('runAgent loop', () => {
     expect(differences(reports.map((r) => r.ts))).toEqual(reports.slice(1).map((r) => r.intervalMs));
   });
 
+  test('every report, the warm-up one too, carries the configured interval the server judges silence by', async () => {
+    const { reports } = await runUntil(3, { intervalS: '10', collectMs: 30, warmupMs: 250 });
+    expect(reports.map((r) => [r.intervalMs, r.agent.reportEveryMs])).toEqual([[280, 10_000], [9_720, 10_000], [10_000, 10_000]]);
+  });
+
+  test('a one-off run (--once) sends no configured interval: nobody knows when it runs next', async () => {
+    const action = loadConfig({ argv: ['--print', '--once'], env: {} });
+    if (action.kind !== 'run') throw new Error('expected run');
+    const clock = createVirtualClock();
+    const printed: Report[] = [];
+    const log: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+    const exitCode = await runAgent({
+      config: action.config,
+      log,
+      signal: new AbortController().signal,
+      print: (text) => void printed.push(JSON.parse(text) as Report),
+      sources: sourcesTaking(clock, 0, []),
+      clock,
+      warmupMs: 250,
+    });
+    expect(exitCode).toBe(0);
+    expect(printed).toHaveLength(1);
+    expect(printed[0]!.agent).not.toHaveProperty('reportEveryMs');
+  });
+
   test('ticks on a fixed grid: a slow collection does not push later ticks back', async () => {
     const { reports, collectedAt, startMs, warnings } = await runUntil(6, { intervalS: '0.2', collectMs: 120, warmupMs: 50 });
     expect(reports.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5]);

@@ -54,7 +54,7 @@ export function windowOf(reports: readonly Report[], fromMs: number, toMs: numbe
     fromMs,
     toMs,
     samples: reports.length,
-    intervalMs: reports.at(-1)!.intervalMs,
+    longestIntervalMs: Math.max(...reports.map((r) => r.intervalMs)),
     stealPct: steal,
     iowaitPct: stat(cpu.map((c) => c.total.iowaitPct)),
     busyPct: stat(cpu.map((c) => c.total.userPct + c.total.nicePct + c.total.systemPct + c.total.irqPct + c.total.softirqPct)),
@@ -126,6 +126,7 @@ export async function judgeFleet(fleet: readonly DemoHost[], nowMs: number): Pro
       nowMs,
       lastReportMs: lastTs,
       lastIntervalMs: DEMO_INTERVAL_MS,
+      reportEveryMs: null,
       inventory: { takenAtMs: host.epochMs - 3_600_000, data: demoInventory(host) },
       window: windowOf(inWindow, windowFrom, nowMs),
     };

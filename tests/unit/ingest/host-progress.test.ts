@@ -5,9 +5,20 @@ import type { PlannedReport } from '../../../lib/ingest/write/plan';
 
 const T0 = Date.UTC(2026, 10, 29, 12);
 
-const progress = (hostId: number, maxSeq: number, maxTsMs: number, seenAtMs: number): HostProgress => ({ hostId, maxSeq, maxTsMs, seenAtMs });
+const progress = (hostId: number, maxSeq: number, maxTsMs: number, seenAtMs: number, reportEveryMs: number | null = null): HostProgress => ({
+  hostId,
+  maxSeq,
+  maxTsMs,
+  seenAtMs,
+  reportEveryMs,
+});
 
-const stored = (hostId: number, seq: number, tsMs: number): PlannedReport => ({ hostId, report: realisticReport(seq, tsMs), request: 0, index: 0 });
+/** A stored report; its agent's configured interval as given, absent (an older agent) when undefined. */
+const stored = (hostId: number, seq: number, tsMs: number, reportEveryMs?: number): PlannedReport => {
+  const report = realisticReport(seq, tsMs);
+  const { reportEveryMs: _, ...olderAgent } = report.agent;
+  return { hostId, report: { ...report, agent: { ...olderAgent, ...(reportEveryMs === undefined ? {} : { reportEveryMs }) } }, request: 0, index: 0 };
+};
 
 describe('HostProgressMap', () => {
   test('keeps per host the largest seq, report ts and seen time, even when each comes from a different entry', () => {
@@ -69,6 +80,37 @@ describe('HostProgressMap', () => {
   });
 });
 
+describe('the configured interval in host progress', () => {
+  test('comes from the newest report (by seq) that carried one; a report without it leaves it as it was', () => {
+    const map = new HostProgressMap();
+    map.addStored([stored(1, 1, T0 + 10, 250), stored(1, 3, T0 + 30, 10_000), stored(1, 2, T0 + 20, 5_000), stored(1, 4, T0 + 40)], T0 + 100);
+    map.addStored([stored(2, 1, T0 + 10)], T0 + 100);
+    expect(map.take()).toEqual([progress(1, 4, T0 + 40, T0 + 100, 10_000), progress(2, 1, T0 + 10, T0 + 100, null)]);
+  });
+
+  test('a batch put back after a failed write does not replace the interval gathered since', () => {
+    const map = new HostProgressMap();
+    map.add(progress(1, 10, T0 + 100, T0 + 100, 10_000));
+    const failed = map.take();
+    map.add(progress(1, 11, T0 + 110, T0 + 110, 60_000));
+    for (const p of failed) map.add(p);
+    expect(map.take()).toEqual([progress(1, 11, T0 + 110, T0 + 110, 60_000)]);
+  });
+
+  test('is news until taken for a write: a new host\'s first report, or another interval, but not the same one again', () => {
+    const map = new HostProgressMap();
+    expect(map.hasNewReportEvery).toBe(false);
+    map.addStored([stored(1, 1, T0, 10_000)], T0);
+    expect(map.hasNewReportEvery).toBe(true);
+    map.take();
+    expect(map.hasNewReportEvery).toBe(false);
+    map.addStored([stored(1, 2, T0 + 10_000, 10_000), stored(2, 1, T0 + 10_000)], T0 + 10_000);
+    expect(map.hasNewReportEvery).toBe(false);
+    map.addStored([stored(1, 3, T0 + 20_000, 2_000)], T0 + 20_000);
+    expect(map.hasNewReportEvery).toBe(true);
+  });
+});
+
 describe('hostProgress', () => {
   test('gives one entry per host of the stored reports, in host-id order', () => {
     const reports = [stored(9, 100, T0 + 5), stored(4, 1, T0 + 1), stored(9, 99, T0 + 7), stored(4, 3, T0 + 2)];
@@ -81,16 +123,17 @@ describe('hostProgress', () => {
 });
 
 describe('hostUpdateParams', () => {
-  test('gives ids, seqs, report ts and seen time (epoch ms) as PostgreSQL array literals, in the given order', () => {
-    expect(hostUpdateParams([progress(3, 9, T0 + 100, T0 + 5_000), progress(7, 12_345_678_901, T0, T0 + 1)])).toEqual([
+  test('gives ids, seqs, report ts, seen time (epoch ms) and configured intervals as PostgreSQL array literals, in the given order', () => {
+    expect(hostUpdateParams([progress(3, 9, T0 + 100, T0 + 5_000, 10_000), progress(7, 12_345_678_901, T0, T0 + 1)])).toEqual([
       '{3,7}',
       '{9,12345678901}',
       `{${T0 + 100},${T0}}`,
       `{${T0 + 5_000},${T0 + 1}}`,
+      '{10000,NULL}',
     ]);
   });
 
   test('gives empty arrays for no hosts', () => {
-    expect(hostUpdateParams([])).toEqual(['{}', '{}', '{}', '{}']);
+    expect(hostUpdateParams([])).toEqual(['{}', '{}', '{}', '{}', '{}']);
   });
 });

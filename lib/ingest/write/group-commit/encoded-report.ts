@@ -29,7 +29,14 @@ export function encodeReport(hostId: number, report: Report): EncodedReport {
     writeBinaryTuples(scratch, rows[kind], SERIES_SPECS[kind].types);
     tableEnds.push(scratch.pos);
   }
-  return { seq: report.seq, ts: report.ts, inventory: report.inventory, tuples: Buffer.from(scratch.written()), tableEnds };
+  return {
+    seq: report.seq,
+    ts: report.ts,
+    inventory: report.inventory,
+    agent: { reportEveryMs: report.agent.reportEveryMs },
+    tuples: Buffer.from(scratch.written()),
+    tableEnds,
+  };
 }
 
 function tableRange(report: EncodedReport, kind: SeriesKind): [number, number] {

@@ -108,6 +108,9 @@ function storeMessage(w: BinaryWriter, stored: Stored, withLedger: boolean, lead
  * The hosts' progress (last seen, last seq) is not part of that transaction: updating the flush's host rows in every
  * flush cost throughput. It is gathered in memory and written every few seconds for all hosts at once;
  * what a crash loses of it is only a few seconds of "last seen" — enrollment reads the last seq from the ledger.
+ * A configured interval (agent.reportEveryMs) this process has not written yet is written at once, though (with the
+ * rest of the progress gathered; after a restart, once per host): silence is judged by it, and a new host's only
+ * report until then is a warm-up of a fraction of a second.
  */
 export class GroupCommitWriter implements ReportWriter {
   private readonly queue: Pending[] = [];
@@ -125,6 +128,7 @@ export class GroupCommitWriter implements ReportWriter {
   private readonly onFlush: GroupCommitOptions['onFlush'];
   private readonly progressTimer: NodeJS.Timeout;
   private progressWrite: Promise<void> = Promise.resolve();
+  private progressWriteQueued = false;
 
   constructor(private readonly pool: pg.Pool, options: GroupCommitOptions = {}) {
     this.maxFlushes = options.maxFlushes ?? 1;
@@ -140,6 +144,7 @@ export class GroupCommitWriter implements ReportWriter {
   /** Writes the host progress gathered so far, a chunk per UPDATE (the timer does this every interval; tests and close() at once). */
   writeHostProgress(): Promise<void> {
     this.progressWrite = this.progressWrite.then(async () => {
+      this.progressWriteQueued = false;
       const batch = this.progress.take();
       for (let start = 0; start < batch.length; start += this.hostProgressChunk) {
         const chunk = batch.slice(start, start + this.hostProgressChunk);
@@ -153,6 +158,13 @@ export class GroupCommitWriter implements ReportWriter {
       }
     });
     return this.progressWrite;
+  }
+
+  private gatherProgress(stored: Stored): void {
+    this.progress.addStored(stored, Date.now());
+    if (!this.progress.hasNewReportEvery || this.progressWriteQueued || this.closed) return;
+    this.progressWriteQueued = true;
+    void this.writeHostProgress();
   }
 
   private get setTimeoutSql(): string {
@@ -261,7 +273,7 @@ export class GroupCommitWriter implements ReportWriter {
         const message = storeMessage(writer, plan.unique, true, [this.setTimeoutSql], []);
         await runPipelinedCopy(client, message, this.queryTimeoutMs);
         if (writer.buf.length <= MAX_KEPT_WRITER_BYTES) this.spareWriters.push(writer);
-        this.progress.addStored(plan.unique, Date.now());
+        this.gatherProgress(plan.unique);
         return resultsByRequest(plan, plan.unique.map(() => true), requests.length);
       } catch (err) {
         if (!isLedgerConflict(err)) throw err;
@@ -295,7 +307,7 @@ export class GroupCommitWriter implements ReportWriter {
       const stored = plan.unique.filter((_, i) => isNew[i]);
       if (stored.length > 0) await runPipelinedCopy(client, storeMessage(new BinaryWriter(), stored, false, [], ['COMMIT']), this.queryTimeoutMs);
       else await client.query('COMMIT');
-      this.progress.addStored(stored, Date.now());
+      this.gatherProgress(stored);
       return resultsByRequest(plan, isNew, plan.duplicatesByRequest.length);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});

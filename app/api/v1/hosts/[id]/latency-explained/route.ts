@@ -8,7 +8,7 @@ import { searchParamsObject } from '@/lib/protocol/read-api/params';
 
 export const dynamic = 'force-dynamic';
 
-/** Did the host's p99 of `name` regress over [from, to) (default the last hour) against the 24 h before, and why. */
+/** Did the host's p99 of `name` regress over [from, to) (default the last hour) against the 24 whole hours before, and why. */
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
     await requireReader(request);
