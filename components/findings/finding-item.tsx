@@ -4,9 +4,9 @@ import clsx from 'clsx';
 import Link from 'next/link';
 import { useState } from 'react';
 import type { EvidenceValue, Finding } from '@/lib/protocol/findings';
+import { CodeSpans } from '../code-spans';
 import { LocalTime } from '../time/local-time';
 import { AcknowledgeForm, ClearAcknowledgementButton } from './acknowledge-form';
-import { TextWithCode } from './markdown-view';
 
 function formatEvidence(value: EvidenceValue): string {
   if (value.value === null) return '—';
@@ -39,11 +39,11 @@ export function FindingItem({ finding, canWrite }: { finding: Finding; canWrite:
         {ack && <span className="badge badge-acked">acknowledged</span>}
       </div>
       <p className="finding-message">
-        <TextWithCode text={finding.message} />
+        <CodeSpans text={finding.message} />
       </p>
       <p className="finding-remedy">
         <strong>Remedy: </strong>
-        <TextWithCode text={finding.remedy} />
+        <CodeSpans text={finding.remedy} />
       </p>
       {finding.evidence.values.length > 0 && (
         <details className="evidence">

@@ -6,7 +6,7 @@ import type { Finding } from '@/lib/protocol/findings';
 import { useFindingsQuery } from '../hooks/use-findings-query';
 import { ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
-import { CodeSpans } from './code-spans';
+import { CodeSpans } from '../code-spans';
 import { hostFindingsQuery } from './host-queries';
 import { evidenceText, splitFindings } from './inventory-view';
 
