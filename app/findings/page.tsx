@@ -5,6 +5,7 @@ import { findingRulesKey, findingsSummaryKey, toFindingsFilter } from '@/compone
 import { FindingsFilters } from '@/components/findings/findings-filters';
 import { FindingsGroups } from '@/components/findings/findings-groups';
 import { loadFindingsSearchParams } from '@/components/findings/search-params';
+import { TopicDocPanel } from '@/components/findings/topic-doc-panel';
 import { AdminTokenField } from '@/components/settings/admin-token-field';
 import { getDb } from '@/lib/db';
 import { FINDING_RULES, describeRule } from '@/lib/findings/registry';
@@ -35,6 +36,7 @@ export default async function FindingsPage({ searchParams }: { searchParams: Pro
       </div>
       <AdminTokenField compact />
       <HydrationBoundary state={dehydrate(queryClient)}>
+        <TopicDocPanel />
         <FindingsFilters />
         <FindingsGroups />
       </HydrationBoundary>
