@@ -6,6 +6,7 @@ import { FindingsFilters } from '@/components/findings/findings-filters';
 import { FindingsGroups } from '@/components/findings/findings-groups';
 import { FixedReport } from '@/components/findings/fixed-report';
 import { loadFindingsSearchParams } from '@/components/findings/search-params';
+import { TopicDocPanel } from '@/components/findings/topic-doc-panel';
 import { AdminTokenField } from '@/components/settings/admin-token-field';
 import { getDb } from '@/lib/db';
 import { FINDING_RULES, describeRule } from '@/lib/findings/registry';
@@ -36,6 +37,7 @@ export default async function FindingsPage({ searchParams }: { searchParams: Pro
       </div>
       <AdminTokenField compact />
       <HydrationBoundary state={dehydrate(queryClient)}>
+        <TopicDocPanel />
         <FindingsFilters />
         <FindingsGroups />
         <FixedReport />

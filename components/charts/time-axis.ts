@@ -1,4 +1,4 @@
-import { DAY_MS, HOUR_MS } from '@/lib/protocol/time';
+import { DAY_MS } from '@/lib/protocol/time';
 
 /** Pure helpers of the time axis: tick labels in the viewer's zone, the synced crosshair, the bucket grid. */
 
@@ -11,17 +11,6 @@ export function formatTick(ms: number, spanMs: number, timeZone?: string): strin
         ? { weekday: 'short', hour: '2-digit', minute: '2-digit' }
         : { month: 'short', day: 'numeric' };
   return new Intl.DateTimeFormat(undefined, { ...options, timeZone }).format(new Date(ms));
-}
-
-/** Evenly spaced ticks on round times (whole minutes, hours or days in UTC) inside [fromMs, toMs]. */
-export function timeTicks(fromMs: number, toMs: number, count = 6): number[] {
-  const span = toMs - fromMs;
-  if (!(span > 0)) return [];
-  const steps = [60_000, 5 * 60_000, 10 * 60_000, 15 * 60_000, 30 * 60_000, HOUR_MS, 2 * HOUR_MS, 3 * HOUR_MS, 6 * HOUR_MS, 12 * HOUR_MS, DAY_MS, 2 * DAY_MS, 7 * DAY_MS];
-  const step = steps.find((s) => span / s <= count) ?? Math.ceil(span / count / DAY_MS) * DAY_MS;
-  const ticks: number[] = [];
-  for (let t = Math.ceil(fromMs / step) * step; t <= toMs; t += step) ticks.push(t);
-  return ticks;
 }
 
 /**

@@ -3,7 +3,8 @@
 import { useRef, useState } from 'react';
 import { CartesianGrid, Legend, Tooltip, XAxis, YAxis, usePlotArea, useXAxisScale, type MouseHandlerDataParam, type TooltipContentProps } from 'recharts';
 import { formatLocalTime, formatUtcTime } from '../time/format-time';
-import { formatTick, nearestTickIndex, timeTicks } from './time-axis';
+import { formatTick, nearestTickIndex } from './time-axis';
+import { timeTicks } from './time-ticks';
 import type { ChartAnnotation, ChartConfig, TimeChartData } from './time-chart-config';
 
 /** The pieces the time-series and stacked charts share: axes, crosshair tooltip, annotation marks, drag-to-zoom. */

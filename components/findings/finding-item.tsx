@@ -4,10 +4,10 @@ import clsx from 'clsx';
 import Link from 'next/link';
 import { useState } from 'react';
 import type { EvidenceValue, Finding } from '@/lib/protocol/findings';
+import { CodeSpans } from '../code-spans';
 import { FixEffect } from '../fix-effect/fix-effect';
 import { LocalTime } from '../time/local-time';
 import { AcknowledgeForm, ClearAcknowledgementButton } from './acknowledge-form';
-import { TextWithCode } from './markdown-view';
 
 function formatEvidence(value: EvidenceValue): string {
   if (value.value === null) return '—';
@@ -40,12 +40,12 @@ export function FindingItem({ finding, canWrite }: { finding: Finding; canWrite:
         {ack && <span className="badge badge-acked">acknowledged</span>}
       </div>
       <p className="finding-message">
-        <TextWithCode text={finding.message} />
+        <CodeSpans text={finding.message} />
       </p>
       {finding.effect && <FixEffect effect={finding.effect} />}
       <p className="finding-remedy">
         <strong>Remedy: </strong>
-        <TextWithCode text={finding.remedy} />
+        <CodeSpans text={finding.remedy} />
       </p>
       {finding.evidence.values.length > 0 && (
         <details className="evidence">

@@ -2,6 +2,7 @@
 
 import { SEVERITIES, type FindingRuleDescription, type FindingRuleSummary } from '@/lib/protocol/findings';
 import { formatCount } from '../format';
+import { ruleGroupId } from './doc-links';
 import { FindingList } from './finding-list';
 import type { FindingsFilter } from './findings-filter';
 import { RuleReference } from './rule-reference';
@@ -25,9 +26,10 @@ export function RuleGroup({
   filter: FindingsFilter;
   canWrite: boolean;
 }) {
-  const bodyId = `rule-${rule.id.replace(/\./g, '-')}`;
+  const groupId = ruleGroupId(rule.id);
+  const bodyId = `${groupId}-body`;
   return (
-    <section className={`rule-group${open ? ' open' : ''}`} data-rule-id={rule.id} aria-label={rule.title}>
+    <section id={groupId} className={`rule-group${open ? ' open' : ''}`} data-rule-id={rule.id} aria-label={rule.title}>
       <h3 className="rule-group-head">
         <button type="button" className="rule-toggle" aria-expanded={open} aria-controls={bodyId} onClick={onToggle}>
           <span aria-hidden="true" className="caret">

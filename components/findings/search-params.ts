@@ -1,9 +1,12 @@
 import { createLoader, parseAsInteger, parseAsString, parseAsStringLiteral, type inferParserType } from 'nuqs/server';
-import { SEVERITIES } from '@/lib/protocol/findings';
+import { FINDINGS_TOPIC_DOCS, SEVERITIES } from '@/lib/protocol/findings';
 
 export const FINDING_STATE_FILTERS = ['open', 'pending', 'resolved', 'all'] as const;
 
-/** The findings page's URL state, parsed alike by app/findings/page.tsx and the client leaves. `rule`: the rule open. */
+/**
+ * The findings page's URL state, parsed alike by app/findings/page.tsx and the client leaves. `rule`: the rule open;
+ * `doc`: the topic doc shown above the rules.
+ */
 export const findingsSearchParams = {
   state: parseAsStringLiteral(FINDING_STATE_FILTERS).withDefault('open'),
   severity: parseAsStringLiteral(SEVERITIES),
@@ -11,6 +14,7 @@ export const findingsSearchParams = {
   labels: parseAsString.withDefault(''),
   host: parseAsInteger,
   rule: parseAsString,
+  doc: parseAsStringLiteral(FINDINGS_TOPIC_DOCS),
 };
 
 export type FindingsUrlState = inferParserType<typeof findingsSearchParams>;

@@ -1,5 +1,5 @@
 import type { EffectVerdict, FindingEffect } from '@/lib/protocol/findings';
-import { CodeSpans } from '../host/code-spans';
+import { CodeSpans } from '../code-spans';
 import { LocalTime } from '../time/local-time';
 
 const VERDICT_TEXT: Record<EffectVerdict, string> = {

@@ -1,7 +1,8 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { FindingRuleDescription, FindingRuleDoc } from '@/lib/protocol/findings';
+import { useMemo } from 'react';
+import type { FindingRuleDescription, FindingRuleDoc, FindingsTopic, FindingsTopicDoc } from '@/lib/protocol/findings';
 import { fetchJson } from '../fetch-json';
 import { findingRulesKey } from '../findings/findings-filter';
 
@@ -14,6 +15,12 @@ export function useFindingRulesQuery() {
   });
 }
 
+/** The registered rules' ids, which links between docs may point to; empty until the rule reference is in. */
+export function useFindingRuleIds(): ReadonlySet<string> {
+  const { data } = useFindingRulesQuery();
+  return useMemo(() => new Set(data?.rules.map((rule) => rule.id)), [data]);
+}
+
 /** GET /api/v1/findings/rules/:id: one rule's doc page. */
 export function useFindingRuleDocQuery(ruleId: string, options: { enabled?: boolean } = {}) {
   return useQuery({
@@ -21,5 +28,14 @@ export function useFindingRuleDocQuery(ruleId: string, options: { enabled?: bool
     queryFn: ({ signal }) => fetchJson<FindingRuleDoc>(`/api/v1/findings/rules/${encodeURIComponent(ruleId)}`, { signal }),
     staleTime: Infinity,
     enabled: options.enabled ?? true,
+  });
+}
+
+/** GET /api/v1/findings/docs/:topic: a doc that explains a method rather than a rule. */
+export function useFindingsTopicDocQuery(topic: FindingsTopic) {
+  return useQuery({
+    queryKey: ['findings-topic-doc', topic],
+    queryFn: ({ signal }) => fetchJson<FindingsTopicDoc>(`/api/v1/findings/docs/${encodeURIComponent(topic)}`, { signal }),
+    staleTime: Infinity,
   });
 }

@@ -4,7 +4,7 @@ import type { UseQueryResult } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { AnnotationKind, HostAnnotationsResponse } from '@/lib/protocol/read-api/annotations';
 import { LocalTime } from '../time/local-time';
-import { CodeSpans } from './code-spans';
+import { CodeSpans } from '../code-spans';
 
 const KIND_LABEL: Record<AnnotationKind, string> = {
   inventory: 'inventory changed',

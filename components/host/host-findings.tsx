@@ -7,7 +7,7 @@ import { useFindingsQuery } from '../hooks/use-findings-query';
 import { FixEffect } from '../fix-effect/fix-effect';
 import { ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
-import { CodeSpans } from './code-spans';
+import { CodeSpans } from '../code-spans';
 import { hostFindingsQuery } from './host-queries';
 import { evidenceText, splitFindings } from './inventory-view';
 

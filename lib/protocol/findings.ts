@@ -357,8 +357,19 @@ export interface FindingsSummaryResponse {
   total: number;
 }
 
-/** GET /api/v1/findings/rules/:id: the rule and its doc page's Markdown (rendered as text by the dashboard). */
+/** GET /api/v1/findings/rules/:id: the rule and its doc page's Markdown (rendered by the dashboard, no raw HTML). */
 export interface FindingRuleDoc {
   rule: FindingRuleDescription;
+  markdown: string;
+}
+
+/** The docs in docs/findings/ that explain a method rather than a rule, which rule docs link to. */
+export const FINDINGS_TOPIC_DOCS = ['latency-explained'] as const;
+export type FindingsTopic = (typeof FINDINGS_TOPIC_DOCS)[number];
+
+/** GET /api/v1/findings/docs/:topic */
+export interface FindingsTopicDoc {
+  topic: FindingsTopic;
+  docsPath: string;
   markdown: string;
 }

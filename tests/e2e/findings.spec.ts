@@ -107,3 +107,43 @@ test('a rule with no findings is still listed with its reference, opened and clo
   await expect(group.getByRole('button', { expanded: false })).toBeFocused();
   await expect(page).not.toHaveURL(/rule=/);
 });
+
+test('a rule doc shows its nested lists nested, and links between docs open the doc they name on the findings page', async ({ page, request }) => {
+  const topic = await request.get('/api/v1/findings/docs/latency-explained');
+  expect(topic.status()).toBe(200);
+  expect(((await topic.json()) as { markdown: string }).markdown).toMatch(/^# Latency explained\n/);
+  for (const name of ['..%2F..%2Fpackage', 'README', 'cpu.steal-high']) expect((await request.get(`/api/v1/findings/docs/${name}`)).status()).toBe(404);
+
+  await page.goto('/findings?rule=cpu.avx2-missing');
+  const remedy = page.locator('[data-rule-id="cpu.avx2-missing"]').getByTestId('rule-reference').getByRole('region', { name: 'How to fix it' });
+  // The doc renders after hydration, its query and the Markdown chunk: seconds on a loaded machine.
+  await expect(remedy).toBeVisible({ timeout: 20_000 });
+  const onVm = remedy.getByRole('listitem').filter({ hasText: 'On a VM, give the guest the host CPU model' });
+  const hypervisors = onVm.getByRole('list').getByRole('listitem');
+  await expect(hypervisors).toHaveCount(5);
+  await expect(hypervisors.first()).toContainText("KVM/libvirt: <cpu mode='host-passthrough'/>");
+
+  await page.goto('/findings?rule=latency.p99-regression');
+  const toExplained = page.locator('[data-rule-id="latency.p99-regression"]').getByTestId('rule-reference').getByRole('link', { name: 'latency explained' });
+  await expect(toExplained).toBeVisible({ timeout: 20_000 });
+  await toExplained.click();
+  await expect(page).toHaveURL(/[?&]doc=latency-explained/);
+  const doc = page.getByRole('region', { name: 'Latency explained' });
+  await expect(doc.getByRole('heading', { name: 'The method' })).toBeVisible({ timeout: 20_000 });
+  await expect(doc.getByRole('table').first()).toContainText('minBaselineHours');
+  await expect(doc).toBeInViewport();
+  await page.reload();
+  await expect(doc.getByRole('heading', { name: 'The method' })).toBeVisible({ timeout: 20_000 });
+
+  // The doc links back to the rule: its group opens, scrolled to, and the doc closes.
+  await doc.getByRole('link', { name: 'latency.p99-regression' }).first().click();
+  await expect(page).toHaveURL(/[?&]rule=latency\.p99-regression/);
+  await expect(doc).toHaveCount(0);
+  await expect(page.locator('[data-rule-id="latency.p99-regression"]').getByRole('button', { expanded: true })).toBeInViewport();
+
+  await page.goto('/findings?doc=latency-explained');
+  await expect(doc.getByRole('heading', { name: 'The method' })).toBeVisible({ timeout: 20_000 });
+  await doc.getByRole('button', { name: 'Close' }).click();
+  await expect(doc).toHaveCount(0);
+  await expect(page).not.toHaveURL(/doc=/);
+});

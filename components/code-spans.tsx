@@ -1,8 +1,8 @@
 import { Fragment } from 'react';
 
 /**
- * Text with its `code` spans shown as code and nothing else interpreted, as the findings page shows messages and
- * remedies; a few lines here rather than its Markdown module, which this page's script budget has no room for.
+ * Text with its `code` spans shown as code and nothing else interpreted: finding messages and remedies quote what
+ * agents send (process names, paths), so nothing in them may become a link or other markup.
  */
 export function CodeSpans({ text }: { text: string }) {
   return (
