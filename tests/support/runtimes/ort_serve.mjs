@@ -4,6 +4,8 @@
 // Usage: node ort_serve.mjs MODEL STATSD_PORT SERIES_NAME
 import dgram from 'node:dgram';
 import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const require = createRequire(import.meta.url);
 const ort = require(process.env.ORT_MODULE ?? 'onnxruntime-node');
@@ -15,5 +17,5 @@ for (;;) {
   const started = performance.now();
   await session.run({ x });
   socket.send(`${name}:${(performance.now() - started).toFixed(3)}|ms`, Number(port), '127.0.0.1');
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await sleep(5);
 }

@@ -16,8 +16,9 @@ const progress = (hostId: number, maxSeq: number, maxTsMs: number, seenAtMs: num
 /** A stored report; its agent's configured interval as given, absent (an older agent) when undefined. */
 const stored = (hostId: number, seq: number, tsMs: number, reportEveryMs?: number): PlannedReport => {
   const report = realisticReport(seq, tsMs);
-  const { reportEveryMs: _, ...olderAgent } = report.agent;
-  return { hostId, report: { ...report, agent: { ...olderAgent, ...(reportEveryMs === undefined ? {} : { reportEveryMs }) } }, request: 0, index: 0 };
+  const agent = { ...report.agent, reportEveryMs };
+  if (reportEveryMs === undefined) delete agent.reportEveryMs;
+  return { hostId, report: { ...report, agent }, request: 0, index: 0 };
 };
 
 describe('HostProgressMap', () => {
