@@ -364,7 +364,7 @@ export interface FindingRuleDoc {
 }
 
 /** The docs in docs/findings/ that explain a method rather than a rule, which rule docs link to. */
-export const FINDINGS_TOPIC_DOCS = ['latency-explained'] as const;
+export const FINDINGS_TOPIC_DOCS = ['latency-explained', 'fix-effect'] as const;
 export type FindingsTopic = (typeof FINDINGS_TOPIC_DOCS)[number];
 
 /** GET /api/v1/findings/docs/:topic */
