@@ -1,4 +1,5 @@
 import { ZodError } from 'zod';
+import { databaseErrorKind, errorCode } from './db/errors';
 import type { ErrorDetail, ErrorEnvelope } from './protocol/errors';
 
 /** An error the caller can act on: its status, code and message are safe to show. */
@@ -109,16 +110,6 @@ export function zodDetails(err: ZodError, pathPrefix: (string | number)[] = []):
   }));
 }
 
-// Connection-level failures that mean "the database is away", not "this request is wrong".
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '53300']);
-
-export function isDatabaseUnavailable(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  const message = err instanceof Error ? err.message : '';
-  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(message);
-}
-
 export function toErrorEnvelope(err: unknown): { status: number; body: ErrorEnvelope; headers?: Record<string, string> } {
   if (err instanceof ZodError) {
     const details = zodDetails(err);
@@ -134,11 +125,28 @@ export function toErrorEnvelope(err: unknown): { status: number; body: ErrorEnve
       headers: err.headers,
     };
   }
-  if (isDatabaseUnavailable(err)) return toErrorEnvelope(new DatabaseUnavailableError());
-  const code = (err as { code?: unknown })?.code;
-  if (code === 'P2025') return { status: 404, body: { error: { code: 'not_found', message: 'not found' } } };
+  const mapped = fromDatabaseError(err);
+  if (mapped) return toErrorEnvelope(mapped);
   console.error('unhandled error', err);
   return { status: 500, body: { error: { code: 'internal', message: 'internal server error' } } };
+}
+
+/** A database error the caller can act on, by its SQLSTATE (lib/db/errors); undefined for one that is a bug. */
+function fromDatabaseError(err: unknown): AppError | undefined {
+  switch (databaseErrorKind(err)) {
+    case 'unavailable':
+    case 'timeout':
+      return new DatabaseUnavailableError();
+    case 'unique':
+      return new ConflictError('it already exists');
+    case 'foreign_key':
+      return new ConflictError('it refers to something that does not exist, or something else still refers to it');
+    case 'data':
+      return new InvalidPayloadError('a value cannot be stored');
+  }
+  // Prisma's "record to update or delete not found" (enrollment keys go through its client).
+  if (errorCode(err) === 'P2025') return new NotFoundError('not found');
+  return undefined;
 }
 
 /** The one place an error becomes an HTTP response. */

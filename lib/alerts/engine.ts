@@ -1,3 +1,4 @@
+import { holdTransactionLock } from '../db/locks';
 import type { Database } from '../db/open';
 import type { Sql } from '../db/sql';
 import type { AlertRule } from '../protocol/alerts';
@@ -8,7 +9,7 @@ import { dashboardUrl, describeObservation, type CpuSteal, type Enrichment } fro
 import { evaluateAlerts, rulesFor, type Observation } from './evaluate';
 import type { LatencyExplainer } from './explain';
 import { seriesRequestKey, type AlertInputs } from './inputs';
-import { planNotifications, type NotifiableAlert } from './notify-plan';
+import { planNotifications } from './notify-plan';
 import { planAlertChanges, type ActiveAlert, type AlertChanges } from './plan';
 import { readBaselines, type BaselineRequest } from './read/baselines';
 import { readHostsHeard } from './read/heard';
@@ -17,13 +18,11 @@ import { readLatencyBurn, readLatencyHistograms, type BurnRequest } from './read
 import { readOpenFindings } from './read/open-findings';
 import { readSeriesWindows, type SeriesRequest } from './read/series-windows';
 import { readStolenCpus } from './read/stolen-cpus';
-import { readActiveAlerts, writeAlertChanges } from './store/active-alerts';
-import { enqueueEvents, enqueueSync } from './store/deliveries';
+import { markNotified, readActiveAlerts, readUnnotifiedAlerts, writeAlertChanges } from './store/active-alerts';
+import { enqueueEvents, enqueueSync, readChannelsNotifiedOfFiring } from './store/deliveries';
 import { readEnabledRules } from './store/rules';
 import { readSilenceWindows } from './store/silences';
 
-// Serializes the write phase of alert cycles across app processes sharing one database.
-const ALERTS_LOCK_ID = 72707371;
 const STEAL_SERIES = new Set(['cpu_steal', 'cpu_steal_per_cpu']);
 const MAX_EXPLANATIONS_PER_CYCLE = 5;
 
@@ -137,7 +136,8 @@ export class AlertEngine {
     const evaluated = performance.now();
 
     const written = await this.sql.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [ALERTS_LOCK_ID]);
+      // Serializes the write phase of alert cycles across app processes sharing one database.
+      await holdTransactionLock(tx, 'alerts');
       const active = await readActiveAlerts(tx, hostIds);
       const changes = planAlertChanges({
         rules: ruleMap,
@@ -245,77 +245,20 @@ export class AlertEngine {
   /** Queues what the cycle's occurrences owe their channels, in the cycle's transaction. */
   private async queueNotifications(tx: Sql, changes: AlertChanges, now: Date, hostIds?: readonly number[]): Promise<number> {
     const resolvedIds = changes.resolves.map((r) => r.id);
-    const rows = await tx.query<NotifiableRow>(
-      `SELECT id, rule_id, state, severity, host_id, region, labels, annotations, value, threshold, fired_at, resolved_at, notified
-         FROM alerts
-        WHERE (state = 'firing' AND notified = 'none' ${hostIds ? 'AND host_id = ANY($2::int4[])' : ''})
-           OR (id = ANY($1::int8[]) AND notified = 'firing')`,
-      hostIds ? [resolvedIds, hostIds] : [resolvedIds],
-    );
+    const rows = await readUnnotifiedAlerts(tx, resolvedIds, hostIds);
     const syncNeeded = changes.transitions.some((t) => t.transition === 'firing' || t.transition === 'resolved');
     if (rows.length === 0 && !syncNeeded) return 0;
     // One connection: the transaction's statements go one after another.
     const channels = await readDeliverableChannels(tx, null);
     const silences = await readSilenceWindows(tx, now);
-    const fired = await tx.query<{ alert_id: number; channel_id: number }>(
-      `SELECT DISTINCT alert_id, channel_id FROM alert_deliveries WHERE alert_id = ANY($1::int8[]) AND event = 'firing'`,
-      [resolvedIds],
-    );
-    const firedTo = new Map<number, Set<number>>();
-    for (const f of fired) {
-      const set = firedTo.get(Number(f.alert_id)) ?? new Set<number>();
-      set.add(f.channel_id);
-      firedTo.set(Number(f.alert_id), set);
-    }
-    const alerts = rows.map((r) => this.notifiable(r));
+    const firedTo = await readChannelsNotifiedOfFiring(tx, resolvedIds);
+    const alerts = rows.map((alert) => ({ ...alert, url: dashboardUrl(this.options.publicUrl, { hostId: alert.hostId, region: alert.region, service: alert.labels.service }) }));
     const plan = planNotifications(alerts, channels, silences, now.getTime(), firedTo);
     await enqueueEvents(tx, plan.events, now);
-    if (plan.notified.length > 0) {
-      await tx.query(
-        `UPDATE alerts a SET notified = v.notified FROM unnest($1::int8[], $2::text[]) AS v(id, notified) WHERE a.id = v.id`,
-        [plan.notified.map((n) => n.alertId), plan.notified.map((n) => n.notified)],
-      );
-    }
+    await markNotified(tx, plan.notified);
     const alertmanagers = channels.filter((c) => c.kind === 'alertmanager').map((c) => c.id);
     const sync = syncNeeded || plan.notified.length > 0 ? alertmanagers : [];
     await enqueueSync(tx, sync, now);
     return plan.events.length + sync.length;
   }
-
-  private notifiable(r: NotifiableRow): NotifiableAlert {
-    const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
-    const labels = json(r.labels);
-    return {
-      id: Number(r.id),
-      ruleId: r.rule_id,
-      state: r.state,
-      severity: r.severity,
-      hostId: r.host_id,
-      region: r.region,
-      labels,
-      annotations: json(r.annotations),
-      value: r.value,
-      threshold: r.threshold,
-      firedAtMs: new Date(r.fired_at).getTime(),
-      resolvedAtMs: r.resolved_at ? new Date(r.resolved_at).getTime() : null,
-      notified: r.notified,
-      url: dashboardUrl(this.options.publicUrl, { hostId: r.host_id, region: r.region, service: labels.service }),
-    };
-  }
-}
-
-interface NotifiableRow {
-  id: number;
-  rule_id: string;
-  state: 'firing' | 'resolved';
-  severity: Severity;
-  host_id: number | null;
-  region: string | null;
-  labels: Record<string, string> | string;
-  annotations: Record<string, string> | string;
-  value: number | null;
-  threshold: number | null;
-  fired_at: Date;
-  resolved_at: Date | null;
-  notified: 'none' | 'firing' | 'resolved';
 }

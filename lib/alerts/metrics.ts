@@ -1,26 +1,20 @@
 import type { Database } from '../db/open';
 import { escapeLabel } from '../fleet/prometheus';
+import { readChannelCounters } from './channels/channel-store';
+import { countFiringAlerts } from './store/active-alerts';
+import { readEnabledRuleSeverities } from './store/rules';
 
 /**
  * Prometheus text for /metrics, read from the database so every app process reports the same: alerts firing per
  * rule and severity (0 for enabled rules with none), and notification attempts failed per channel (a counter).
  */
 export async function renderAlertMetrics(db: Pick<Database, 'sql'>): Promise<string> {
-  const [firing, channels] = await Promise.all([
-    db.sql.query<{ rule_id: string; severity: string; n: number }>(
-      `SELECT r.id AS rule_id, r.severity, 0 AS n FROM alert_rules r WHERE r.enabled
-       UNION ALL
-       SELECT rule_id, severity, count(*)::int FROM alerts WHERE state = 'firing' GROUP BY rule_id, severity`,
-    ),
-    db.sql.query<{ name: string; kind: string; failures: number; deliveries: number }>(
-      'SELECT name, kind, failures_total AS failures, deliveries_total AS deliveries FROM alert_channels ORDER BY name',
-    ),
-  ]);
+  const [enabled, firing, channels] = await Promise.all([readEnabledRuleSeverities(db.sql), countFiringAlerts(db.sql), readChannelCounters(db.sql)]);
   const byKey = new Map<string, { rule: string; severity: string; n: number }>();
-  for (const row of firing) {
-    const key = `${row.rule_id}\u0000${row.severity}`;
-    const entry = byKey.get(key) ?? { rule: row.rule_id, severity: row.severity, n: 0 };
-    entry.n += Number(row.n);
+  for (const row of [...enabled.map((r) => ({ ...r, n: 0 })), ...firing]) {
+    const key = `${row.ruleId}\u0000${row.severity}`;
+    const entry = byKey.get(key) ?? { rule: row.ruleId, severity: row.severity, n: 0 };
+    entry.n += row.n;
     byKey.set(key, entry);
   }
   const lines = [
@@ -31,10 +25,10 @@ export async function renderAlertMetrics(db: Pick<Database, 'sql'>): Promise<str
       .map((e) => `inferwatch_alerts_firing{rule="${escapeLabel(e.rule)}",severity="${e.severity}"} ${e.n}`),
     '# HELP inferwatch_alert_notification_failures_total Notification attempts that failed, by channel.',
     '# TYPE inferwatch_alert_notification_failures_total counter',
-    ...channels.map((c) => `inferwatch_alert_notification_failures_total{channel="${escapeLabel(c.name)}",kind="${c.kind}"} ${Number(c.failures)}`),
+    ...channels.map((c) => `inferwatch_alert_notification_failures_total{channel="${escapeLabel(c.name)}",kind="${c.kind}"} ${c.failures}`),
     '# HELP inferwatch_alert_notifications_delivered_total Notifications delivered, by channel.',
     '# TYPE inferwatch_alert_notifications_delivered_total counter',
-    ...channels.map((c) => `inferwatch_alert_notifications_delivered_total{channel="${escapeLabel(c.name)}",kind="${c.kind}"} ${Number(c.deliveries)}`),
+    ...channels.map((c) => `inferwatch_alert_notifications_delivered_total{channel="${escapeLabel(c.name)}",kind="${c.kind}"} ${c.deliveries}`),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -1,12 +1,14 @@
 import type { Database } from '../db/open';
 import type { AlertRuleInput } from '../protocol/alerts';
 import { DAY_MS, HOUR_MS } from '../protocol/time';
+import { readEnabledAlertmanagerIds } from './channels/channel-store';
 import type { SecretBox } from './channels/secret-box';
 import { DEFAULT_ALERT_RULES } from './default-rules';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker';
 import { AlertEngine, type AlertCycleResult } from './engine';
 import type { LatencyExplainer } from './explain';
 import { processIngestFeed, type IngestFeed } from './ingest-feed';
+import { pruneResolvedAlerts } from './store/active-alerts';
 import { hasAlertmanagerState } from './store/alertmanager-state';
 import { enqueueSync, pruneDeliveries } from './store/deliveries';
 import { ensureDefaultRules } from './store/rules';
@@ -98,14 +100,13 @@ export async function startAlerting(db: Pick<Database, 'sql'>, options: Alerting
   const resend = async () => {
     const at = (options.deliveryNow ?? now)();
     if (!(await hasAlertmanagerState(db.sql, at.getTime(), resolvedRetentionMs))) return;
-    const channels = await db.sql.query<{ id: number }>(`SELECT id FROM alert_channels WHERE enabled AND kind = 'alertmanager'`);
-    await enqueueSync(db.sql, channels.map((c) => c.id), at);
+    await enqueueSync(db.sql, await readEnabledAlertmanagerIds(db.sql), at);
     worker.wake();
   };
 
   const housekeeping = async () => {
     const at = now().getTime();
-    await db.sql.query(`DELETE FROM alerts WHERE state = 'resolved' AND resolved_at < $1`, [new Date(at - (options.historyDays ?? 90) * DAY_MS)]);
+    await pruneResolvedAlerts(db.sql, new Date(at - (options.historyDays ?? 90) * DAY_MS));
     await pruneDeliveries(db.sql, new Date(at - (options.deliveryLogDays ?? 30) * DAY_MS));
   };
 

@@ -2,14 +2,12 @@ import 'server-only';
 import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { NotFoundError, UnauthorizedError } from '../errors';
+import { findHostByTokenHash, readRevocationVersion, revokeHostTokenRow } from '../hosts/store';
 import { HostTokenCache, type AuthenticatedHost } from './host-token-cache';
 import { REVOCATION_CHECK_MS, RevocationWatch } from './revocation-watch';
 import { HOST_TOKEN_PREFIX, hashToken } from './tokens';
 
 export type { AuthenticatedHost } from './host-token-cache';
-
-/** Run in the transaction that stops a token, so other processes drop their cached lookups within a second. */
-export const BUMP_REVOCATION_VERSION_SQL = 'UPDATE token_revocation_version SET version = version + 1 WHERE id = 1';
 
 export interface TokenAuth {
   cache: HostTokenCache;
@@ -18,11 +16,7 @@ export interface TokenAuth {
 
 /** `clock` times the revocation checks; tests pass one they move by hand. */
 export function createTokenAuth(sql: Sql, cache = new HostTokenCache(), clock: () => number = Date.now): TokenAuth {
-  const readVersion = async () => {
-    const [row] = await sql.query<{ version: number }>('SELECT version FROM token_revocation_version WHERE id = 1');
-    return Number(row?.version ?? 0);
-  };
-  return { cache, watch: new RevocationWatch(readVersion, () => cache.clear(), REVOCATION_CHECK_MS, clock) };
+  return { cache, watch: new RevocationWatch(() => readRevocationVersion(sql), () => cache.clear(), REVOCATION_CHECK_MS, clock) };
 }
 
 // Next bundles its own copy of lib next to the custom server's: both must share one cache per database handle.
@@ -52,10 +46,7 @@ export async function authenticateHost(database: Database, token: string | null,
   const cached = cache.get(tokenHash, Date.now());
   if (cached) return cached;
   const generation = cache.generation;
-  const [row] = await database.sql.query<AuthenticatedHost>(
-    'SELECT id, region FROM hosts WHERE token_hash = $1 AND token_revoked_at IS NULL',
-    [tokenHash],
-  );
+  const row = await findHostByTokenHash(database.sql, tokenHash);
   if (!row) throw new UnauthorizedError('invalid or revoked host token');
   const host = { id: row.id, region: row.region };
   cache.set(tokenHash, host, Date.now(), generation);
@@ -64,14 +55,7 @@ export async function authenticateHost(database: Database, token: string | null,
 
 /** Stops the host's current token: at once through this handle, within 1 s in other processes. */
 export async function revokeHostToken(database: Database, hostId: number): Promise<void> {
-  const rows = await database.sql.transaction(async (tx) => {
-    const revoked = await tx.query<{ id: number }>(
-      'UPDATE hosts SET token_revoked_at = COALESCE(token_revoked_at, now()) WHERE id = $1 RETURNING id',
-      [hostId],
-    );
-    if (revoked.length > 0) await tx.query(BUMP_REVOCATION_VERSION_SQL);
-    return revoked;
-  });
+  const revoked = await revokeHostTokenRow(database.sql, hostId);
   tokenAuthFor(database).cache.forgetHost(hostId);
-  if (rows.length === 0) throw new NotFoundError(`host ${hostId} does not exist`);
+  if (!revoked) throw new NotFoundError(`host ${hostId} does not exist`);
 }

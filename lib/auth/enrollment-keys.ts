@@ -1,5 +1,6 @@
 import 'server-only';
 import type { Database } from '../db';
+import { column } from '../db/rows';
 import { AppError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
 import { ENROLLMENT_KEY_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from './tokens';
 
@@ -43,7 +44,7 @@ function toSummary(row: EnrollmentKeyRow): EnrollmentKeySummary {
     name: row.name,
     tokenPrefix: row.tokenPrefix,
     region: row.region,
-    labels: (row.labels ?? {}) as Record<string, string>,
+    labels: column.labels.parse(row.labels ?? {}),
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
@@ -99,7 +100,7 @@ export async function revokeEnrollmentKey(db: PrismaDb, id: number): Promise<Enr
 export interface EnrollmentKeyGrant {
   id: number;
   region: string;
-  labels: unknown;
+  labels: Record<string, string>;
   expiresAt: Date | null;
   revokedAt: Date | null;
 }
@@ -107,10 +108,11 @@ export interface EnrollmentKeyGrant {
 /** The stored key a plaintext enrollment key stands for; null for anything that is not one. */
 export async function findEnrollmentKey(db: PrismaDb, key: string | null): Promise<EnrollmentKeyGrant | null> {
   if (!key || !key.startsWith(ENROLLMENT_KEY_PREFIX)) return null;
-  return db.prisma.enrollmentKey.findUnique({
+  const row = await db.prisma.enrollmentKey.findUnique({
     where: { tokenHash: hashToken(key) },
     select: { id: true, region: true, labels: true, expiresAt: true, revokedAt: true },
   });
+  return row && { ...row, labels: column.labels.parse(row.labels ?? {}) };
 }
 
 /** Why a key cannot enroll a host at `now` (401 unknown, 403 revoked or expired); null when it can. */

@@ -2,9 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Sql } from './sql';
+import { holdTransactionLock } from './locks';
 
 // Prisma's own lock id, so this runner and `prisma migrate deploy` never run at the same time on one database.
-const MIGRATE_LOCK_ID = 72707369;
 
 const CREATE_MIGRATIONS_TABLE = `
 CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
@@ -56,7 +56,7 @@ export async function applyMigrations(sql: Sql, migrations = readMigrations()): 
   const applied: string[] = [];
   for (const migration of migrations) {
     const didApply = await sql.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATE_LOCK_ID]);
+      await holdTransactionLock(tx, 'migrate');
       const [existing] = await tx.query<{ checksum: string }>(
         'SELECT checksum FROM "_prisma_migrations" WHERE migration_name = $1 AND finished_at IS NOT NULL AND rolled_back_at IS NULL',
         [migration.name],

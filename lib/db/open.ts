@@ -17,8 +17,13 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// BIGINT columns come back as strings from pg by default; our bigints (seq, counts) fit in a double.
+// BIGINT columns and arrays come back as strings from pg by default (PGlite gives numbers); our bigints (seqs, counts)
+// fit in a double, so both drivers hand stores the same numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+// int8[]: not among pg-types' named builtins.
+const INT8_ARRAY_OID = 1016 as Parameters<typeof pg.types.getTypeParser>[0];
+const parseTextArray = pg.types.getTypeParser(INT8_ARRAY_OID) as (value: string) => (string | null)[];
+pg.types.setTypeParser(INT8_ARRAY_OID, (value: string) => parseTextArray(value).map((v) => (v === null ? null : Number(v))));
 
 async function openServer(target: Extract<DatabaseTarget, { kind: 'server' }>): Promise<Database> {
   const pool = new pg.Pool({

@@ -1,5 +1,6 @@
 import type { Database } from '../db';
 import type { Sql } from '../db/sql';
+import { holdTransactionLock } from '../db/locks';
 import { utcDay } from '../db/partitions';
 import { LATE_REPORT_AGE_MS } from './late-minutes';
 import { GAUGE_ROLLUPS } from './tables';
@@ -12,9 +13,6 @@ import {
   type RollupLevel,
 } from './rollup-sql';
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../protocol/time';
-
-// Serializes rollups across app processes sharing one database.
-const ROLLUP_LOCK_ID = 72707370;
 
 export interface RollUpOptions {
   /**
@@ -83,7 +81,7 @@ export async function readRollupBacklog(db: Pick<Database, 'sql'>): Promise<Roll
 
 async function rollChunk(sql: Sql, level: RollupLevel, fromMs: number, toMs: number, advanceTo: number): Promise<void> {
   await sql.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [ROLLUP_LOCK_ID]);
+    await holdTransactionLock(tx, 'rollup');
     await tx.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [
       utcDay(new Date(fromMs)),
       utcDay(new Date(toMs - 1)),
@@ -113,7 +111,7 @@ function hostBucketParams(pairs: { hostId: number; ms: number }[], stepMs: numbe
 /** Takes up to `limit` late (host, minute) pairs off the queue and re-rolls them, all in one transaction. */
 async function rollLateChunk(sql: Sql, limit: number): Promise<number> {
   return sql.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [ROLLUP_LOCK_ID]);
+    await holdTransactionLock(tx, 'rollup');
     const rows = await tx.query<{ host_id: number; minute: Date }>(
       `DELETE FROM rollup_dirty_minutes WHERE (host_id, minute) IN
          (SELECT host_id, minute FROM rollup_dirty_minutes ORDER BY minute, host_id LIMIT $1)

@@ -10,7 +10,7 @@ import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/inge
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
 import { GroupCommitWriter, type FlushOutcome } from '../../lib/ingest/write/group-commit/group-commit-writer';
-import { UPDATE_HOSTS_SQL } from '../../lib/ingest/write/host-progress';
+import { RECORD_HOST_PROGRESS_SQL } from '../../lib/hosts/store';
 import type { Report } from '../../lib/protocol';
 import {
   createEmbeddedDatabase,
@@ -49,7 +49,7 @@ function countHostUpdates(pool: pg.Pool) {
   const counter = { count: 0, restore: () => { pool.query = query as pg.Pool['query']; } };
   pool.query = ((...args: unknown[]) => {
     const config = args[0] as { text?: string } | string;
-    if ((typeof config === 'string' ? config : config.text) === UPDATE_HOSTS_SQL) counter.count++;
+    if ((typeof config === 'string' ? config : config.text) === RECORD_HOST_PROGRESS_SQL) counter.count++;
     return query(...args);
   }) as pg.Pool['query'];
   return counter;

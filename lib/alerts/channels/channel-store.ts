@@ -1,4 +1,7 @@
 import type { Database } from '../../db/open';
+import { z } from 'zod';
+import { isUniqueViolation } from '../../db/errors';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { ConflictError, InvalidPayloadError, NotFoundError } from '../../errors';
 import type { Channel, ChannelInput, ChannelKind, ChannelPatch, LabelMatcher } from '../../protocol/alerts';
@@ -49,8 +52,6 @@ const toChannel = (r: ChannelRow): Channel => ({
   createdAt: new Date(r.created_at).toISOString(),
   updatedAt: new Date(r.updated_at).toISOString(),
 });
-
-const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505';
 
 function secretOf(input: ChannelInput): { url: string; secret: string | null } {
   switch (input.kind) {
@@ -145,6 +146,27 @@ export async function updateChannel(db: Pick<Database, 'sql'>, box: SecretBox, i
 export async function deleteChannel(db: Pick<Database, 'sql'>, id: number): Promise<void> {
   const rows = await db.sql.query('DELETE FROM alert_channels WHERE id = $1 RETURNING id', [id]);
   if (rows.length === 0) throw new NotFoundError(`channel ${id} not found`);
+}
+
+/** The enabled Alertmanager channels, which are sent the full set of firing alerts now and then. */
+export async function readEnabledAlertmanagerIds(sql: Pick<Sql, 'query'>): Promise<number[]> {
+  const rows = await queryRows(sql, 'alert_channels', idRow, `SELECT id FROM alert_channels WHERE enabled AND kind = 'alertmanager'`);
+  return rows.map((r) => r.id);
+}
+
+/** Counts one delivery's outcome on its channel, in the transaction that records the delivery. */
+export async function countDeliveryOutcome(tx: Pick<Sql, 'query'>, channelId: number, outcome: 'delivered' | 'failed'): Promise<void> {
+  const counter = outcome === 'delivered' ? 'deliveries_total' : 'failures_total';
+  await tx.query(`UPDATE alert_channels SET ${counter} = ${counter} + 1 WHERE id = $1`, [channelId]);
+}
+
+const idRow = z.object({ id: column.id });
+
+const countersRow = z.object({ name: z.string(), kind: z.string(), failures: column.int8, deliveries: column.int8 });
+
+/** Every channel's delivery counters, for /metrics. */
+export function readChannelCounters(sql: Pick<Sql, 'query'>) {
+  return queryRows(sql, 'alert_channels', countersRow, 'SELECT name, kind, failures_total AS failures, deliveries_total AS deliveries FROM alert_channels ORDER BY name');
 }
 
 /** Enabled channels with their secrets opened, for the worker and the engine's routing. */

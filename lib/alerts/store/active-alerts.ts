@@ -1,26 +1,33 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
-import type { Severity } from '../../protocol/findings';
+import { SEVERITIES, type Severity } from '../../protocol/findings';
+import type { NotifiableAlert, NotificationPlan } from '../notify-plan';
 import type { ActiveAlert, AlertChanges } from '../plan';
 
-interface ActiveRow {
-  id: number;
-  rule_id: string;
-  fingerprint: string;
-  host_id: number | null;
-  region: string | null;
-  state: 'pending' | 'firing';
-  severity: Severity;
-  labels: Record<string, string> | string;
-  annotations: Record<string, string> | string;
-  pending_at: Date;
-  fired_at: Date | null;
-  clear_since: Date | null;
-  peak_value: number | null;
-  notified: ActiveAlert['notified'];
-}
+const severity = z.enum(SEVERITIES);
+const occurrence = {
+  id: column.int8,
+  rule_id: z.string(),
+  host_id: column.id.nullable(),
+  region: z.string().nullable(),
+  severity,
+  labels: column.labels,
+  annotations: column.labels,
+};
 
-const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
-const ms = (d: Date | null) => (d === null ? null : new Date(d).getTime());
+const activeRow = z.object({
+  ...occurrence,
+  fingerprint: z.string(),
+  state: z.enum(['pending', 'firing']),
+  pending_at: column.timestamp,
+  fired_at: column.timestamp.nullable(),
+  clear_since: column.timestamp.nullable(),
+  peak_value: z.number().nullable(),
+  notified: z.enum(['none', 'firing', 'resolved']),
+});
+
+const ms = (d: Date | null) => (d === null ? null : d.getTime());
 
 const ACTIVE_COLUMNS = `id, rule_id, fingerprint, host_id, region, state, severity, labels, annotations, pending_at, fired_at,
   clear_since, peak_value, notified`;
@@ -28,24 +35,88 @@ const ACTIVE_COLUMNS = `id, rule_id, fingerprint, host_id, region, state, severi
 /** The unresolved occurrences (of some hosts' alerts only, for a targeted cycle). */
 export async function readActiveAlerts(sql: Sql, hostIds?: readonly number[]): Promise<ActiveAlert[]> {
   const rows = hostIds
-    ? await sql.query<ActiveRow>(`SELECT ${ACTIVE_COLUMNS} FROM alerts WHERE state <> 'resolved' AND host_id = ANY($1::int4[])`, [hostIds])
-    : await sql.query<ActiveRow>(`SELECT ${ACTIVE_COLUMNS} FROM alerts WHERE state <> 'resolved'`);
+    ? await queryRows(sql, 'alerts', activeRow, `SELECT ${ACTIVE_COLUMNS} FROM alerts WHERE state <> 'resolved' AND host_id = ANY($1::int4[])`, [hostIds])
+    : await queryRows(sql, 'alerts', activeRow, `SELECT ${ACTIVE_COLUMNS} FROM alerts WHERE state <> 'resolved'`);
   return rows.map((r) => ({
-    id: Number(r.id),
+    id: r.id,
     ruleId: r.rule_id,
     fingerprint: r.fingerprint,
     hostId: r.host_id,
     region: r.region,
     state: r.state,
     severity: r.severity,
-    labels: json(r.labels),
-    annotations: json(r.annotations),
-    pendingAtMs: ms(r.pending_at)!,
+    labels: r.labels,
+    annotations: r.annotations,
+    pendingAtMs: r.pending_at.getTime(),
     firedAtMs: ms(r.fired_at),
     clearSinceMs: ms(r.clear_since),
     peakValue: r.peak_value,
     notified: r.notified,
   }));
+}
+
+const unnotifiedRow = z.object({
+  ...occurrence,
+  state: z.enum(['firing', 'resolved']),
+  value: z.number().nullable(),
+  threshold: z.number().nullable(),
+  fired_at: column.timestamp,
+  resolved_at: column.timestamp.nullable(),
+  notified: z.enum(['none', 'firing', 'resolved']),
+});
+
+/**
+ * What a cycle owes notifications for: firing occurrences no channel was told of yet (of some hosts, for a targeted
+ * cycle), and the occurrences it just resolved that channels were told fired.
+ */
+export async function readUnnotifiedAlerts(tx: Sql, resolvedIds: readonly number[], hostIds?: readonly number[]): Promise<Omit<NotifiableAlert, 'url'>[]> {
+  const rows = await queryRows(
+    tx,
+    'alerts',
+    unnotifiedRow,
+    `SELECT id, rule_id, state, severity, host_id, region, labels, annotations, value, threshold, fired_at, resolved_at, notified
+       FROM alerts
+      WHERE (state = 'firing' AND notified = 'none' ${hostIds ? 'AND host_id = ANY($2::int4[])' : ''})
+         OR (id = ANY($1::int8[]) AND notified = 'firing')`,
+    hostIds ? [resolvedIds, hostIds] : [resolvedIds],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    ruleId: r.rule_id,
+    state: r.state,
+    severity: r.severity,
+    hostId: r.host_id,
+    region: r.region,
+    labels: r.labels,
+    annotations: r.annotations,
+    value: r.value,
+    threshold: r.threshold,
+    firedAtMs: r.fired_at.getTime(),
+    resolvedAtMs: ms(r.resolved_at),
+    notified: r.notified,
+  }));
+}
+
+/** Records which event each occurrence's channels were queued. */
+export async function markNotified(tx: Sql, notified: NotificationPlan['notified']): Promise<void> {
+  if (notified.length === 0) return;
+  await tx.query(`UPDATE alerts a SET notified = v.notified FROM unnest($1::int8[], $2::text[]) AS v(id, notified) WHERE a.id = v.id`, [
+    notified.map((n) => n.alertId),
+    notified.map((n) => n.notified),
+  ]);
+}
+
+const firingCountRow = z.object({ rule_id: z.string(), severity, n: z.number().int() });
+
+/** Firing occurrences per rule and severity. */
+export async function countFiringAlerts(sql: Pick<Sql, 'query'>): Promise<{ ruleId: string; severity: Severity; n: number }[]> {
+  const rows = await queryRows(sql, 'alerts', firingCountRow, `SELECT rule_id, severity, count(*)::int AS n FROM alerts WHERE state = 'firing' GROUP BY rule_id, severity`);
+  return rows.map((r) => ({ ruleId: r.rule_id, severity: r.severity, n: r.n }));
+}
+
+/** Forgets resolved occurrences older than `before`. */
+export async function pruneResolvedAlerts(sql: Pick<Sql, 'query'>, before: Date): Promise<void> {
+  await sql.query(`DELETE FROM alerts WHERE state = 'resolved' AND resolved_at < $1`, [before]);
 }
 
 const INSERT_SQL = `

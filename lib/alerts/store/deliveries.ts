@@ -1,6 +1,9 @@
+import { z } from 'zod';
 import type { Database } from '../../db/open';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import type { DeliveriesQuery, DeliveriesResponse, Delivery, DeliveryStatus, WebhookPayload } from '../../protocol/alerts';
+import { countDeliveryOutcome } from '../channels/channel-store';
 import type { NotificationPlan } from '../notify-plan';
 
 /** A claimed outbox row, as the worker sends it. */
@@ -99,7 +102,7 @@ export async function markDelivered(sql: Sql, delivery: ClaimedDelivery, statusC
         WHERE id = $1`,
       [delivery.id, now, statusCode],
     );
-    await tx.query('UPDATE alert_channels SET deliveries_total = deliveries_total + 1 WHERE id = $1', [delivery.channelId]);
+    await countDeliveryOutcome(tx, delivery.channelId, 'delivered');
   });
 }
 
@@ -129,8 +132,28 @@ export async function markAttemptFailed(
         WHERE id = $1`,
       [delivery.id, status, failure.retryAt, failure.error.slice(0, 1000), failure.statusCode, now],
     );
-    if (failure.counted !== false) await tx.query('UPDATE alert_channels SET failures_total = failures_total + 1 WHERE id = $1', [delivery.channelId]);
+    if (failure.counted !== false) await countDeliveryOutcome(tx, delivery.channelId, 'failed');
   });
+}
+
+const firedRow = z.object({ alert_id: column.int8, channel_id: column.id });
+
+/** Per occurrence, the channels that were queued its firing, so its resolution goes to the same ones. */
+export async function readChannelsNotifiedOfFiring(tx: Pick<Sql, 'query'>, alertIds: readonly number[]): Promise<Map<number, Set<number>>> {
+  const rows = await queryRows(
+    tx,
+    'alert_deliveries',
+    firedRow,
+    `SELECT DISTINCT alert_id, channel_id FROM alert_deliveries WHERE alert_id = ANY($1::int8[]) AND event = 'firing'`,
+    [alertIds],
+  );
+  const firedTo = new Map<number, Set<number>>();
+  for (const r of rows) {
+    const channels = firedTo.get(r.alert_id) ?? new Set<number>();
+    channels.add(r.channel_id);
+    firedTo.set(r.alert_id, channels);
+  }
+  return firedTo;
 }
 
 /** The delivery log, newest first. */

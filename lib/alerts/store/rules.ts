@@ -1,20 +1,24 @@
+import { z } from 'zod';
 import type { Database } from '../../db/open';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { ConflictError, NotFoundError } from '../../errors';
 import { alertRuleSpecSchema, type AlertRule, type AlertRuleInput, type AlertRulePatch } from '../../protocol/alerts';
-import type { Severity } from '../../protocol/findings';
+import { SEVERITIES, type Severity } from '../../protocol/findings';
 
-interface RuleRow {
-  id: string;
-  title: string;
-  severity: Severity;
-  spec: unknown;
-  enabled: boolean;
-  builtin: boolean;
-  runbook_url: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+const ruleRow = z.object({
+  id: z.string(),
+  title: z.string(),
+  severity: z.enum(SEVERITIES),
+  // Parsed on the way out too: fills defaults added since the row was written.
+  spec: alertRuleSpecSchema,
+  enabled: z.boolean(),
+  builtin: z.boolean(),
+  runbook_url: z.string().nullable(),
+  created_at: column.timestamp,
+  updated_at: column.timestamp,
+});
+type RuleRow = z.output<typeof ruleRow>;
 
 function toRule(r: RuleRow): AlertRule {
   return {
@@ -24,10 +28,9 @@ function toRule(r: RuleRow): AlertRule {
     enabled: r.enabled,
     builtin: r.builtin,
     runbookUrl: r.runbook_url,
-    // Parsed on the way out too: fills defaults added since the row was written.
-    spec: alertRuleSpecSchema.parse(typeof r.spec === 'string' ? JSON.parse(r.spec) : r.spec),
-    createdAt: new Date(r.created_at).toISOString(),
-    updatedAt: new Date(r.updated_at).toISOString(),
+    spec: r.spec,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
   };
 }
 
@@ -51,18 +54,21 @@ export async function ensureDefaultRules(sql: Sql, defaults: readonly AlertRuleI
 }
 
 export async function listRules(db: Pick<Database, 'sql'>): Promise<AlertRule[]> {
-  const rows = await db.sql.query<RuleRow>('SELECT * FROM alert_rules ORDER BY builtin DESC, id');
+  const rows = await queryRows(db.sql, 'alert_rules', ruleRow, 'SELECT * FROM alert_rules ORDER BY builtin DESC, id');
   return rows.map(toRule);
 }
 
 export async function getRule(db: Pick<Database, 'sql'>, id: string): Promise<AlertRule> {
-  const [row] = await db.sql.query<RuleRow>('SELECT * FROM alert_rules WHERE id = $1', [id]);
+  const [row] = await queryRows(db.sql, 'alert_rules', ruleRow, 'SELECT * FROM alert_rules WHERE id = $1', [id]);
   if (!row) throw new NotFoundError(`alert rule ${id} not found`);
   return toRule(row);
 }
 
 export async function createRule(db: Pick<Database, 'sql'>, input: AlertRuleInput): Promise<AlertRule> {
-  const [row] = await db.sql.query<RuleRow>(
+  const [row] = await queryRows(
+    db.sql,
+    'alert_rules',
+    ruleRow,
     `INSERT INTO alert_rules (id, title, severity, spec, enabled, runbook_url) VALUES ($1, $2, $3, $4::jsonb, $5, $6)
      ON CONFLICT (id) DO NOTHING RETURNING *`,
     [input.id, input.title, input.severity, JSON.stringify(input.spec), input.enabled, input.runbookUrl],
@@ -73,7 +79,10 @@ export async function createRule(db: Pick<Database, 'sql'>, input: AlertRuleInpu
 
 /** Replaces what the patch gives (the spec as a whole). Changing a rule applies from the next cycle on. */
 export async function updateRule(db: Pick<Database, 'sql'>, id: string, patch: AlertRulePatch): Promise<AlertRule> {
-  const [row] = await db.sql.query<RuleRow>(
+  const [row] = await queryRows(
+    db.sql,
+    'alert_rules',
+    ruleRow,
     `UPDATE alert_rules SET title = COALESCE($2, title), severity = COALESCE($3, severity), spec = COALESCE($4::jsonb, spec),
             enabled = COALESCE($5, enabled), runbook_url = CASE WHEN $6 THEN $7 ELSE runbook_url END, updated_at = now()
       WHERE id = $1 RETURNING *`,
@@ -100,6 +109,14 @@ export async function deleteRule(db: Pick<Database, 'sql'>, id: string): Promise
 
 /** The rules a cycle evaluates. */
 export async function readEnabledRules(sql: Sql): Promise<AlertRule[]> {
-  const rows = await sql.query<RuleRow>('SELECT * FROM alert_rules WHERE enabled ORDER BY id');
+  const rows = await queryRows(sql, 'alert_rules', ruleRow, 'SELECT * FROM alert_rules WHERE enabled ORDER BY id');
   return rows.map(toRule);
+}
+
+const severityRow = z.object({ id: z.string(), severity: z.enum(SEVERITIES) });
+
+/** Each enabled rule's id and severity, for /metrics (which reports 0 firing for them). */
+export async function readEnabledRuleSeverities(sql: Pick<Sql, 'query'>): Promise<{ ruleId: string; severity: Severity }[]> {
+  const rows = await queryRows(sql, 'alert_rules', severityRow, 'SELECT id, severity FROM alert_rules WHERE enabled');
+  return rows.map((r) => ({ ruleId: r.id, severity: r.severity }));
 }

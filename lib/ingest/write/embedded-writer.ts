@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/sql';
 import { lateMinutesOf, markLateMinutes } from '../../series/late-minutes';
-import { UPDATE_HOSTS_SQL, hostProgress, hostUpdateParams } from './host-progress';
+import { hostProgress, hostUpdateParams } from './host-progress';
+import { RECORD_HOST_PROGRESS_SQL } from '../../hosts/store';
 import { INSERT_INVENTORY_SQL, inventoryChanges, inventoryParams } from './inventory';
 import { pgArrayLiteral } from './pg-array';
 import { planWrites, resultsByRequest } from './plan';
@@ -72,7 +73,7 @@ export class EmbeddedWriter implements ReportWriter {
         if (batch[kind].values.length === 0) continue;
         await tx.query(INSERT_SQL.get(kind)!, toColumnArrays(batch[kind], SERIES_SPECS[kind]));
       }
-      await tx.query(UPDATE_HOSTS_SQL, hostUpdateParams(hostProgress(stored, Date.now())));
+      await tx.query(RECORD_HOST_PROGRESS_SQL, hostUpdateParams(hostProgress(stored, Date.now())));
       const inventories = inventoryChanges(stored);
       if (inventories.length > 0) await tx.query(INSERT_INVENTORY_SQL, inventoryParams(inventories));
       await markLateMinutes(tx, lateMinutesOf(stored.map((e) => ({ hostId: e.hostId, ts: e.report.ts })), Date.now()));

@@ -50,7 +50,7 @@ export class HostProgressMap {
     }
   }
 
-  /** Everything gathered, in host-id order (the order UPDATE_HOSTS_SQL locks rows in), and forgets it. */
+  /** Everything gathered, in host-id order (the order RECORD_HOST_PROGRESS_SQL locks rows in), and forgets it. */
   take(): HostProgress[] {
     const all = [...this.byHost.values()].sort((a, b) => a.hostId - b.hostId);
     this.byHost.clear();
@@ -65,18 +65,6 @@ export function hostProgress(stored: readonly PlannedReport[], seenAtMs: number)
   progress.addStored(stored, seenAtMs);
   return progress.take();
 }
-
-// Row locks in host-id order, so two writers touching the same hosts at once (server processes, embedded
-// transactions) cannot deadlock.
-export const UPDATE_HOSTS_SQL = `
-UPDATE hosts h
-   SET last_seen_at = GREATEST(h.last_seen_at, to_timestamp(v.seen_ms / 1000)),
-       last_seq = GREATEST(h.last_seq, v.seq),
-       last_report_ts = GREATEST(h.last_report_ts, to_timestamp(v.ts_ms / 1000)),
-       report_every_ms = COALESCE(v.report_every_ms, h.report_every_ms)
-  FROM (SELECT id FROM hosts WHERE id = ANY($1::int4[]) ORDER BY id FOR UPDATE) l,
-       unnest($1::int4[], $2::int8[], $3::float8[], $4::float8[], $5::int4[]) AS v(id, seq, ts_ms, seen_ms, report_every_ms)
- WHERE h.id = l.id AND h.id = v.id`;
 
 /**
  * The progress as five PostgreSQL array literals (ids, seqs, ts and seen time in epoch ms, configured intervals or

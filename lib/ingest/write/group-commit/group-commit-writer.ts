@@ -9,7 +9,8 @@ import { lateMinuteStatements } from './late-minute-statements';
 import { encodePipelinedMessage, runPipelinedCopy, type CopyData } from './pipelined-copy';
 import { isDataError, isLedgerConflict, isMissingPartition, isRetryableConflict, storageErrorFor } from '../storage-errors';
 import { LEDGER, SERIES_KINDS, SERIES_SPECS, type TableSpec } from '../table-specs';
-import { HostProgressMap, UPDATE_HOSTS_SQL, hostUpdateParams } from '../host-progress';
+import { HostProgressMap, hostUpdateParams } from '../host-progress';
+import { RECORD_HOST_PROGRESS_SQL } from '../../../hosts/store';
 import { INSERT_INVENTORY_SQL, inventoryChanges, inventoryParams } from '../inventory';
 import { inlineArrayParams } from '../pg-array';
 import { planWrites, resultsByRequest, type PlannedReport, type WritePlan } from '../plan';
@@ -149,7 +150,7 @@ export class GroupCommitWriter implements ReportWriter {
       for (let start = 0; start < batch.length; start += this.hostProgressChunk) {
         const chunk = batch.slice(start, start + this.hostProgressChunk);
         try {
-          await this.pool.query({ text: UPDATE_HOSTS_SQL, values: hostUpdateParams(chunk), query_timeout: this.queryTimeoutMs } as pg.QueryConfig);
+          await this.pool.query({ text: RECORD_HOST_PROGRESS_SQL, values: hostUpdateParams(chunk), query_timeout: this.queryTimeoutMs } as pg.QueryConfig);
         } catch (err) {
           for (const host of batch.slice(start)) this.progress.add(host);
           console.error(`ingest: could not write host progress (will retry): ${(err as Error).message}`);
