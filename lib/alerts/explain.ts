@@ -1,32 +1,10 @@
 import type { Sql } from '../db/sql';
 import { explainLatency } from '../findings/latency-explained';
-import { keyOf } from '../sketch';
-
-export interface LatencyAlertContext {
-  region: string;
-  service: string;
-  /** Requests slower than this are the ones the alert is about. */
-  slowMs: number;
-  from: Date;
-  to: Date;
-}
+import { readWorstLatencyHost, type LatencyAlertContext } from './read/latency';
 
 /** What can say why a latency alert fired ("steal 14 % on vCPUs 2–3"); null when it cannot tell. */
 export interface LatencyExplainer {
   explain(context: LatencyAlertContext): Promise<string | null>;
-}
-
-/** The host of the region with the most slow requests of the service in the window. */
-export async function worstLatencyHost(sql: Sql, context: LatencyAlertContext): Promise<number | null> {
-  const [row] = await sql.query<{ host_id: number }>(
-    `SELECT x.host_id FROM latency_samples x JOIN hosts h ON h.id = x.host_id
-      WHERE h.region = $1 AND x.name = $2 AND x.ts > $3 AND x.ts <= $4
-      GROUP BY x.host_id
-      ORDER BY sum((SELECT coalesce(sum(c), 0) FROM unnest(x.keys, x.counts) u(k, c) WHERE k > $5)) DESC, x.host_id
-      LIMIT 1`,
-    [context.region, context.service, context.from, context.to, keyOf(context.slowMs)],
-  );
-  return row ? row.host_id : null;
 }
 
 /**
@@ -39,7 +17,7 @@ export function hostLatencyExplainer(
 ): LatencyExplainer {
   return {
     async explain(context) {
-      const hostId = await worstLatencyHost(sql, context);
+      const hostId = await readWorstLatencyHost(sql, context);
       return hostId === null ? null : explainHost({ hostId, name: context.service, from: context.from, to: context.to });
     },
   };

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { column, queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
 import { MINUTE_MS } from '../protocol/time';
 
@@ -47,4 +49,28 @@ export async function markLateMinutes(sql: Sql, minutes: readonly LateMinute[]):
   if (minutes.length === 0) return;
   const { text, params } = markLateMinutesStatement(minutes);
   await sql.query(text, params);
+}
+
+const countRow = z.object({ n: z.number().int() });
+
+/** How many late (host, minute) pairs wait to be rolled again. */
+export async function countLateMinutes(sql: Pick<Sql, 'query'>): Promise<number> {
+  const [row] = await queryRows(sql, 'rollup_dirty_minutes', countRow, 'SELECT count(*)::int AS n FROM rollup_dirty_minutes');
+  return row?.n ?? 0;
+}
+
+const lateRow = z.object({ host_id: column.id, minute: column.timestamp });
+
+/** Takes up to `limit` of the oldest late pairs off the queue, in the transaction that rolls them again. */
+export async function takeLateMinutes(tx: Pick<Sql, 'query'>, limit: number): Promise<{ hostId: number; ms: number }[]> {
+  const rows = await queryRows(
+    tx,
+    'rollup_dirty_minutes',
+    lateRow,
+    `DELETE FROM rollup_dirty_minutes WHERE (host_id, minute) IN
+       (SELECT host_id, minute FROM rollup_dirty_minutes ORDER BY minute, host_id LIMIT $1)
+     RETURNING host_id, minute`,
+    [limit],
+  );
+  return rows.map((r) => ({ hostId: r.host_id, ms: r.minute.getTime() }));
 }

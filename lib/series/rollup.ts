@@ -2,7 +2,7 @@ import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { holdTransactionLock } from '../db/locks';
 import { utcDay } from '../db/partitions';
-import { LATE_REPORT_AGE_MS } from './late-minutes';
+import { LATE_REPORT_AGE_MS, countLateMinutes, takeLateMinutes } from './late-minutes';
 import { GAUGE_ROLLUPS } from './tables';
 import {
   LATE_LATENCY_1M_SQL,
@@ -75,8 +75,7 @@ export interface RollupBacklog {
 /** How far the rollups are behind: what /metrics shows so operators can see whether they keep up. */
 export async function readRollupBacklog(db: Pick<Database, 'sql'>): Promise<RollupBacklog> {
   const watermarks = await readWatermarks(db.sql);
-  const [queued] = await db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM rollup_dirty_minutes');
-  return { watermarks, lateBucketsQueued: queued!.n };
+  return { watermarks, lateBucketsQueued: await countLateMinutes(db.sql) };
 }
 
 async function rollChunk(sql: Sql, level: RollupLevel, fromMs: number, toMs: number, advanceTo: number): Promise<void> {
@@ -112,14 +111,8 @@ function hostBucketParams(pairs: { hostId: number; ms: number }[], stepMs: numbe
 async function rollLateChunk(sql: Sql, limit: number): Promise<number> {
   return sql.transaction(async (tx) => {
     await holdTransactionLock(tx, 'rollup');
-    const rows = await tx.query<{ host_id: number; minute: Date }>(
-      `DELETE FROM rollup_dirty_minutes WHERE (host_id, minute) IN
-         (SELECT host_id, minute FROM rollup_dirty_minutes ORDER BY minute, host_id LIMIT $1)
-       RETURNING host_id, minute`,
-      [limit],
-    );
-    if (rows.length === 0) return 0;
-    const pairs = rows.map((r) => ({ hostId: r.host_id, ms: new Date(r.minute).getTime() }));
+    const pairs = await takeLateMinutes(tx, limit);
+    if (pairs.length === 0) return 0;
     const minutes = hostBucketParams(pairs, MINUTE_MS);
     await tx.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [
       utcDay(minutes[0] as Date),
@@ -128,7 +121,7 @@ async function rollLateChunk(sql: Sql, limit: number): Promise<number> {
     for (const statement of LATE_STATEMENTS['1m']) await tx.query(statement, minutes);
     const hours = hostBucketParams(pairs, HOUR_MS);
     for (const statement of LATE_STATEMENTS['1h']) await tx.query(statement, hours);
-    return rows.length;
+    return pairs.length;
   });
 }
 
