@@ -1,28 +1,29 @@
-import type { Database } from '../../db/open';
 import { z } from 'zod';
 import { isUniqueViolation } from '../../db/errors';
+import type { Database } from '../../db/open';
 import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { ConflictError, InvalidPayloadError, NotFoundError } from '../../errors';
-import type { Channel, ChannelInput, ChannelKind, ChannelPatch, LabelMatcher } from '../../protocol/alerts';
-import type { Severity } from '../../protocol/findings';
+import { CHANNEL_KINDS, labelMatcherSchema, type Channel, type ChannelInput, type ChannelKind, type ChannelPatch, type LabelMatcher } from '../../protocol/alerts';
+import { SEVERITIES, type Severity } from '../../protocol/findings';
 import { secretPrefix, type SecretBox } from './secret-box';
 
-interface ChannelRow {
-  id: number;
-  name: string;
-  kind: ChannelKind;
-  url: string | null;
-  secret_ciphertext: string | null;
-  secret_prefix: string | null;
-  min_severity: Severity;
-  matchers: LabelMatcher[] | string;
-  enabled: boolean;
-  deliveries_total: number;
-  failures_total: number;
-  created_at: Date;
-  updated_at: Date;
-}
+const channelRow = z.object({
+  id: column.id,
+  name: z.string(),
+  kind: z.enum(CHANNEL_KINDS),
+  url: z.string().nullable(),
+  secret_ciphertext: z.string().nullable(),
+  secret_prefix: z.string().nullable(),
+  min_severity: z.enum(SEVERITIES),
+  matchers: z.array(labelMatcherSchema),
+  enabled: z.boolean(),
+  deliveries_total: column.int8,
+  failures_total: column.int8,
+  created_at: column.timestamp,
+  updated_at: column.timestamp,
+});
+type ChannelRow = z.output<typeof channelRow>;
 
 /** A channel as the delivery worker needs it, secret opened. Never leaves the server. */
 export interface DeliverableChannel {
@@ -36,8 +37,6 @@ export interface DeliverableChannel {
   updatedAtMs: number;
 }
 
-const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
-
 const toChannel = (r: ChannelRow): Channel => ({
   id: r.id,
   name: r.name,
@@ -45,12 +44,12 @@ const toChannel = (r: ChannelRow): Channel => ({
   url: r.kind === 'slack' ? null : r.url,
   secretPrefix: r.secret_prefix,
   minSeverity: r.min_severity,
-  matchers: json(r.matchers),
+  matchers: r.matchers,
   enabled: r.enabled,
-  deliveriesTotal: Number(r.deliveries_total),
-  failuresTotal: Number(r.failures_total),
-  createdAt: new Date(r.created_at).toISOString(),
-  updatedAt: new Date(r.updated_at).toISOString(),
+  deliveriesTotal: r.deliveries_total,
+  failuresTotal: r.failures_total,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
 });
 
 function secretOf(input: ChannelInput): { url: string; secret: string | null } {
@@ -65,12 +64,12 @@ function secretOf(input: ChannelInput): { url: string; secret: string | null } {
 }
 
 export async function listChannels(db: Pick<Database, 'sql'>): Promise<Channel[]> {
-  const rows = await db.sql.query<ChannelRow>('SELECT * FROM alert_channels ORDER BY id');
+  const rows = await queryRows(db.sql, 'alert_channels', channelRow, 'SELECT * FROM alert_channels ORDER BY id');
   return rows.map(toChannel);
 }
 
 export async function getChannel(db: Pick<Database, 'sql'>, id: number): Promise<Channel> {
-  const [row] = await db.sql.query<ChannelRow>('SELECT * FROM alert_channels WHERE id = $1', [id]);
+  const [row] = await queryRows(db.sql, 'alert_channels', channelRow, 'SELECT * FROM alert_channels WHERE id = $1', [id]);
   if (!row) throw new NotFoundError(`channel ${id} not found`);
   return toChannel(row);
 }
@@ -79,7 +78,10 @@ export async function getChannel(db: Pick<Database, 'sql'>, id: number): Promise
 export async function createChannel(db: Pick<Database, 'sql'>, box: SecretBox, input: ChannelInput): Promise<Channel> {
   const { url, secret } = secretOf(input);
   try {
-    const [row] = await db.sql.query<ChannelRow>(
+    const [row] = await queryRows(
+      db.sql,
+      'alert_channels',
+      channelRow,
       `INSERT INTO alert_channels (name, kind, url, secret_ciphertext, secret_prefix, min_severity, matchers, enabled)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) RETURNING *`,
       [
@@ -102,7 +104,7 @@ export async function createChannel(db: Pick<Database, 'sql'>, box: SecretBox, i
 }
 
 export async function updateChannel(db: Pick<Database, 'sql'>, box: SecretBox, id: number, patch: ChannelPatch): Promise<Channel> {
-  const [current] = await db.sql.query<ChannelRow>('SELECT * FROM alert_channels WHERE id = $1', [id]);
+  const [current] = await queryRows(db.sql, 'alert_channels', channelRow, 'SELECT * FROM alert_channels WHERE id = $1', [id]);
   if (!current) throw new NotFoundError(`channel ${id} not found`);
   if (current.kind === 'slack' && patch.url !== undefined) {
     throw new InvalidPayloadError('a Slack channel has no separate URL: its webhook URL is the secret', [{ path: 'url', message: 'set secret instead' }]);
@@ -115,7 +117,10 @@ export async function updateChannel(db: Pick<Database, 'sql'>, box: SecretBox, i
   }
   const secretChanged = patch.secret !== undefined;
   try {
-    const [row] = await db.sql.query<ChannelRow>(
+    const [row] = await queryRows(
+      db.sql,
+      'alert_channels',
+      channelRow,
       `UPDATE alert_channels SET
          name = COALESCE($2, name), url = COALESCE($3, url), min_severity = COALESCE($4, min_severity),
          matchers = COALESCE($5::jsonb, matchers), enabled = COALESCE($6, enabled),
@@ -171,7 +176,7 @@ export function readChannelCounters(sql: Pick<Sql, 'query'>) {
 
 /** Enabled channels with their secrets opened, for the worker and the engine's routing. */
 export async function readDeliverableChannels(sql: Sql, box: SecretBox | null): Promise<DeliverableChannel[]> {
-  const rows = await sql.query<ChannelRow>('SELECT * FROM alert_channels WHERE enabled ORDER BY id');
+  const rows = await queryRows(sql, 'alert_channels', channelRow, 'SELECT * FROM alert_channels WHERE enabled ORDER BY id');
   return rows.map((r) => {
     const secret = r.secret_ciphertext && box ? box.open(r.secret_ciphertext) : null;
     return toDeliverable(r, secret);
@@ -186,7 +191,7 @@ function toDeliverable(r: ChannelRow, secret: string | null): DeliverableChannel
     url: r.kind === 'slack' ? (secret ?? '') : (r.url ?? ''),
     secret,
     minSeverity: r.min_severity,
-    matchers: json(r.matchers),
-    updatedAtMs: new Date(r.updated_at).getTime(),
+    matchers: r.matchers,
+    updatedAtMs: r.updated_at.getTime(),
   };
 }

@@ -1,5 +1,7 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
-import type { Severity } from '../../protocol/findings';
+import { SEVERITIES } from '../../protocol/findings';
 import { postableAlert, type PostableAlert } from '../channels/alertmanager';
 import type { DeliverableChannel } from '../channels/channel-store';
 import { dashboardUrl } from '../describe';
@@ -7,17 +9,17 @@ import { isSilenced } from '../matchers';
 import { routes } from '../notify-plan';
 import { readSilenceWindows } from './silences';
 
-interface StateRow {
-  host_id: number | null;
-  region: string | null;
-  severity: Severity;
-  labels: Record<string, string> | string;
-  annotations: Record<string, string> | string;
-  fired_at: Date;
-  resolved_at: Date | null;
-  ack_by: string | null;
-  ack_comment: string | null;
-}
+const stateRow = z.object({
+  host_id: column.id.nullable(),
+  region: z.string().nullable(),
+  severity: z.enum(SEVERITIES),
+  labels: column.labels,
+  annotations: column.labels,
+  fired_at: column.timestamp,
+  resolved_at: column.timestamp.nullable(),
+  ack_by: z.string().nullable(),
+  ack_comment: z.string().nullable(),
+});
 
 export interface SyncOptions {
   nowMs: number;
@@ -35,7 +37,10 @@ export interface SyncOptions {
 export async function readAlertmanagerState(sql: Sql, channel: DeliverableChannel, options: SyncOptions): Promise<PostableAlert[]> {
   const now = new Date(options.nowMs);
   const [rows, silences] = await Promise.all([
-    sql.query<StateRow>(
+    queryRows(
+      sql,
+      'alerts',
+      stateRow,
       `SELECT host_id, region, severity, labels, annotations, fired_at, resolved_at, ack_by, ack_comment FROM alerts
         WHERE state = 'firing' OR (state = 'resolved' AND fired_at IS NOT NULL AND resolved_at >= $1)
         ORDER BY id`,
@@ -45,18 +50,18 @@ export async function readAlertmanagerState(sql: Sql, channel: DeliverableChanne
   ]);
   const out: PostableAlert[] = [];
   for (const r of rows) {
-    const labels = typeof r.labels === 'string' ? (JSON.parse(r.labels) as Record<string, string>) : r.labels;
+    const labels = r.labels;
     if (!routes(channel, { severity: r.severity, labels })) continue;
     if (r.resolved_at === null && isSilenced(silences, labels, options.nowMs)) continue;
-    const annotations = typeof r.annotations === 'string' ? (JSON.parse(r.annotations) as Record<string, string>) : { ...r.annotations };
+    const annotations = { ...r.annotations };
     if (r.ack_by) annotations.acknowledged = `${r.ack_by}${r.ack_comment ? `: ${r.ack_comment}` : ''}`;
     out.push(
       postableAlert(
         {
           labels,
           annotations,
-          firedAtMs: new Date(r.fired_at).getTime(),
-          resolvedAtMs: r.resolved_at ? new Date(r.resolved_at).getTime() : null,
+          firedAtMs: r.fired_at.getTime(),
+          resolvedAtMs: r.resolved_at?.getTime() ?? null,
           url: dashboardUrl(options.publicUrl, { hostId: r.host_id, region: r.region, service: labels.service }),
         },
         options.nowMs,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Database } from '../../db/open';
 import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
-import type { DeliveriesQuery, DeliveriesResponse, Delivery, DeliveryStatus, WebhookPayload } from '../../protocol/alerts';
+import { DELIVERY_STATUSES, type DeliveriesQuery, type DeliveriesResponse, type Delivery, type WebhookPayload } from '../../protocol/alerts';
 import { countDeliveryOutcome } from '../channels/channel-store';
 import type { NotificationPlan } from '../notify-plan';
 
@@ -18,25 +18,24 @@ export interface ClaimedDelivery {
   createdAtMs: number;
 }
 
-interface DeliveryRow {
-  id: number;
-  channel_id: number;
-  channel_name?: string;
-  alert_id: number | null;
-  kind: 'event' | 'sync';
-  event: 'firing' | 'resolved' | 'sync';
-  payload: WebhookPayload | string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: Date;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: Date;
-  updated_at: Date;
-  delivered_at: Date | null;
-}
-
-const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
+const deliveryRow = z.object({
+  id: column.int8,
+  channel_id: column.id,
+  channel_name: z.string().optional(),
+  alert_id: column.int8.nullable(),
+  kind: z.enum(['event', 'sync']),
+  event: z.enum(['firing', 'resolved', 'sync']),
+  // Written by enqueueEvents from a WebhookPayload; checked to be an object, not re-validated field by field.
+  payload: z.custom<WebhookPayload>((v) => typeof v === 'object' && v !== null).nullable(),
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.number().int(),
+  next_attempt_at: column.timestamp,
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  created_at: column.timestamp,
+  updated_at: column.timestamp,
+  delivered_at: column.timestamp.nullable(),
+});
 
 /** Event notifications, each a pending row due now: written in the cycle's transaction, sent after it commits. */
 export async function enqueueEvents(tx: Sql, events: NotificationPlan['events'], now: Date): Promise<void> {
@@ -65,7 +64,10 @@ export async function enqueueSync(sql: Sql, channelIds: readonly number[], now: 
  * again. An alert's later notification waits for its earlier one, so a channel hears firing before resolved.
  */
 export async function claimDeliveries(sql: Sql, channelId: number, limit: number, now: Date, leaseMs: number): Promise<ClaimedDelivery[]> {
-  const rows = await sql.query<DeliveryRow>(
+  const rows = await queryRows(
+    sql,
+    'alert_deliveries',
+    deliveryRow,
     `UPDATE alert_deliveries d
         SET status = 'sending', attempts = d.attempts + 1, lease_until = $3, updated_at = $2
       WHERE d.id IN (
@@ -81,16 +83,16 @@ export async function claimDeliveries(sql: Sql, channelId: number, limit: number
     [channelId, now, new Date(now.getTime() + leaseMs), limit],
   );
   return rows
-    .sort((a, b) => Number(a.id) - Number(b.id))
+    .sort((a, b) => a.id - b.id)
     .map((r) => ({
-      id: Number(r.id),
+      id: r.id,
       channelId: r.channel_id,
-      alertId: r.alert_id === null ? null : Number(r.alert_id),
+      alertId: r.alert_id,
       kind: r.kind,
       event: r.event,
-      payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as WebhookPayload) : r.payload,
+      payload: r.payload,
       attempts: r.attempts,
-      createdAtMs: new Date(r.created_at).getTime(),
+      createdAtMs: r.created_at.getTime(),
     }));
 }
 
@@ -168,27 +170,30 @@ export async function listDeliveries(db: Pick<Database, 'sql'>, query: Deliverie
   if (query.alert !== undefined) add('d.alert_id = ?', query.alert);
   if (query.status !== undefined) add('d.status = ?', query.status);
   params.push(query.limit + 1);
-  const rows = await db.sql.query<DeliveryRow>(
+  const rows = await queryRows(
+    db.sql,
+    'alert_deliveries',
+    deliveryRow,
     `SELECT d.*, c.name AS channel_name FROM alert_deliveries d JOIN alert_channels c ON c.id = d.channel_id
       ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
       ORDER BY d.id DESC LIMIT $${params.length}`,
     params,
   );
   const deliveries: Delivery[] = rows.slice(0, query.limit).map((r) => ({
-    id: Number(r.id),
+    id: r.id,
     channelId: r.channel_id,
     channelName: r.channel_name ?? '',
-    alertId: r.alert_id === null ? null : Number(r.alert_id),
+    alertId: r.alert_id,
     kind: r.kind,
     event: r.event,
     status: r.status,
     attempts: r.attempts,
-    nextAttemptAt: iso(r.next_attempt_at)!,
+    nextAttemptAt: r.next_attempt_at.toISOString(),
     lastStatusCode: r.last_status_code,
     lastError: r.last_error,
-    createdAt: iso(r.created_at)!,
-    updatedAt: iso(r.updated_at)!,
-    deliveredAt: iso(r.delivered_at),
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+    deliveredAt: r.delivered_at?.toISOString() ?? null,
   }));
   return { deliveries, truncated: rows.length > query.limit };
 }
