@@ -51,4 +51,9 @@ export const column = {
   int8: z.number(),
   timestamp: z.date(),
   labels: z.record(z.string(), z.string()),
+  /**
+   * A jsonb document inferwatch wrote itself (an inventory, a webhook payload): checked to be an object, not
+   * re-validated field by field, since older rows may predate fields the current schema requires.
+   */
+  document: <T extends object>() => z.custom<T>((value) => typeof value === 'object' && value !== null && !Array.isArray(value)),
 } as const;

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Database } from '../db';
+import { column, queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
 import { hostFindingSummaries, type HostFindingSummary } from '../findings/host-summaries';
 import type { FleetHost, FleetParams, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
@@ -12,23 +14,25 @@ export const DEFAULT_LOOKBACK_MS = 7 * DAY_MS;
 const LATEST_COLUMNS = `s.ts, s.cpu_steal_pct, s.cpu_iowait_pct, s.cpu_user_pct, s.cpu_system_pct, s.cpu_idle_pct,
   s.load1, s.psi_cpu_some_avg10, s.psi_io_some_avg10`;
 
-interface FleetRow {
-  id: number;
-  hostname: string;
-  region: string;
-  labels: Record<string, string> | string;
-  created_at: Date;
-  last_seen_at: Date | null;
-  ts: Date | null;
-  cpu_steal_pct: number | null;
-  cpu_iowait_pct: number | null;
-  cpu_user_pct: number | null;
-  cpu_system_pct: number | null;
-  cpu_idle_pct: number | null;
-  load1: number | null;
-  psi_cpu_some_avg10: number | null;
-  psi_io_some_avg10: number | null;
-}
+const gauge = z.number().nullable();
+const fleetRow = z.object({
+  id: column.id,
+  hostname: z.string(),
+  region: z.string(),
+  labels: column.labels,
+  created_at: column.timestamp,
+  last_seen_at: column.timestamp.nullable(),
+  ts: column.timestamp.nullable(),
+  cpu_steal_pct: gauge,
+  cpu_iowait_pct: gauge,
+  cpu_user_pct: gauge,
+  cpu_system_pct: gauge,
+  cpu_idle_pct: gauge,
+  load1: gauge,
+  psi_cpu_some_avg10: gauge,
+  psi_io_some_avg10: gauge,
+});
+type FleetRow = z.output<typeof fleetRow>;
 
 /** What the environment decides for a fleet read: the clock, the stale window (INFERWATCH_STALE_AFTER_MS). */
 export interface FleetOptions {
@@ -51,7 +55,7 @@ export async function selectFleetRows(sql: Sql, query: FleetRowsQuery): Promise<
   const now = query.now;
   const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? DEFAULT_LOOKBACK_MS));
   const aheadTo = new Date(now.getTime() + 5 * MINUTE_MS);
-  return withoutJit(sql, (tx) => tx.query<FleetRow>(
+  return withoutJit(sql, (tx) => queryRows(tx, 'hosts', fleetRow,
     `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, l.*
      FROM hosts h LEFT JOIN LATERAL (
        SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts >= $3 AND s.ts <= $4
@@ -69,15 +73,15 @@ function hostStatus(lastHeardMs: number | null, nowMs: number, staleAfterMs: num
 }
 
 export function toFleetHost(row: FleetRow, nowMs: number, staleAfterMs: number, findings: HostFindingSummary | undefined): FleetHost {
-  const lastSeenAt = row.last_seen_at ? new Date(row.last_seen_at) : null;
-  const latestTs = row.ts ? new Date(row.ts) : null;
+  const lastSeenAt = row.last_seen_at;
+  const latestTs = row.ts;
   // last_seen_at is written a few seconds behind ingest; the newest sample may be fresher.
   const lastHeard = lastSeenAt && latestTs ? (lastSeenAt > latestTs ? lastSeenAt : latestTs) : (lastSeenAt ?? latestTs);
   return {
     id: row.id,
     hostname: row.hostname,
     region: row.region,
-    labels: typeof row.labels === 'string' ? JSON.parse(row.labels) : row.labels,
+    labels: row.labels,
     lastSeenAt: lastSeenAt?.toISOString() ?? null,
     status: hostStatus(lastHeard?.getTime() ?? null, nowMs, staleAfterMs),
     latest: latestTs

@@ -1,9 +1,11 @@
+import { z } from 'zod';
 import type { Database } from '../db';
+import { column, queryRows } from '../db/rows';
 import { NotFoundError } from '../errors';
 import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../findings/effects/store';
 import { findRule } from '../findings/registry';
 import { readInventoryChanges } from '../findings/latency/inventory-changes';
-import type { Severity } from '../protocol/findings';
+import { SEVERITIES, type Severity } from '../protocol/findings';
 import { MAX_ANNOTATIONS, type HostAnnotation, type HostAnnotationsParams, type HostAnnotationsResponse } from '../protocol/read-api/annotations';
 
 export type HostAnnotationsQuery = HostAnnotationsParams & { hostId: number; limit?: number };
@@ -17,15 +19,15 @@ interface FindingEventRow extends EffectColumns {
   resolved_at: Date | null;
 }
 
-interface AlertEventRow {
-  id: number;
-  rule_id: string;
-  title: string | null;
-  severity: Severity;
-  annotations: Record<string, string> | string;
-  fired_at: Date | null;
-  resolved_at: Date | null;
-}
+const alertEventRow = z.object({
+  id: column.int8,
+  rule_id: z.string(),
+  title: z.string().nullable(),
+  severity: z.enum(SEVERITIES),
+  annotations: column.labels,
+  fired_at: column.timestamp.nullable(),
+  resolved_at: column.timestamp.nullable(),
+});
 
 const inRange = (at: Date | null, fromMs: number, toMs: number): at is Date =>
   at !== null && new Date(at).getTime() >= fromMs && new Date(at).getTime() < toMs;
@@ -47,7 +49,10 @@ export async function getHostAnnotations(db: Pick<Database, 'sql'>, query: HostA
         WHERE f.host_id = $1 AND ((f.opened_at >= $2 AND f.opened_at < $3) OR (f.resolved_at >= $2 AND f.resolved_at < $3))`,
       [hostId, from, to],
     ),
-    sql.query<AlertEventRow>(
+    queryRows(
+      sql,
+      'alerts',
+      alertEventRow,
       `SELECT a.id, a.rule_id, r.title, a.severity, a.annotations, a.fired_at, a.resolved_at
          FROM alerts a LEFT JOIN alert_rules r ON r.id = a.rule_id
         WHERE a.host_id = $1 AND ((a.fired_at >= $2 AND a.fired_at < $3) OR (a.resolved_at >= $2 AND a.resolved_at < $3))`,
@@ -76,8 +81,7 @@ export async function getHostAnnotations(db: Pick<Database, 'sql'>, query: HostA
     if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...resolved, t: new Date(row.resolved_at).getTime(), kind: 'finding-resolved' });
   }
   for (const row of alerts) {
-    const annotations = typeof row.annotations === 'string' ? (JSON.parse(row.annotations) as Record<string, string>) : row.annotations;
-    const base = { severity: row.severity, title: row.title ?? row.rule_id, detail: annotations.summary ?? '', refId: Number(row.id) };
+    const base = { severity: row.severity, title: row.title ?? row.rule_id, detail: row.annotations.summary ?? '', refId: row.id };
     if (inRange(row.fired_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.fired_at).getTime(), kind: 'alert-fired' });
     if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.resolved_at).getTime(), kind: 'alert-resolved' });
   }

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Database } from '../db';
+import { column, queryRows } from '../db/rows';
 import { NotFoundError } from '../errors';
 import { diffInventories } from '../findings/latency/inventory-diff';
 import type { Inventory } from '../protocol';
@@ -6,14 +8,7 @@ import type { HostInventoryParams, HostInventoryResponse, InventoryChange } from
 
 export type HostInventoryQuery = HostInventoryParams & { hostId: number };
 
-interface SnapshotRow {
-  taken_at: Date;
-  hash: string;
-  data: Inventory | string;
-  before_range: boolean;
-}
-
-const parse = (data: Inventory | string): Inventory => (typeof data === 'string' ? (JSON.parse(data) as Inventory) : data);
+const snapshotRow = z.object({ taken_at: column.timestamp, hash: z.string(), data: column.document<Inventory>(), before_range: z.boolean() });
 
 /**
  * The host's inventory as of `to`, and its snapshots of [from, to) newest first, each diffed against the one before
@@ -24,7 +19,10 @@ export async function getHostInventory(db: Pick<Database, 'sql'>, query: HostInv
   const { hostId, from, to, limit } = query;
   const [host] = await sql.query<{ id: number }>('SELECT id FROM hosts WHERE id = $1', [hostId]);
   if (!host) throw new NotFoundError(`host ${hostId} not found`);
-  const rows = await sql.query<SnapshotRow>(
+  const rows = await queryRows(
+    sql,
+    'inventory_snapshots',
+    snapshotRow,
     `(SELECT taken_at, hash, data, false AS before_range FROM inventory_snapshots
        WHERE host_id = $1 AND taken_at >= $2 AND taken_at < $3 ORDER BY taken_at DESC, id DESC LIMIT $4)
      UNION ALL
@@ -42,19 +40,19 @@ export async function getHostInventory(db: Pick<Database, 'sql'>, query: HostInv
   let firstSeenAt: string | null = null;
   kept.forEach((row, i) => {
     const previous = predecessors[i] ?? null;
-    const takenAt = new Date(row.taken_at).toISOString();
+    const takenAt = row.taken_at.toISOString();
     if (!previous) {
       firstSeenAt = takenAt;
       return;
     }
-    changes.push({ takenAt, hash: row.hash, changes: diffInventories(parse(previous.data), parse(row.data)) });
+    changes.push({ takenAt, hash: row.hash, changes: diffInventories(previous.data, row.data) });
   });
   const newest = kept[0] ?? before;
   return {
     hostId,
     from: from.toISOString(),
     to: to.toISOString(),
-    current: newest ? { takenAt: new Date(newest.taken_at).toISOString(), hash: newest.hash, data: parse(newest.data) } : null,
+    current: newest ? { takenAt: newest.taken_at.toISOString(), hash: newest.hash, data: newest.data } : null,
     changes,
     firstSeenAt,
     truncated,

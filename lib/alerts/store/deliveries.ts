@@ -25,8 +25,7 @@ const deliveryRow = z.object({
   alert_id: column.int8.nullable(),
   kind: z.enum(['event', 'sync']),
   event: z.enum(['firing', 'resolved', 'sync']),
-  // Written by enqueueEvents from a WebhookPayload; checked to be an object, not re-validated field by field.
-  payload: z.custom<WebhookPayload>((v) => typeof v === 'object' && v !== null).nullable(),
+  payload: column.document<WebhookPayload>().nullable(),
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.number().int(),
   next_attempt_at: column.timestamp,
