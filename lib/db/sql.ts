@@ -2,8 +2,8 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
 
 /**
- * The raw-SQL surface a PostgreSQL pool and embedded PGlite share. Every store in lib/ and the migrations runner query
- * through it; the Prisma client is left only to enrollment keys (lib/auth/enrollment-keys.ts).
+ * The raw-SQL surface a PostgreSQL pool and embedded PGlite share. Stores query through it, checking rows with
+ * lib/db/rows.ts; the Prisma client serves only enrollment keys (docs/data-layer.md says why).
  */
 export interface Sql {
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
