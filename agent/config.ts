@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { parseProcessSelector } from './collectors/process-selectors';
 import { parseProbeSpec, type ProbeSpec } from './collectors/probes';
 
 export class ConfigError extends Error {}
@@ -46,7 +47,9 @@ Usage: inferwatch-agent [options]
                             else ~/.local/state/inferwatch-agent)
   --enroll-key KEY          enrollment key, used once when no host token exists for the server
   --enroll-key-file FILE    read the enrollment key from FILE (keeps it out of ps)
-  --watch-process NAME      watch processes whose comm or argv[0] is NAME (repeatable)
+  --watch-process NAME      watch processes whose comm or argv[0] is NAME (repeatable); or by container:
+                            container:ID (an id or its first 4+ hex digits), pod:UID (a Kubernetes pod
+                            uid or its start), NAME@container:ID or NAME@pod:UID (those named NAME in it)
   --watch-pid PID           watch one process by pid (repeatable)
   --watch-log FILE          scan FILE for known warnings (repeatable)
   --data-path DIR           report the device and filesystem behind DIR (repeatable)
@@ -90,6 +93,14 @@ const probeSpecSchema = z.string().transform((text, ctx): ProbeSpec => {
   }
 });
 
+function checkSelector(text: string, ctx: z.RefinementCtx): void {
+  try {
+    parseProcessSelector(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message, input: text });
+  }
+}
+
 const rawSchema = z.strictObject({
   server: z
     .string()
@@ -100,7 +111,7 @@ const rawSchema = z.strictObject({
   'state-dir': z.string().min(1, 'must not be empty').optional(),
   'enroll-key': z.string().min(1, 'must not be empty').optional(),
   'enroll-key-file': z.string().min(1, 'must not be empty').optional(),
-  'watch-process': z.array(z.string().min(1, 'must not be empty').max(200)).default([]),
+  'watch-process': z.array(z.string().min(1, 'must not be empty').max(200).superRefine(checkSelector)).default([]),
   'watch-pid': z.array(z.coerce.number({ message: 'must be a pid (a whole number)' }).int('must be a whole number').positive('must be a positive pid')).default([]),
   'watch-log': z.array(z.string().min(1, 'must not be empty')).default([]),
   'data-path': z.array(z.string().min(1, 'must not be empty').max(1000)).max(32).default([]),

@@ -2,39 +2,11 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { dataPathSchema } from '../../lib/protocol';
 import { resolveLink, wholeDiskOf } from './block-devices';
+import { parseMountinfo, type MountEntry } from './mountinfo';
 import { readOptional, rootedPath } from './read';
 import { fittingText } from './values';
 
 export type DataPath = z.infer<typeof dataPathSchema>;
-
-export interface MountEntry {
-  /** "major:minor" of the mounted device (0:N for filesystems without a block device). */
-  majorMinor: string;
-  mountPoint: string;
-  fsType: string;
-  source: string;
-}
-
-/** mountinfo escapes space, tab, newline and backslash as \ooo octal. */
-function unescapeMountField(field: string): string {
-  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-}
-
-export function parseMountinfo(text: string): MountEntry[] {
-  const mounts: MountEntry[] = [];
-  for (const line of text.split('\n')) {
-    const fields = line.trim().split(' ');
-    const separator = fields.indexOf('-');
-    if (separator < 6) continue;
-    mounts.push({
-      majorMinor: fields[2]!,
-      mountPoint: unescapeMountField(fields[4]!),
-      fsType: fields[separator + 1] ?? '',
-      source: unescapeMountField(fields[separator + 2] ?? ''),
-    });
-  }
-  return mounts;
-}
 
 /** The mount holding `target`: the longest mount-point prefix, the later one when mounts are stacked. */
 export function findMount(mounts: MountEntry[], target: string): MountEntry | null {

@@ -7,7 +7,7 @@ import type { Collector } from './types';
 import { fittingText, parseCount, parseCounter } from './values';
 
 export { collectDiskInventory } from './disk-inventory';
-export { collectDataPaths, parseMountinfo } from './data-paths';
+export { collectDataPaths } from './data-paths';
 
 export const SECTOR_BYTES = 512;
 

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { isAllowedEnvVar, type LogWarning, type ProcessInventory, type ProcessSample } from '../../lib/protocol';
-import { collectCgroupConfig, parseCgroupFile } from './cgroups';
+import { isAllowedEnvVar, type LogWarning, type ProcessContainer, type ProcessInventory, type ProcessSample } from '../../lib/protocol';
+import { containerOf } from './cgroups/containers';
+import { collectCgroupConfig } from './cgroups/limits';
+import { parseCgroupFile } from './cgroups/parse';
 import { parseCpuList } from './cpu-list';
+import { parseProcessSelector, selectorMatches } from './process-selectors';
 import { createReadingPairs } from './reading-pairs';
 import { createRuntimeReader, runtimesKey, type RuntimeReader } from './runtimes';
 import { readOptional, unavailableFrom } from './read';
@@ -13,9 +16,9 @@ import { boundedText, parseCount, parseCounter } from './values';
 /** USER_HZ: the unit of utime/stime in /proc/<pid>/stat; 100 on every Linux ABI the agent runs on. */
 export const CLK_TCK = 100;
 export const MAX_PIDS_PER_NAME = 16;
-const COMM_MAX_LENGTH = 15;
 
 export interface WatchSpec {
+  /** --watch-process values: process names, or container and pod selectors (see process-selectors.ts). */
   names: string[];
   pids: number[];
 }
@@ -27,21 +30,14 @@ export function parseCmdline(buffer: Uint8Array): string[] {
   return argv;
 }
 
-/**
- * A process matches NAME by its comm (the kernel truncates it to 15 chars), its executable's basename, or the
- * basename of its first non-option argument (`python3 server.py` matches "server.py" and "python3").
- */
-export function matchesProcessName(name: string, comm: string, argv: string[]): boolean {
-  if (comm === name || (name.length > COMM_MAX_LENGTH && comm === name.slice(0, COMM_MAX_LENGTH))) return true;
-  const [exe, ...args] = argv;
-  if (exe !== undefined && path.posix.basename(exe) === name) return true;
-  const script = args.find((arg) => !arg.startsWith('-'));
-  return script !== undefined && path.posix.basename(script) === name;
-}
-
 async function listPids(procRoot: string): Promise<number[]> {
   const entries = await readdir(procRoot);
   return entries.filter((entry) => /^\d+$/.test(entry)).map(Number).sort((a, b) => a - b);
+}
+
+async function readContainer(procRoot: string, pid: number): Promise<ProcessContainer | null> {
+  const text = await readOptional(procRoot, String(pid), 'cgroup');
+  return text === undefined ? null : containerOf(parseCgroupFile(text));
 }
 
 /** Lists only thread-group leaders: /proc shows threads under /proc/<pid>/task, not as top-level entries. */
@@ -58,6 +54,7 @@ export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec)
   }
   if (spec.names.length === 0) return watched;
   const matches = new Map<string, number[]>(spec.names.map((name) => [name, []]));
+  const selectors = new Map(spec.names.map((name) => [name, parseProcessSelector(name)]));
   for (const pid of await listPids(procRoot)) {
     const comm = (await readOptional(procRoot, String(pid), 'comm'))?.trim();
     if (comm === undefined) continue;
@@ -67,8 +64,10 @@ export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec)
     } catch {
       continue;
     }
+    let container: Promise<ProcessContainer | null> | undefined;
+    const containerOfPid = () => (container ??= readContainer(procRoot, pid));
     for (const [name, pids] of matches) {
-      if (pids.length < MAX_PIDS_PER_NAME && matchesProcessName(name, comm, argv)) pids.push(pid);
+      if (pids.length < MAX_PIDS_PER_NAME && (await selectorMatches(selectors.get(name)!, comm, argv, containerOfPid))) pids.push(pid);
     }
   }
   for (const [name, pids] of matches) for (const pid of pids) add(name, pid);
@@ -248,7 +247,9 @@ export async function collectProcessInventory(
       // threads is required and is what the oversubscription findings read: no guess, the process is left out.
       if (status.threads === null) return null;
       const { env, unreadable } = await readEnviron(ctx.procRoot, pid);
-      const cgroup = cgroupText === undefined ? null : await collectCgroupConfig(ctx, parseCgroupFile(cgroupText));
+      const membership = cgroupText === undefined ? null : parseCgroupFile(cgroupText);
+      const cgroup = membership === null ? null : await collectCgroupConfig(ctx, membership);
+      const container = membership === null ? null : containerOf(membership);
       const cpusAllowedList = boundedText(status.cpusAllowedList ?? '', 1000);
       // The start time tells a reused pid apart; without a readable stat the pid alone keys the cache.
       const startTicks = (statText === undefined ? null : parseProcStat(statText))?.startTicks ?? -1;
@@ -264,6 +265,7 @@ export async function collectProcessInventory(
         env,
         ...(unreadable === undefined ? {} : { envUnreadable: unreadable.slice(0, 500) }),
         cgroup: cgroup === null || 'unavailable' in cgroup ? null : cgroup,
+        ...(container === null ? {} : { container }),
         ...('runtimes' in loaded ? { runtimes: loaded.runtimes } : { runtimesUnreadable: loaded.runtimesUnreadable.slice(0, 500) }),
         logWarnings: (logs?.get(name) ?? []).slice(0, 50),
       };

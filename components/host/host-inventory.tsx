@@ -1,8 +1,8 @@
-import type { Inventory, ProcessInventory } from '@/lib/protocol';
+import type { Inventory, ProcessContainer, ProcessInventory } from '@/lib/protocol';
 import type { HostInventoryResponse } from '@/lib/protocol/read-api/inventory';
 import { EmptyState, ErrorState } from '../states';
 import { LocalTime } from '../time/local-time';
-import { envEntries, formatBytes, formatQuota, hypervisorText, instructionSetBadges, inventorySections } from './inventory-view';
+import { containerView, envEntries, formatBytes, formatQuota, hypervisorText, instructionSetBadges, inventorySections } from './inventory-view';
 
 function Unavailable({ what, reason }: { what: string; reason: string }) {
   return (
@@ -150,6 +150,31 @@ function DisksTable({ inventory }: { inventory: Inventory }) {
   );
 }
 
+function ContainerFacts({ container }: { container: ProcessContainer }) {
+  const view = containerView(container);
+  return (
+    <>
+      <div>
+        <dt>Container</dt>
+        <dd data-testid="process-container">
+          <code className="agent-text" title={view.id}>
+            {view.shortId}
+          </code>{' '}
+          <span className="muted agent-text">({view.engine})</span>
+        </dd>
+      </div>
+      {view.pod && (
+        <div>
+          <dt>Pod</dt>
+          <dd data-testid="process-pod">
+            <code className="agent-text">{view.pod.uid}</code>, QoS {view.pod.qosClass}
+          </dd>
+        </div>
+      )}
+    </>
+  );
+}
+
 function ProcessCard({ process }: { process: ProcessInventory }) {
   const env = envEntries(process);
   return (
@@ -168,6 +193,7 @@ function ProcessCard({ process }: { process: ProcessInventory }) {
             <span className="agent-text">{process.cpusAllowedList}</span> ({process.cpusAllowedCount})
           </dd>
         </div>
+        {process.container && <ContainerFacts container={process.container} />}
         <div>
           <dt>cgroup</dt>
           <dd>

@@ -1,4 +1,4 @@
-import type { CpuInventory, Inventory, ProcessInventory, Unavailable } from '@/lib/protocol';
+import type { CpuInventory, Inventory, PodQosClass, ProcessContainer, ProcessInventory, Unavailable } from '@/lib/protocol';
 import type { EvidenceValue, Finding, Severity } from '@/lib/protocol/findings';
 
 /** Pure shaping of the host's inventory and findings for the host page (type imports only: no zod in the browser). */
@@ -50,6 +50,26 @@ export function formatQuota(cores: number | null | undefined): string {
 /** The environment variables of a watched process, sorted by name (only allow-listed ones are ever reported). */
 export function envEntries(process: ProcessInventory): [string, string][] {
   return Object.entries(process.env).sort(([a], [b]) => a.localeCompare(b));
+}
+
+const QOS_NAMES: Record<PodQosClass, string> = { guaranteed: 'Guaranteed', burstable: 'Burstable', besteffort: 'BestEffort' };
+
+export interface ContainerView {
+  id: string;
+  /** The first 12 digits, as `docker ps` shows them. */
+  shortId: string;
+  engine: string;
+  pod: { uid: string; qosClass: string } | null;
+}
+
+/** A watched process's container as the inventory shows it; the engine is unnamed under the kubelet's cgroupfs driver. */
+export function containerView(container: ProcessContainer): ContainerView {
+  return {
+    id: container.id,
+    shortId: container.id.slice(0, 12),
+    engine: container.runtime ?? 'engine not named by its cgroup',
+    pod: container.pod ? { uid: container.pod.uid, qosClass: QOS_NAMES[container.pod.qosClass] } : null,
+  };
 }
 
 export interface InventorySections {

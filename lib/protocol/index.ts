@@ -1,3 +1,4 @@
 export * from './primitives';
+export * from './container';
 export * from './env-allow-list';
 export * from './report';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { processContainerSchema } from './container';
 import { isAllowedEnvVar } from './env-allow-list';
 import {
   countSchema,
@@ -272,6 +273,8 @@ export const processInventorySchema = z.object({
   /** Why /proc/<pid>/environ could not be read (e.g. another user's process); env is then `{}`. */
   envUnreadable: z.string().max(500).optional(),
   cgroup: cgroupConfigSchema.nullable(),
+  /** The container the process runs in, named by its cgroup path; absent outside one and from older agents. */
+  container: processContainerSchema.optional(),
   /** The runtimes the process has loaded; absent from agents that predate it, and when maps could not be read. */
   runtimes: z.array(loadedRuntimeSchema).max(32).optional(),
   /** Why /proc/<pid>/maps could not be read (e.g. another user's process); runtimes is then absent. */

@@ -27,7 +27,17 @@ async function enroll(request: APIRequestContext, hostname: string): Promise<{ t
 const before: Inventory = cleanInventory({
   hash: 'e2e-v1',
   cpu: cleanCpu({ model: 'QEMU Virtual CPU version 2.5+', flags: ['fpu', 'sse4_2', 'avx', 'hypervisor'] }),
-  processes: [watchedProcess({ name: PROCESS_NAME, env: { OMP_NUM_THREADS: ENV_VALUE } })],
+  processes: [
+    watchedProcess({
+      name: PROCESS_NAME,
+      env: { OMP_NUM_THREADS: ENV_VALUE },
+      container: {
+        runtime: 'containerd',
+        id: '25d057a4c6c9555f2a0eb106e8896968c28f1c44aca4754174851aca7f89ad26',
+        pod: { uid: '9493223b-520e-4a97-a45f-359dcf967006', qosClass: 'burstable' },
+      },
+    }),
+  ],
 });
 const after: Inventory = { ...before, hash: 'e2e-v2', host: { ...before.host, kernel: '6.8.0-40-amd64' } };
 
@@ -108,6 +118,8 @@ test('markup in the hostname, latency series, process name and env values is sho
   const process = page.locator('.process').first();
   await expect(process.locator('h4')).toContainText(PROCESS_NAME);
   await expect(process.locator('.env-list')).toHaveText(`OMP_NUM_THREADS=${ENV_VALUE}`);
+  await expect(process.getByTestId('process-container')).toHaveText('25d057a4c6c9 (containerd)');
+  await expect(process.getByTestId('process-pod')).toHaveText('9493223b-520e-4a97-a45f-359dcf967006, QoS Burstable');
   await expect(page.locator('img[src="x"]')).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
 });

@@ -193,6 +193,29 @@ describe.each([
     expect(after.inventory_snapshots - before.inventory_snapshots).toBe(2);
   });
 
+  test('a watched process\'s container and pod are stored with the inventory and come back as sent; a process outside one has none', async () => {
+    const container = {
+      runtime: 'cri-o' as const,
+      id: 'f33f47b0db740bb647cb3e7ac62d96c74966dbb99cbfaf4563bfd42d387e8b44',
+      pod: { uid: '042efd86-1f3b-4f2f-8736-f31c58e95bbc', qosClass: 'burstable' as const },
+    };
+    const process = { name: 'serve.py', pid: 4242, comm: 'python3', threads: 8, cpusAllowedList: '0-3', cpusAllowedCount: 4, env: {}, cgroup: null, logWarnings: [] };
+    const inventory = {
+      hash: 'with-container',
+      host: { kernel: '6.1.0', memTotalBytes: 8e9, onlineCpus: 8 },
+      cpu: { unavailable: 'test' },
+      disks: [],
+      dataPaths: [],
+      cgroup: { unavailable: 'test' },
+      processes: [{ ...process, container }, { ...process, name: 'tokenizer', pid: 4343 }],
+    };
+    expect((await post(deps, token, report(30, (r) => { r.inventory = inventory; }))).status).toBe(200);
+    const [row] = await test_db.db.sql.query<{ data: unknown }>('SELECT data FROM inventory_snapshots WHERE host_id = $1 AND hash = $2', [hostId, 'with-container']);
+    const stored = (typeof row!.data === 'string' ? JSON.parse(row!.data) : row!.data) as typeof inventory;
+    expect(stored.processes[0]).toEqual({ ...process, container });
+    expect(stored.processes[1]).not.toHaveProperty('container');
+  });
+
   const BOMB = gzipSync(Buffer.alloc(20 * 1024 * 1024, 32));
   const cases: { name: string; input: () => Partial<IngestInput> & { value?: unknown }; token?: () => string | null; status: number; code: string; message: RegExp; path?: string }[] = [
     { name: 'no token', input: () => ({ value: report(100) }), token: () => null, status: 401, code: 'unauthorized', message: /bearer token/ },

@@ -1,4 +1,4 @@
-import type { Inventory, ProcessInventory } from '../../protocol';
+import { containerLabel, type Inventory, type ProcessInventory } from '../../protocol';
 
 /** Groups watched processes by watch name: the workers of one service. */
 export function servicesOf(inventory: Inventory): ReadonlyMap<string, readonly ProcessInventory[]> {
@@ -21,7 +21,10 @@ function groupServices(inventory: Inventory): Map<string, ProcessInventory[]> {
   return services;
 }
 
-/** "serve.py (pid 4242)": how a message names one process. */
+/** "serve.py (pid 4242)", "python3 (pid 4242) in pod 3f2a1b4c…/container 9c1b2d3e4f5a…": how a message names one process. */
 export function processLabel(process: ProcessInventory): string {
-  return process.name === `pid:${process.pid}` ? `pid ${process.pid}` : `${process.name} (pid ${process.pid})`;
+  // Watched by container (--watch-process container:ID or pod:UID), its own name says more than the selector.
+  const name = /^(?:container|pod):/.test(process.name) ? process.comm : process.name;
+  const label = process.name === `pid:${process.pid}` ? `pid ${process.pid}` : `${name} (pid ${process.pid})`;
+  return process.container ? `${label} in ${containerLabel(process.container)}` : label;
 }

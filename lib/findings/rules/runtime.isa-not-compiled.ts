@@ -1,4 +1,5 @@
-import { isUnavailable, type LogWarning } from '../../protocol';
+import { isUnavailable, type LogWarning, type ProcessInventory } from '../../protocol';
+import { processLabel } from '../facts/services';
 import { defineHostRule, type Verdict } from '../types';
 
 /** Which TensorFlow message it was: the whole binary lacks them, or only its operations outside oneDNN do. */
@@ -71,22 +72,23 @@ export const isaNotCompiled = defineHostRule({
       if (!warning || !parsed) continue;
       const onCpu = parsed.instructions.filter((name) => cpu.flags.includes(cpuinfoFlagOf(name)));
       if (onCpu.length === 0) continue;
-      verdicts.set(process.name, verdictFor(process.name, process.pid, warning, parsed, onCpu));
+      verdicts.set(process.name, verdictFor(process, warning, parsed, onCpu));
     }
     return [...verdicts.values()];
   },
 });
 
-function verdictFor(name: string, pid: number, warning: LogWarning, parsed: UnusedInstructions, onCpu: string[]): Verdict {
+function verdictFor(process: ProcessInventory, warning: LogWarning, parsed: UnusedInstructions, onCpu: string[]): Verdict {
+  const label = processLabel(process);
   const listed = joinNames(onCpu);
   const notOnCpu = parsed.instructions.filter((i) => !onCpu.includes(i));
   return {
-    subject: name,
+    subject: process.name,
     severity: 'warning',
     message:
       parsed.scope === 'binary'
-        ? `${name} (pid ${pid}) runs a TensorFlow binary compiled without ${listed}, which this CPU has: its kernels never use them.`
-        : `${name} (pid ${pid}) runs a TensorFlow binary that uses ${listed} only in its oneDNN kernels; this CPU has them, and its other operations run without them.`,
+        ? `${label} runs a TensorFlow binary compiled without ${listed}, which this CPU has: its kernels never use them.`
+        : `${label} runs a TensorFlow binary that uses ${listed} only in its oneDNN kernels; this CPU has them, and its other operations run without them.`,
     remedy:
       'Install a TensorFlow build that uses them: an optimized distribution such as intel-tensorflow ' +
       '(`pip install intel-tensorflow`), or build it from source as the article does, with the instructions this CPU ' +
@@ -94,7 +96,7 @@ function verdictFor(name: string, pid: number, warning: LogWarning, parsed: Unus
       'Deploy that build only to hosts whose CPUs have the same instructions: elsewhere it refuses to start or dies with an illegal instruction.',
     evidence: {
       values: [
-        { label: 'process', value: `${name} (pid ${pid})` },
+        { label: 'process', value: label },
         { label: 'unused instructions the CPU has', value: onCpu.join(' ') },
         ...(notOnCpu.length ? [{ label: "listed, but not in the host's CPU flags", value: notOnCpu.join(' ') }] : []),
         { label: 'TensorFlow says', value: warning.line },

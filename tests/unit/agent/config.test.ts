@@ -65,6 +65,10 @@ describe('loadConfig', () => {
       '--http-intake-addr', '[::1]:9000',
     ]);
     expect(config.watchProcesses).toEqual(['python3', 'triton']);
+    expect(configOf(['--print', '--watch-process', 'container:9c1b2d3e', '--watch-process', 'server.py@pod:3f2a1b4c']).watchProcesses).toEqual([
+      'container:9c1b2d3e',
+      'server.py@pod:3f2a1b4c',
+    ]);
     expect(config.watchPids).toEqual([42]);
     expect(config.probes.map((p) => [p.name, p.protocol, p.host, p.port])).toEqual([
       ['oslo', 'https', 'oslo.example', 443],
@@ -92,6 +96,8 @@ describe('loadConfig', () => {
     ['interval zero', ['--print', '--interval', '0'], {}, /invalid --interval: must be greater than 0/],
     ['interval above an hour', ['--print', '--interval', '3601'], {}, /invalid --interval: must be at most 3600/],
     ['bad interval from env names the variable', ['--print'], { INFERWATCH_INTERVAL: 'x' }, /invalid INFERWATCH_INTERVAL \(--interval\)/],
+    ['container selector too short', ['--print', '--watch-process', 'container:9c1'], {}, /invalid --watch-process: "container:9c1": container: takes a container id/],
+    ['pod selector from env that is no uid', ['--print'], { INFERWATCH_WATCH_PROCESS: 'python3@pod:x' }, /invalid INFERWATCH_WATCH_PROCESS \(--watch-process\): "python3@pod:x": pod: takes a pod uid/],
     ['pid not a number', ['--print', '--watch-pid', 'abc'], {}, /invalid --watch-pid: must be a pid/],
     ['pid negative', ['--print', '--watch-pid=-3'], {}, /invalid --watch-pid/],
     ['probe without =', ['--print', '--probe', 'http://x'], {}, /invalid --probe: invalid probe spec "http:\/\/x": missing "="/],

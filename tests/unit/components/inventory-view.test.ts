@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { envEntries, evidenceText, formatBytes, hypervisorText, instructionSetBadges, inventorySections, splitFindings } from '../../../components/host/inventory-view';
+import { containerView, envEntries, evidenceText, formatBytes, hypervisorText, instructionSetBadges, inventorySections, splitFindings } from '../../../components/host/inventory-view';
 import type { Finding } from '../../../lib/protocol/findings';
 import { cleanCpu, cleanInventory, watchedProcess } from '../../support/findings-facts';
 
@@ -24,6 +24,14 @@ describe('inventory view', () => {
     expect([0, 999, 1500, 2.5e11, 1e12].map(formatBytes)).toEqual(['0 B', '999 B', '1.5 kB', '250 GB', '1.0 TB']);
     expect(formatBytes(null)).toBe('—');
     expect(envEntries(watchedProcess({ env: { OMP_NUM_THREADS: '8', KMP_BLOCKTIME: '0' } }))).toEqual([['KMP_BLOCKTIME', '0'], ['OMP_NUM_THREADS', '8']]);
+  });
+
+  test('a container shows its short id, its engine (or that the path names none), and its pod with the QoS class', () => {
+    const id = '25d057a4c6c9555f2a0eb106e8896968c28f1c44aca4754174851aca7f89ad26';
+    expect(containerView({ runtime: 'containerd', id, pod: { uid: '9493223b-520e-4a97-a45f-359dcf967006', qosClass: 'besteffort' } })).toEqual({
+      id, shortId: '25d057a4c6c9', engine: 'containerd', pod: { uid: '9493223b-520e-4a97-a45f-359dcf967006', qosClass: 'BestEffort' },
+    });
+    expect(containerView({ runtime: null, id })).toEqual({ id, shortId: '25d057a4c6c9', engine: 'engine not named by its cgroup', pod: null });
   });
 
   test('evidence values read with their units', () => {

@@ -52,6 +52,11 @@ function realisticInventory(seed: number): Inventory {
     processes: [
       {
         name: 'triton', pid: 4242, comm: 'tritonserver', threads: 48, cpusAllowedList: '0-7', cpusAllowedCount: 8, cgroup: { ...cgroup },
+        container: {
+          runtime: 'containerd',
+          id: '25d057a4c6c9555f2a0eb106e8896968c28f1c44aca4754174851aca7f89ad26',
+          pod: { uid: '9493223b-520e-4a97-a45f-359dcf967006', qosClass: 'burstable' },
+        },
         env: { OMP_NUM_THREADS: String(1 + Math.floor(random() * 8)), MKL_NUM_THREADS: '4', GOMAXPROCS: '8', TF_ENABLE_ONEDNN_OPTS: '0' },
         logWarnings: [{ id: 'omp-oversubscription', line: 'OMP: Warning #181: OMP_NUM_THREADS: Invalid symbols found. Check the value "8,".' }],
       },
@@ -345,6 +350,11 @@ describe('parseIngestBody: concrete cases', () => {
       r.inventory = { ...realisticInventory(7), cpu: { unavailable: 'x' }, disks: { unavailable: 'x' }, cgroup: { unavailable: 'x' } };
       delete r.inventory.processes[1].envUnreadable;
     }],
+    ['a container with no runtime named and no pod (an older agent sends no container at all)', 'unchanged', (r) => {
+      withInventory(r);
+      r.inventory.processes[0].container = { runtime: null, id: 'b'.repeat(64) };
+      delete r.inventory.processes[1].container;
+    }],
     ['v: "1"', 'rejected', (r) => { r.v = '1'; }],
     ['a percentage of 100.5', 'rejected', (r) => { r.cpu.perCpu[3].idlePct = 100.5; }],
     ['a fractional count', 'rejected', (r) => { r.cpu.procsRunning = 2.5; }],
@@ -357,6 +367,9 @@ describe('parseIngestBody: concrete cases', () => {
     ['sketch keys not increasing', 'rejected', (r) => { const k = r.latency[2].sketch.keys; [k[0], k[1]] = [k[1], k[0]]; }],
     ['an env var not on the allow-list', 'rejected', (r) => { withInventory(r); r.inventory.processes[0].env.LD_PRELOAD = '/tmp/x.so'; }],
     ['a disk class off the enum', 'rejected', (r) => { withInventory(r); r.inventory.disks[0].class = 'tape'; }],
+    ['a container id that is not 64 lower-case hex digits', 'rejected', (r) => { withInventory(r); r.inventory.processes[0].container.id = '<b>9c1b</b>'; }],
+    ['a container runtime off the enum', 'rejected', (r) => { withInventory(r); r.inventory.processes[0].container.runtime = 'lxc'; }],
+    ['a pod QoS class off the enum', 'rejected', (r) => { withInventory(r); r.inventory.processes[0].container.pod.qosClass = 'Guaranteed'; }],
     ['an array where an object goes', 'rejected', (r) => { r.host = []; }],
     ['an unknown top-level key', 'stripped', (r) => { r.extra = 1; }],
     ['an unknown key in a sketch', 'stripped', (r) => { r.latency[0].sketch.p99 = 42; }],

@@ -1,17 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import {
-  chooseCgroupLayout,
-  collectCgroupConfig,
-  createCgroupCollector,
-  mountPointUnder,
-  parseCgroupFile,
-  parseCgroupMounts,
-  parseCfsLimit,
-  parseCpuMax,
-  parseCpuStat,
-} from '../../../../agent/collectors/cgroups';
+import { createCgroupCollector } from '../../../../agent/collectors/cgroups/collector';
+import { chooseCgroupLayout, mountPointUnder, parseCgroupMounts } from '../../../../agent/collectors/cgroups/layout';
+import { collectCgroupConfig } from '../../../../agent/collectors/cgroups/limits';
+import { parseCfsLimit, parseCgroupFile, parseCpuMax, parseCpuStat } from '../../../../agent/collectors/cgroups/parse';
 import { cgroupConfigSchema, cgroupSampleSchema } from '../../../../lib/protocol';
 import { expectAvailable, inventoryFixture, scratchTree, treeContext } from './inventory-trees';
 

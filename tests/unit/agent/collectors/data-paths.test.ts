@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
-import { collectDataPaths, parseMountinfo } from '../../../../agent/collectors/disks';
+import { collectDataPaths } from '../../../../agent/collectors/disks';
+import { parseMountinfo } from '../../../../agent/collectors/mountinfo';
 import { dataPathSchema } from '../../../../lib/protocol';
 import { fixture } from './two-readings';
 
@@ -10,7 +11,7 @@ const mixedSys = fixture('handmade', 'mixed-disks', 'sys');
 describe('parseMountinfo', () => {
   test('reads device numbers, mount points and fs types from the mountinfo captured on the Debian KVM guest', async () => {
     const mounts = parseMountinfo(await readFile(fixture('debian-kvm', 'proc', 'self', 'mountinfo'), 'utf8'));
-    expect(mounts.find((m) => m.mountPoint === '/')).toEqual({ majorMinor: '254:0', mountPoint: '/', fsType: 'ext4', source: '/dev/vda' });
+    expect(mounts.find((m) => m.mountPoint === '/')).toEqual({ majorMinor: '254:0', root: '/', mountPoint: '/', fsType: 'ext4', source: '/dev/vda', superOptions: 'rw,discard,resv_strict,resuid=65534,resgid=65534' });
     expect(mounts.find((m) => m.mountPoint === '/sys/fs/cgroup/cpu')).toMatchObject({ fsType: 'cgroup', majorMinor: '0:29' });
   });
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createCgroupCollector } from '../../../../agent/collectors/cgroups';
+import { createCgroupCollector } from '../../../../agent/collectors/cgroups/collector';
 import { CLK_TCK, collectProcessInventory, createProcessCollector, resolveWatchedProcesses } from '../../../../agent/collectors/processes';
 import type { CollectorContext, WatchedProcess } from '../../../../agent/collectors/types';
 import { processInventorySchema } from '../../../../lib/protocol';

@@ -4,15 +4,16 @@ import { describe, expect, test } from 'vitest';
 import {
   collectProcessInventory,
   createProcessCollector,
-  matchesProcessName,
   parseCmdline,
   parseEnviron,
   parseProcStat,
   parseStatus,
   resolveWatchedProcesses,
 } from '../../../../agent/collectors/processes';
+import { matchesProcessName } from '../../../../agent/collectors/process-selectors';
 import { processInventorySchema, processSampleSchema } from '../../../../lib/protocol';
 import { inventoryFixture, scratchTree, treeContext } from './inventory-trees';
+import { fixture } from './two-readings';
 
 const captured = inventoryFixture('inventory-firecracker-v1');
 const handmadeV1 = inventoryFixture('inventory-cgroup-v1-handmade');
@@ -166,6 +167,28 @@ describe('collectProcessInventory', () => {
       logWarnings: logs.get('gunicorn'),
     });
     expect(processInventorySchema.parse(inventory)).toEqual(inventory);
+  });
+
+  test('a process in a Kubernetes pod carries runtime, id, pod uid and QoS class; one in a hand-made group that names no container carries none', async () => {
+    const tree = await scratchTree('inventory-cgroup-v2-handmade');
+    try {
+      await tree.write('proc/778/comm', 'python3\n');
+      await tree.write('proc/778/status', 'Name:\tpython3\nThreads:\t4\nCpus_allowed_list:\t0-3\n');
+      await tree.write('proc/778/cgroup', await readFile(fixture('cgroup-paths', 'k8s-containerd-1.6-v2-systemd.cgroup'), 'utf8'));
+      await tree.write('proc/777/comm', 'python3\n');
+      await tree.write('proc/777/status', 'Name:\tpython3\nThreads:\t4\nCpus_allowed_list:\t0-3\n');
+      const [inPod, notInContainer] = await collectProcessInventory(treeContext(tree.root, [{ name: 'python3', pid: 778 }, { name: 'server.py', pid: 777 }]));
+      expect(inPod?.container).toEqual({
+        runtime: 'containerd',
+        id: '25d057a4c6c9555f2a0eb106e8896968c28f1c44aca4754174851aca7f89ad26',
+        pod: { uid: '9493223b-520e-4a97-a45f-359dcf967006', qosClass: 'besteffort' },
+      });
+      expect(processInventorySchema.parse(inPod)).toEqual(inPod);
+      expect(notInContainer).toBeDefined();
+      expect(notInContainer).not.toHaveProperty('container');
+    } finally {
+      await tree.cleanup();
+    }
   });
 
   test('an unreadable environ gives env {} and says why; a vanished process is left out', async () => {

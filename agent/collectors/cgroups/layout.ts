@@ -1,0 +1,118 @@
+import path from 'node:path';
+import { parseMountinfo } from '../mountinfo';
+import { readOptional } from '../read';
+import type { CgroupMembership } from './parse';
+
+export interface CgroupMount {
+  version: 1 | 2;
+  /** The group of the hierarchy mounted there ("/" unless a namespace or bind mount shows a subtree). */
+  root: string;
+  mountPoint: string;
+  controllers: string[];
+}
+
+export function parseCgroupMounts(mountinfo: string): CgroupMount[] {
+  const mounts: CgroupMount[] = [];
+  for (const { fsType, root, mountPoint, superOptions } of parseMountinfo(mountinfo)) {
+    if (fsType !== 'cgroup' && fsType !== 'cgroup2') continue;
+    mounts.push({ version: fsType === 'cgroup2' ? 2 : 1, root, mountPoint, controllers: fsType === 'cgroup' ? superOptions.split(',') : [] });
+  }
+  return mounts;
+}
+
+/** Where the CPU controllers live: one cgroup2 hierarchy, or up to three v1 hierarchies. */
+export type CgroupLayout =
+  | { version: 2; unified: CgroupMount }
+  | { version: 1; cpu?: CgroupMount; cpuacct?: CgroupMount; cpuset?: CgroupMount };
+
+/** A controller can be bound to one hierarchy only, so a v1 cpu/cpuacct mount means v2 has no cpu controller. */
+export function chooseCgroupLayout(mounts: CgroupMount[]): CgroupLayout | null {
+  const v1 = (controller: string) => mounts.find((m) => m.version === 1 && m.controllers.includes(controller));
+  const cpu = v1('cpu');
+  const cpuacct = v1('cpuacct');
+  if (cpu || cpuacct) return { version: 1, cpu, cpuacct, cpuset: v1('cpuset') };
+  const unified = mounts.find((m) => m.version === 2 && m.mountPoint === '/sys/fs/cgroup') ?? mounts.find((m) => m.version === 2);
+  return unified ? { version: 2, unified } : null;
+}
+
+/** The layout, or the reason there is none. */
+export async function readLayout(procRoot: string): Promise<CgroupLayout | string> {
+  const mountinfo = await readOptional(procRoot, 'self/mountinfo');
+  if (mountinfo === undefined) return '/proc/self/mountinfo not readable';
+  if (mountinfo !== lastLayout.mountinfo) {
+    const layout = chooseCgroupLayout(parseCgroupMounts(mountinfo)) ?? 'no cgroup2 or v1 cpu/cpuacct mount in /proc/self/mountinfo';
+    lastLayout = { mountinfo, layout };
+  }
+  return lastLayout.layout;
+}
+
+// mountinfo is read several times per report and almost never changes; parsing it was a visible share of the CPU.
+let lastLayout: { mountinfo: string; layout: CgroupLayout | string } = { mountinfo: '', layout: '' };
+
+/** Maps a mount point from mountinfo (e.g. /sys/fs/cgroup/cpu) into the configured sysRoot. */
+export function mountPointUnder(sysRoot: string, mountPoint: string): string {
+  if (mountPoint === '/sys' || mountPoint.startsWith('/sys/')) return path.join(sysRoot, mountPoint.slice('/sys'.length));
+  return path.join(path.dirname(sysRoot), mountPoint);
+}
+
+/** A group as it sits in one hierarchy. */
+export type GroupIn = [CgroupMount, string];
+
+/** The directory of a group, or null when the group lies outside what this mount shows. */
+export function groupDir(sysRoot: string, [mount, groupPath]: GroupIn): string | null {
+  // A group outside our cgroup namespace shows as "/../..": it cannot be reached from this mount.
+  if (groupPath.split('/').includes('..')) return null;
+  const relative = path.posix.relative(mount.root, groupPath);
+  if (relative.startsWith('..') || path.posix.isAbsolute(relative)) return null;
+  return path.join(mountPointUnder(sysRoot, mount.mountPoint), relative);
+}
+
+export const readIn = (sysRoot: string, group: GroupIn, file: string) => {
+  const dir = groupDir(sysRoot, group);
+  return dir === null ? Promise.resolve(undefined) : readOptional(dir, file);
+};
+
+/** The group and its ancestors up to the mount's root, innermost first. */
+export function lineage([mount, groupPath]: GroupIn): GroupIn[] {
+  const paths: GroupIn[] = [[mount, groupPath]];
+  let current = groupPath;
+  while (current !== mount.root && current !== '/') {
+    current = path.posix.dirname(current);
+    paths.push([mount, current]);
+  }
+  return paths;
+}
+
+/** The group to sample for "the host": the broadest group this agent can see, i.e. the mount's root. */
+export const HOST_GROUP = '/';
+
+function pathFor(target: string | CgroupMembership, mount: CgroupMount, controller: string | null): string | null {
+  if (typeof target === 'string') return target === HOST_GROUP ? mount.root : target;
+  return controller === null ? target.unified : (target.v1[controller] ?? null);
+}
+
+export interface ResolvedGroup {
+  version: 1 | 2;
+  path: string;
+  /** The group per role; v2 uses the unified hierarchy for every role. */
+  quota: GroupIn | null;
+  usage: GroupIn | null;
+  cpuset: GroupIn | null;
+}
+
+export function resolveGroup(layout: CgroupLayout, target: string | CgroupMembership): ResolvedGroup | null {
+  const pick = (mount: CgroupMount | undefined, controller: string | null): GroupIn | null => {
+    if (!mount) return null;
+    const groupPath = pathFor(target, mount, controller);
+    return groupPath === null ? null : [mount, groupPath];
+  };
+  if (layout.version === 2) {
+    const unified = pick(layout.unified, null);
+    return unified && { version: 2, path: unified[1], quota: unified, usage: unified, cpuset: unified };
+  }
+  const quota = pick(layout.cpu, 'cpu');
+  const usage = pick(layout.cpuacct, 'cpuacct');
+  const cpuset = pick(layout.cpuset, 'cpuset');
+  const main = quota ?? usage;
+  return main && { version: 1, path: main[1], quota, usage, cpuset };
+}
