@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql';
 import type { FindingEvidence, FindingState, Severity } from '../protocol/findings';
-import type { FindingChanges } from './lifecycle';
+import type { Verdict } from './types';
 
 /** An unresolved finding as the engine diffs against it. */
 export interface StoredFinding {
@@ -13,6 +13,32 @@ export interface StoredFinding {
   state: Exclude<FindingState, 'resolved'>;
   peakValue: number | null;
   firstSeenAtMs: number;
+}
+
+export interface FindingInsert {
+  ruleId: string;
+  hostId: number | null;
+  region: string;
+  subject: string;
+  state: 'pending' | 'open';
+  verdict: Verdict;
+}
+
+export interface FindingUpdate {
+  id: number;
+  /** Set when a pending finding has held long enough to open. */
+  opens: boolean;
+  peakValue: number | null;
+  verdict: Verdict;
+}
+
+export interface FindingChanges {
+  inserts: FindingInsert[];
+  updates: FindingUpdate[];
+  /** Open findings whose condition no longer holds. */
+  resolves: number[];
+  /** Pending findings whose condition went away before they opened: they never happened. */
+  discards: number[];
 }
 
 interface ActiveRow {
