@@ -8,7 +8,8 @@ import { coverRange, getHostSeries, getLatencyQuantiles, readWatermarks, segment
 import { mergeHistograms } from '../series/merge-histograms';
 import type { Watermarks } from '../series/resolution';
 import { quantileOfWire } from '../sketch';
-import { explainRegression, type GaugeObservation, type RegionObservation } from './latency/explain';
+import { explainRegression } from './latency/explain';
+import type { GaugeObservation, RegionObservation } from './latency/facts';
 import { inventoryLeadUpMs, readInventoryChanges } from './latency/inventory-changes';
 import { CAUSE_GAUGES, DEFAULT_METHOD, MAX_NAMED_CPUS, STEAL_CONCENTRATION, type ExplainMethod } from './latency/method';
 import { median } from './latency/rank-correlation';
