@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FindingsEngine } from '../../lib/findings/engine';
+import { FindingsEngine } from '../../lib/findings/engine/engine';
 import { measureFixEffects } from '../../lib/findings/effects/measure-effects';
 import { getFinding, listFindings } from '../../lib/findings/list-findings';
 import type { Inventory, ProcessSample, Report } from '../../lib/protocol';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FindingsEngine } from '../../lib/findings/engine';
+import { FindingsEngine } from '../../lib/findings/engine/engine';
 import { countOpenFindings } from '../../lib/findings/host-summaries';
 import { getFleetSummary, renderFindingMetrics } from '../../lib/fleet';
 import { acknowledgeFinding, listFindings } from '../../lib/findings/list-findings';

@@ -225,7 +225,7 @@ describe('GET /api/v1/findings over a fleet ingested through the API', () => {
     } finally {
       await client.close();
     }
-    const { FindingsEngine } = await import('../../lib/findings/engine');
+    const { FindingsEngine } = await import('../../lib/findings/engine/engine');
     const cycle = await new FindingsEngine(db).runCycle(new Date(nowMs));
     expect(cycle.failures).toEqual([]);
     const { GET } = await import('../../app/api/v1/findings/route');

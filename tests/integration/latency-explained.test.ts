@@ -3,7 +3,7 @@ import { realisticReport, seededRandom } from '../../bench/_ingest-report';
 import { enrollHost } from '../../lib/auth/enroll-host';
 import { createEnrollmentKey } from '../../lib/auth/enrollment-keys';
 import { closeDb } from '../../lib/db';
-import { FindingsEngine } from '../../lib/findings/engine';
+import { FindingsEngine } from '../../lib/findings/engine/engine';
 import { explainLatency } from '../../lib/findings/latency-explained';
 import { p99Regression } from '../../lib/findings/rules/latency.p99-regression';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';

@@ -1,4 +1,4 @@
-import { evaluateFindings } from '../../../lib/findings/evaluate';
+import { evaluateFindings } from '../../../lib/findings/engine/evaluate';
 import { FINDINGS_WINDOW_MS, PROBE_WINDOW_MS, readFleetFacts } from '../../../lib/findings/read-facts';
 import { FINDING_RULES } from '../../../lib/findings/registry';
 import type { HostFacts, HostWindow, RegionFacts, WindowStat } from '../../../lib/findings/types';

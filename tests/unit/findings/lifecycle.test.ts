@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { coverageKey, type EvaluatedVerdict } from '../../../lib/findings/evaluate';
-import { contentKey, planFindingChanges } from '../../../lib/findings/lifecycle';
+import { coverageKey, type EvaluatedVerdict } from '../../../lib/findings/engine/evaluate';
+import { contentKey, planFindingChanges } from '../../../lib/findings/engine/lifecycle';
 import type { StoredFinding } from '../../../lib/findings/store';
 
 const NOW = 1_800_000_000_000;

@@ -1,6 +1,6 @@
-import type { Database } from '../db/open';
-import { DAY_MS } from '../protocol/time';
-import { measureFixEffects, type EffectOptions } from './effects/measure-effects';
+import type { Database } from '../../db/open';
+import { DAY_MS } from '../../protocol/time';
+import { measureFixEffects, type EffectOptions } from '../effects/measure-effects';
 import { FindingsEngine, type CycleResult } from './engine';
 
 export interface FindingsSchedulerOptions {
