@@ -11,7 +11,7 @@ import { RegionSummary } from '@/components/regions/region-summary';
 import { loadRegionSearchParams } from '@/components/regions/search-params';
 import { getDb } from '@/lib/db';
 import { listFindings } from '@/lib/findings/list-findings';
-import { listResidencyPolicies } from '@/lib/findings/residency-store';
+import { listResidencyPolicies } from '@/lib/findings/store/residency-policies';
 import { compareRegions } from '@/lib/fleet';
 import { findingsQuerySchema } from '@/lib/protocol/findings';
 import { regionCompareParamsSchema } from '@/lib/protocol/read-api/regions';

@@ -1,6 +1,6 @@
 import type { Database } from '../db';
 import { NotFoundError } from '../errors';
-import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../findings/effects/store';
+import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../findings/store/finding-effects';
 import { findRule } from '../findings/registry';
 import { readInventoryChanges } from '../findings/latency/inventory-changes';
 import type { Severity } from '../protocol/findings';

@@ -65,7 +65,7 @@ test('the demo fleet, through the real enroll and ingest endpoints on PostgreSQL
   const { getDb } = await import('../../lib/db');
   const { ensureDemoKeys } = await import('../../lib/demo/keys');
   const { FindingsEngine } = await import('../../lib/findings/engine/engine');
-  const { listActiveFindings } = await import('../../lib/findings/store');
+  const { listActiveFindings } = await import('../../lib/findings/store/findings');
   const db = await getDb();
   const server = await startServer();
   const logs: string[] = [];

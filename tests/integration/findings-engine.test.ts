@@ -3,7 +3,7 @@ import { FindingsEngine } from '../../lib/findings/engine/engine';
 import { countOpenFindings } from '../../lib/findings/host-summaries';
 import { getFleetSummary, renderFindingMetrics } from '../../lib/fleet';
 import { acknowledgeFinding, listFindings } from '../../lib/findings/list-findings';
-import { deleteThresholdOverride, listThresholdOverrides, putThresholdOverride } from '../../lib/findings/threshold-store';
+import { deleteThresholdOverride, listThresholdOverrides, putThresholdOverride } from '../../lib/findings/store/threshold-overrides';
 import { findingsQuerySchema, type FindingsQuery } from '../../lib/protocol/findings';
 import { ingestClient, reportSeries } from '../support/ingest-client';
 import { makeReport } from '../support/report-factory';

@@ -5,8 +5,8 @@ import { LatencyWatch } from '../latency/latency-watch';
 import { contentKey, planFindingChanges } from './lifecycle';
 import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from '../read-facts';
 import { FINDING_RULES } from '../registry';
-import { applyFindingChanges, listActiveFindings, type AppliedChanges } from '../store';
-import { listThresholdOverrides } from '../threshold-store';
+import { applyFindingChanges, listActiveFindings, type AppliedChanges } from '../store/findings';
+import { listThresholdOverrides } from '../store/threshold-overrides';
 import type { FleetFacts, Rule } from '../types';
 
 export interface CycleResult extends AppliedChanges {

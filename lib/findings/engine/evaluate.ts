@@ -1,5 +1,5 @@
 import type { ThresholdOverride } from '../../protocol/findings';
-import type { StoredFinding } from '../store';
+import type { StoredFinding } from '../store/findings';
 import { thresholdResolver, type ResolvedThresholds } from '../thresholds';
 import type { FleetFacts, HostFacts, HostRule, RegionFacts, RegionRule, Rule, Verdict } from '../types';
 

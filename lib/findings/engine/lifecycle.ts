@@ -1,6 +1,6 @@
 import type { EvaluatedVerdict } from './evaluate';
 import { coverageKey, findingKey } from './evaluate';
-import type { FindingChanges, StoredFinding } from '../store';
+import type { FindingChanges, StoredFinding } from '../store/findings';
 
 /** What an update would write; the same key as last time means there is nothing to write. */
 export function contentKey(verdict: EvaluatedVerdict['verdict'], peakValue: number | null): string {

@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/sql';
 import type { ThresholdOverride } from '../../protocol/findings';
 import { p99RegressionScreen } from '../rules/latency.p99-regression';
-import { listThresholdOverrides } from '../threshold-store';
+import { listThresholdOverrides } from '../store/threshold-overrides';
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../protocol/time';
 import { readWatermarks } from '../../series';
 import type { HostLatencyFacts, LatencySeriesFacts, PeerP99 } from './facts';

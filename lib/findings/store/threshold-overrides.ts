@@ -1,8 +1,8 @@
-import type { Database } from '../db/open';
-import { NotFoundError } from '../errors';
-import type { ThresholdOverride, ThresholdOverrideInput, ThresholdScope } from '../protocol/findings';
-import { FINDING_RULES } from './registry';
-import { checkOverride } from './thresholds';
+import type { Database } from '../../db/open';
+import { NotFoundError } from '../../errors';
+import type { ThresholdOverride, ThresholdOverrideInput, ThresholdScope } from '../../protocol/findings';
+import { FINDING_RULES } from '../registry';
+import { checkOverride } from '../thresholds';
 
 interface OverrideRow {
   id: number;

@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/sql';
 import type { FindingEffect, FindingEvidence } from '../../protocol/findings';
-import { measuringEffect } from './judge-effect';
-import type { ResolvedOccurrence } from './measure-effect';
+import { measuringEffect } from '../effects/judge-effect';
+import type { ResolvedOccurrence } from '../effects/measure-effect';
 
 /** Occurrences resolved longer ago than this are not measured any more: their data may be rolled up or gone. */
 const MEASURE_WITHIN_MS = 2 * 24 * 3_600_000;

@@ -1,6 +1,6 @@
-import type { Sql } from '../db/sql';
-import type { FindingEvidence, FindingState, Severity } from '../protocol/findings';
-import type { Verdict } from './types';
+import type { Sql } from '../../db/sql';
+import type { FindingEvidence, FindingState, Severity } from '../../protocol/findings';
+import type { Verdict } from '../types';
 
 /** An unresolved finding as the engine diffs against it. */
 export interface StoredFinding {
