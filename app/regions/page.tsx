@@ -10,7 +10,7 @@ import { RegionResidency } from '@/components/regions/region-residency';
 import { RegionSummary } from '@/components/regions/region-summary';
 import { loadRegionSearchParams } from '@/components/regions/search-params';
 import { getDb } from '@/lib/db';
-import { listFindings } from '@/lib/findings/list-findings';
+import { listFindings } from '@/lib/findings/read/list-findings';
 import { listResidencyPolicies } from '@/lib/findings/store/residency-policies';
 import { compareRegions } from '@/lib/fleet';
 import { findingsQuerySchema } from '@/lib/protocol/findings';

@@ -1,6 +1,6 @@
 import type { Database } from '../db';
 import type { Sql } from '../db/sql';
-import { hostFindingSummaries, type HostFindingSummary } from '../findings/host-summaries';
+import { hostFindingSummaries, type HostFindingSummary } from '../findings/read/host-summaries';
 import type { FleetHost, FleetParams, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 import { serverEnvironment } from '../server/environment';

@@ -3,7 +3,7 @@ import type { Sql } from '../../db/sql';
 import { evaluateFindings, type RuleFailure } from './evaluate';
 import { LatencyWatch } from '../latency/latency-watch';
 import { contentKey, planFindingChanges } from './lifecycle';
-import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from '../read-facts';
+import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from '../read/read-facts';
 import { FINDING_RULES } from '../registry';
 import { applyFindingChanges, listActiveFindings, type AppliedChanges } from '../store/findings';
 import { listThresholdOverrides } from '../store/threshold-overrides';

@@ -1,8 +1,8 @@
-import type { Database } from '../db/open';
-import { ConflictError, NotFoundError } from '../errors';
-import type { AcknowledgeInput, Finding, FindingEvidence, FindingsQuery, FindingsResponse, FixedFindingsQuery, FixedFindingsResponse, Severity } from '../protocol/findings';
-import { EFFECT_COLUMNS, effectOf, type EffectColumns } from './store/finding-effects';
-import { docsPathOf, findRule } from './registry';
+import type { Database } from '../../db/open';
+import { ConflictError, NotFoundError } from '../../errors';
+import type { AcknowledgeInput, Finding, FindingEvidence, FindingsQuery, FindingsResponse, FixedFindingsQuery, FixedFindingsResponse, Severity } from '../../protocol/findings';
+import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../store/finding-effects';
+import { docsPathOf, findRule } from '../registry';
 
 interface FindingRow extends EffectColumns {
   id: number;

@@ -1,8 +1,8 @@
-import type { Sql } from '../db/sql';
-import { withoutJit } from '../fleet/without-jit';
-import { MINUTE_MS } from '../protocol/time';
-import { isUnavailable, type Inventory } from '../protocol';
-import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts, ResidencyPolicy } from './types';
+import type { Sql } from '../../db/sql';
+import { withoutJit } from '../../fleet/without-jit';
+import { MINUTE_MS } from '../../protocol/time';
+import { isUnavailable, type Inventory } from '../../protocol';
+import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts, ResidencyPolicy } from '../types';
 
 /** The window series rules judge: long enough to call a condition sustained, short enough to resolve soon after. */
 export const FINDINGS_WINDOW_MS = 5 * MINUTE_MS;
