@@ -1,6 +1,6 @@
 import type { DiskInventory } from '../../protocol';
 import { defineHostRule, type DiskWindow, type Verdict } from '../types';
-import { DISK_CLASS_NAMES, disksOf, inventoryNameOf } from './disk-classes';
+import { DISK_CLASS_NAMES, disksOf, inventoryNameOf } from '../facts/disk-classes';
 import { exceeds } from '../thresholds';
 import { fmt, fmtPct, minutes, windowOf } from '../format';
 
