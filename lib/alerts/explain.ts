@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import { explainLatency } from '../findings/latency-explained';
+import { explainLatency } from '../findings/latency/explain-latency';
 import { keyOf } from '../sketch';
 
 export interface LatencyAlertContext {

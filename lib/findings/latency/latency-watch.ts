@@ -5,7 +5,7 @@ import { listThresholdOverrides } from '../store/threshold-overrides';
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../protocol/time';
 import { readWatermarks } from '../../series';
 import type { HostLatencyFacts, LatencySeriesFacts, PeerP99 } from './facts';
-import { isRegression } from './explain';
+import { isRegression } from './explain-regression';
 import { inventoryLeadUpMs } from './inventory-changes';
 import { DEFAULT_METHOD } from './method';
 import { readHostObservations } from './read-observations';
