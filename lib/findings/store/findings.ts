@@ -151,3 +151,8 @@ export async function applyFindingChanges(sql: Sql, changes: FindingChanges, now
     };
   });
 }
+
+/** Forgets resolved occurrences older than `before`: the history the findings page shows is bounded. */
+export async function deleteResolvedFindings(sql: Sql, before: Date): Promise<void> {
+  await sql.query(`DELETE FROM findings WHERE state = 'resolved' AND resolved_at < $1`, [before]);
+}
