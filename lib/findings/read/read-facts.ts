@@ -50,6 +50,14 @@ export class InventoryCache {
   }
 }
 
+/** Every host and its region; or, with `hostIds`, the hosts of those hosts' regions (their peers included). */
+export async function readHostRegions(sql: Sql, hostIds?: readonly number[]): Promise<{ id: number; region: string }[]> {
+  return sql.query<{ id: number; region: string }>(
+    `SELECT id, region FROM hosts ${hostIds ? 'WHERE region IN (SELECT region FROM hosts WHERE id = ANY($1::int4[]))' : ''}`,
+    hostIds ? [hostIds] : [],
+  );
+}
+
 interface HostRow {
   id: number;
   hostname: string;
