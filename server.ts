@@ -15,7 +15,7 @@ import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
 import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
 import { buildIfNeeded } from './lib/server/production-build';
-import { startFindingsScheduler } from './lib/findings/scheduler';
+import { startFindingsScheduler } from './lib/findings/engine/scheduler';
 import { startSeriesMaintenance } from './lib/series';
 
 const root = process.cwd();

@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../lib/db/open';
 import { ensurePartitions } from '../lib/db/partitions';
-import { FindingsEngine } from '../lib/findings/engine';
+import { FindingsEngine } from '../lib/findings/engine/engine';
 import { withoutJit } from '../lib/fleet/without-jit';
-import { FINDINGS_WINDOW_MS, PROBE_WINDOW_MS } from '../lib/findings/read-facts';
+import { FINDINGS_WINDOW_MS, PROBE_WINDOW_MS } from '../lib/findings/read/read-facts';
 import { FINDING_RULES } from '../lib/findings/registry';
 import type { Inventory } from '../lib/protocol';
 import { cleanInventory, watchedProcess } from '../tests/support/findings-facts';

@@ -10,7 +10,7 @@ import { TopicDocPanel } from '@/components/findings/topic-doc-panel';
 import { AdminTokenField } from '@/components/settings/admin-token-field';
 import { getDb } from '@/lib/db';
 import { FINDING_RULES, describeRule } from '@/lib/findings/registry';
-import { summarizeFindings } from '@/lib/findings/summarize-findings';
+import { summarizeFindings } from '@/lib/findings/read/summarize-findings';
 import { findingsSummaryQuerySchema } from '@/lib/protocol/findings';
 
 export const metadata: Metadata = { title: 'Findings' };

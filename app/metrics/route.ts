@@ -1,7 +1,7 @@
 import { renderAlertMetrics } from '@/lib/alerts/metrics';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { countOpenFindings } from '@/lib/findings/host-summaries';
+import { countOpenFindings } from '@/lib/findings/read/host-summaries';
 import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFindingMetrics, renderFleetMetrics, renderRollupMetrics } from '@/lib/fleet';
 import { requireReader } from '@/lib/auth/require-reader';
 import { readRollupBacklog } from '@/lib/series';

@@ -2,6 +2,15 @@ import { InvalidPayloadError } from '../errors';
 import type { ThresholdOverride, ThresholdScope } from '../protocol/findings';
 import type { Rule } from './types';
 
+/**
+ * Hysteresis: a finding raises when the value passes `raise` and, once open, clears only below `clear`, so a
+ * value hovering at the threshold does not open and resolve it every cycle.
+ */
+export function exceeds(value: number | null | undefined, raise: number, clear: number, open: boolean): boolean {
+  if (value === null || value === undefined || !Number.isFinite(value)) return false;
+  return open ? value > Math.min(clear, raise) : value > raise;
+}
+
 const SCOPE_ORDER: Record<ThresholdScope, number> = { fleet: 0, region: 1, labels: 2, host: 3 };
 
 export interface ResolvedThresholds {

@@ -1,6 +1,6 @@
 import type { Database } from '../db';
 import type { Sql } from '../db/sql';
-import { hostFindingSummaries } from '../findings/host-summaries';
+import { hostFindingSummaries } from '../findings/read/host-summaries';
 import type { SketchWire } from '../protocol';
 import { FLEET_LATENCY_WINDOW_MS, type FleetPage, type FleetParams } from '../protocol/read-api/fleet';
 import { mergeHistograms } from '../series/merge-histograms';

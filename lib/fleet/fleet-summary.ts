@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Database } from '../db';
 import { column, queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
-import { hostFindingSummaries, type HostFindingSummary } from '../findings/host-summaries';
+import { hostFindingSummaries, type HostFindingSummary } from '../findings/read/host-summaries';
 import type { FleetHost, FleetParams, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 import { serverEnvironment } from '../server/environment';

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { Database } from '../db';
 import { column, queryRows } from '../db/rows';
 import { NotFoundError } from '../errors';
-import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../findings/effects/store';
+import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../findings/store/finding-effects';
 import { findRule } from '../findings/registry';
 import { readInventoryChanges } from '../findings/latency/inventory-changes';
+import { hostExists } from '../hosts/store';
 import { SEVERITIES, type Severity } from '../protocol/findings';
 import { MAX_ANNOTATIONS, type HostAnnotation, type HostAnnotationsParams, type HostAnnotationsResponse } from '../protocol/read-api/annotations';
 
@@ -39,8 +40,7 @@ const inRange = (at: Date | null, fromMs: number, toMs: number): at is Date =>
 export async function getHostAnnotations(db: Pick<Database, 'sql'>, query: HostAnnotationsQuery): Promise<HostAnnotationsResponse> {
   const { sql } = db;
   const { hostId, from, to } = query;
-  const [host] = await sql.query<{ id: number }>('SELECT id FROM hosts WHERE id = $1', [hostId]);
-  if (!host) throw new NotFoundError(`host ${hostId} not found`);
+  if (!(await hostExists(sql, hostId))) throw new NotFoundError(`host ${hostId} not found`);
   const [inventory, findings, alerts] = await Promise.all([
     readInventoryChanges(sql, [hostId], from, to),
     sql.query<FindingEventRow>(

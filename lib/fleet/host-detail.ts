@@ -1,5 +1,5 @@
 import type { Database } from '../db';
-import { hostFindingSummaries } from '../findings/host-summaries';
+import { hostFindingSummaries } from '../findings/read/host-summaries';
 import { NotFoundError } from '../errors';
 import type { HostDetail } from '../protocol/read-api/host';
 import { serverEnvironment } from '../server/environment';

@@ -3,6 +3,7 @@ import type { Database } from '../db';
 import { column, queryRows } from '../db/rows';
 import { NotFoundError } from '../errors';
 import { diffInventories } from '../findings/latency/inventory-diff';
+import { hostExists } from '../hosts/store';
 import type { Inventory } from '../protocol';
 import type { HostInventoryParams, HostInventoryResponse, InventoryChange } from '../protocol/read-api/inventory';
 
@@ -17,8 +18,7 @@ const snapshotRow = z.object({ taken_at: column.timestamp, hash: z.string(), dat
 export async function getHostInventory(db: Pick<Database, 'sql'>, query: HostInventoryQuery): Promise<HostInventoryResponse> {
   const { sql } = db;
   const { hostId, from, to, limit } = query;
-  const [host] = await sql.query<{ id: number }>('SELECT id FROM hosts WHERE id = $1', [hostId]);
-  if (!host) throw new NotFoundError(`host ${hostId} not found`);
+  if (!(await hostExists(sql, hostId))) throw new NotFoundError(`host ${hostId} not found`);
   const rows = await queryRows(
     sql,
     'inventory_snapshots',

@@ -8,6 +8,11 @@ import type { Sql } from '../db/sql';
  * models (see docs/data-layer.md).
  */
 
+/** Whether a host with this id exists (a read API's 404 before it reads the host's series). */
+export async function hostExists(sql: Pick<Sql, 'query'>, hostId: number): Promise<boolean> {
+  return (await sql.query('SELECT 1 FROM hosts WHERE id = $1', [hostId])).length > 0;
+}
+
 const tokenHostRow = z.object({ id: column.id, region: z.string() });
 
 /** The host a token hash belongs to, unless its token was revoked. */

@@ -1,5 +1,4 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { IngestOutput } from './ingest-request';
 import type { FlushOutcome } from './write/group-commit/group-commit-writer';
 
 const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -59,7 +58,7 @@ export class IngestMetrics {
     });
   }
 
-  observeRequest(output: IngestOutput, seconds: number): void {
+  observeRequest(output: { status: number; body: unknown }, seconds: number): void {
     const body = output.body as { accepted?: number; duplicate?: number; error?: { code?: string } };
     this.requests.inc({ status: String(output.status), code: output.status === 200 ? 'ok' : (body.error?.code ?? 'unknown') });
     if (output.status === 200) {

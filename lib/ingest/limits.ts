@@ -1,5 +1,6 @@
 import { serverEnvironment, type ServerEnvironment } from '../server/environment';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
+import type { RateLimits } from './rate-limit';
 
 export interface IngestLimits {
   maxCompressedBytes: number;
@@ -8,17 +9,6 @@ export interface IngestLimits {
   /** Reports older than raw retention would land in a partition retention is about to drop. */
   maxAgeMs: number;
   rate: RateLimits;
-}
-
-/**
- * An agent sends one request per interval (10 s by default) and, after an outage, its backlog in batches. The
- * buckets allow 10× the normal pace with bursts, and drain a backlog at 1,000 reports per minute.
- */
-export interface RateLimits {
-  requestsPerS: number;
-  requestBurst: number;
-  reportsPerMin: number;
-  reportBurst: number;
 }
 
 export function ingestLimitsFromEnv(environment: ServerEnvironment = serverEnvironment()): IngestLimits {

@@ -1,5 +1,15 @@
 import { RateLimitedError } from '../errors';
-import type { RateLimits } from './limits';
+
+/**
+ * An agent sends one request per interval (10 s by default) and, after an outage, its backlog in batches. The
+ * buckets allow 10× the normal pace with bursts, and drain a backlog at 1,000 reports per minute.
+ */
+export interface RateLimits {
+  requestsPerS: number;
+  requestBurst: number;
+  reportsPerMin: number;
+  reportBurst: number;
+}
 
 interface Buckets {
   requests: number;

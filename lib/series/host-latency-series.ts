@@ -1,5 +1,6 @@
 import type { Database } from '../db';
 import { NotFoundError } from '../errors';
+import { hostExists } from '../hosts/store';
 import type { HostLatencySeriesParams, HostLatencySeriesResponse } from '../protocol/read-api/host';
 import type { SeriesResolution } from '../protocol/read-api/series';
 import { coverRange } from './resolution';
@@ -14,8 +15,7 @@ export async function listHostLatencySeries(
   query: HostLatencySeriesParams & { hostId: number },
 ): Promise<HostLatencySeriesResponse> {
   const { sql } = db;
-  const [host] = await sql.query<{ id: number }>('SELECT id FROM hosts WHERE id = $1', [query.hostId]);
-  if (!host) throw new NotFoundError(`host ${query.hostId} not found`);
+  if (!(await hostExists(sql, query.hostId))) throw new NotFoundError(`host ${query.hostId} not found`);
   const segments = coverRange(query.from.getTime(), query.to.getTime(), await readWatermarks(sql));
   const params: unknown[] = [query.hostId];
   const parts = segments.map((segment) => {

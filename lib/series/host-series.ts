@@ -1,5 +1,6 @@
 import type { Database } from '../db';
 import { NotFoundError } from '../errors';
+import { hostExists } from '../hosts/store';
 import type { HostSeries, HostSeriesParams, HostSeriesResponse, SeriesMetric, SeriesResolution } from '../protocol/read-api/series';
 import { METRIC_SOURCES, segmentColumns } from './metrics';
 import { resolutionFor, segmentsAt, type ReadOptions } from './resolution';
@@ -32,8 +33,7 @@ export async function getHostSeries(
   options: ReadOptions = {},
 ): Promise<HostSeriesResponse> {
   const { sql } = db;
-  const [host] = await sql.query<{ id: number }>('SELECT id FROM hosts WHERE id = $1', [query.hostId]);
-  if (!host) throw new NotFoundError(`host ${query.hostId} not found`);
+  if (!(await hostExists(sql, query.hostId))) throw new NotFoundError(`host ${query.hostId} not found`);
   const { resolution, bucketMs } = resolutionFor(query.from, query.to, query.maxPoints, options);
   const marks = resolution === 'raw' ? {} : await readWatermarks(sql);
   const segments = segmentsAt(resolution, query.from.getTime(), query.to.getTime(), marks);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseSecretKey } from '../alerts/channels/secret-key';
 import type { DatabaseTarget } from '../db/target';
-import type { RateLimits } from '../ingest/limits';
+import type { RateLimits } from '../ingest/rate-limit';
 import { DEFAULT_RETENTION_DAYS, type RetentionDays } from '../series/retention-config';
 
 /** Everything the server takes from its environment, checked once; README.md's Configuration table lists the same. */

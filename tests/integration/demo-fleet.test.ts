@@ -64,8 +64,8 @@ async function idle(runner: DemoRunner): Promise<void> {
 test('the demo fleet, through the real enroll and ingest endpoints on PostgreSQL, makes the findings engine raise exactly the planted findings', { timeout: 600_000 }, async () => {
   const { getDb } = await import('../../lib/db');
   const { ensureDemoKeys } = await import('../../lib/demo/keys');
-  const { FindingsEngine } = await import('../../lib/findings/engine');
-  const { listActiveFindings } = await import('../../lib/findings/store');
+  const { FindingsEngine } = await import('../../lib/findings/engine/engine');
+  const { listActiveFindings } = await import('../../lib/findings/store/findings');
   const db = await getDb();
   const server = await startServer();
   const logs: string[] = [];

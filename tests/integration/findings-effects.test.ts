@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FindingsEngine } from '../../lib/findings/engine';
+import { FindingsEngine } from '../../lib/findings/engine/engine';
 import { measureFixEffects } from '../../lib/findings/effects/measure-effects';
-import { getFinding, listFindings } from '../../lib/findings/list-findings';
+import { getFinding, listFindings } from '../../lib/findings/read/list-findings';
 import type { Inventory, ProcessSample, Report } from '../../lib/protocol';
 import { findingsQuerySchema, type Finding, type FindingEffect } from '../../lib/protocol/findings';
 import { MINUTE_MS, floorTo } from '../../lib/protocol/time';

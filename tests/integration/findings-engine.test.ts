@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FindingsEngine } from '../../lib/findings/engine';
-import { countOpenFindings } from '../../lib/findings/host-summaries';
+import { FindingsEngine } from '../../lib/findings/engine/engine';
+import { countOpenFindings } from '../../lib/findings/read/host-summaries';
 import { getFleetSummary, renderFindingMetrics } from '../../lib/fleet';
-import { acknowledgeFinding, listFindings } from '../../lib/findings/list-findings';
-import { deleteThresholdOverride, listThresholdOverrides, putThresholdOverride } from '../../lib/findings/threshold-store';
+import { acknowledgeFinding, listFindings } from '../../lib/findings/read/list-findings';
+import { deleteThresholdOverride, listThresholdOverrides, putThresholdOverride } from '../../lib/findings/store/threshold-overrides';
 import { findingsQuerySchema, type FindingsQuery } from '../../lib/protocol/findings';
 import { ingestClient, reportSeries } from '../support/ingest-client';
 import { makeReport } from '../support/report-factory';

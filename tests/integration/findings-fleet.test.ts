@@ -208,7 +208,7 @@ describe('GET /api/v1/findings over a fleet ingested through the API', () => {
     const { getDb } = await import('../../lib/db');
     const { createEnrollmentKey } = await import('../../lib/auth/enrollment-keys');
     const { enrollHost } = await import('../../lib/auth/enroll-host');
-    const { putResidencyPolicy } = await import('../../lib/findings/residency-store');
+    const { putResidencyPolicy } = await import('../../lib/findings/store/residency-policies');
     const { ingestClient } = await import('../support/ingest-client');
     const db = await getDb();
     await putResidencyPolicy(db, { name: 'norway', selector: { data: 'norway-only' }, allowedRegions: ['oslo'] });
@@ -225,7 +225,7 @@ describe('GET /api/v1/findings over a fleet ingested through the API', () => {
     } finally {
       await client.close();
     }
-    const { FindingsEngine } = await import('../../lib/findings/engine');
+    const { FindingsEngine } = await import('../../lib/findings/engine/engine');
     const cycle = await new FindingsEngine(db).runCycle(new Date(nowMs));
     expect(cycle.failures).toEqual([]);
     const { GET } = await import('../../app/api/v1/findings/route');

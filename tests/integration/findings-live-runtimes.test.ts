@@ -134,7 +134,7 @@ describe('findings on real inference runtimes watched by the real agent', () => 
     });
 
     const { getDb } = await import('../../lib/db');
-    const { getFinding } = await import('../../lib/findings/list-findings');
+    const { getFinding } = await import('../../lib/findings/read/list-findings');
     const { measureFixEffects } = await import('../../lib/findings/effects/measure-effects');
     const db = await getDb();
     const resolved = await getFinding(db, oversubscribed.id);

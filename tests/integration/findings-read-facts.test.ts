@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { InventoryCache, readHostFacts } from '../../lib/findings/read-facts';
+import { InventoryCache, readHostFacts } from '../../lib/findings/read/read-facts';
 import { stoppedReporting } from '../../lib/findings/rules/agent.stopped-reporting';
 import type { HostFacts } from '../../lib/findings/types';
 import { ingestClient, reportSeries } from '../support/ingest-client';

@@ -3,7 +3,7 @@ import { closeDb } from '../../lib/db';
 import { openDatabase, type Database } from '../../lib/db/open';
 import { GET as getRuleDoc } from '../../app/api/v1/findings/rules/[id]/route';
 import { GET as getSummary } from '../../app/api/v1/findings/summary/route';
-import { summarizeFindings } from '../../lib/findings/summarize-findings';
+import { summarizeFindings } from '../../lib/findings/read/summarize-findings';
 import { findingsSummaryQuerySchema, type FindingsSummaryResponse } from '../../lib/protocol/findings';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { insertHost } from './series-support';

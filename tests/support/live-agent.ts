@@ -87,8 +87,8 @@ export async function newestProcessInventory(pid: number): Promise<WatchedInvent
 /** One findings cycle now; the unresolved findings afterwards. */
 export async function runFindingsCycle() {
   const { getDb } = await import('../../lib/db');
-  const { FindingsEngine } = await import('../../lib/findings/engine');
-  const { listFindings } = await import('../../lib/findings/list-findings');
+  const { FindingsEngine } = await import('../../lib/findings/engine/engine');
+  const { listFindings } = await import('../../lib/findings/read/list-findings');
   const { findingsQuerySchema } = await import('../../lib/protocol/findings');
   const db = await getDb();
   await new FindingsEngine(db).runCycle(new Date());

@@ -6,7 +6,7 @@ import { HostView } from '@/components/host/host-view';
 import { hostFindingsQuery, hostQueryKey } from '@/components/host/host-queries';
 import { getDb } from '@/lib/db';
 import { NotFoundError } from '@/lib/errors';
-import { listFindings } from '@/lib/findings/list-findings';
+import { listFindings } from '@/lib/findings/read/list-findings';
 import { getHostDetail, getHostInventory } from '@/lib/fleet';
 import { findingsQuerySchema } from '@/lib/protocol/findings';
 import { hostPathSchema } from '@/lib/protocol/read-api/host';

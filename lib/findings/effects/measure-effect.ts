@@ -1,5 +1,5 @@
 import type { Database } from '../../db/open';
-import type { FindingEvidence, GaugeEffect, LatencyEffect } from '../../protocol/findings';
+import type { GaugeEffect, LatencyEffect } from '../../protocol/findings';
 import { SERIES_METRICS, type SeriesMetric } from '../../protocol/read-api/series-metrics';
 import { quantileOfWire } from '../../sketch';
 import { getHostSeries } from '../../series/host-series';
@@ -7,16 +7,8 @@ import { mergeHistograms } from '../../series/merge-histograms';
 import { coverRange } from '../../series/resolution';
 import { readWatermarks } from '../../series/rollup';
 import { readNewestChange } from '../latency/inventory-changes';
+import type { ResolvedOccurrence } from '../store/finding-effects';
 import type { EffectMeasurements } from './judge-effect';
-
-export interface ResolvedOccurrence {
-  id: number;
-  hostId: number;
-  firstSeenAtMs: number;
-  resolvedAtMs: number;
-  measureAfterMs: number;
-  evidence: FindingEvidence;
-}
 
 /** A rule's evidence names at most a few series; more would be a chart, not a comparison. */
 const MAX_GAUGES = 3;

@@ -2,7 +2,7 @@ import type { Database } from '../../db/open';
 import { HOUR_MS } from '../../protocol/time';
 import { EFFECT_MIN_REQUESTS, judgeEffect } from './judge-effect';
 import { measureEffect } from './measure-effect';
-import { beginMeasuringEffects, listDueEffects, saveMeasuredEffect } from './store';
+import { beginMeasuringEffects, listDueEffects, saveMeasuredEffect } from '../store/finding-effects';
 
 export interface EffectOptions {
   /** The windows compared: this long before the fix and after the resolution (an hour by default). */

@@ -1,6 +1,6 @@
 import { parseCpuList } from '../../protocol/cpu-list';
 import { isUnavailable, type Inventory, type ProcessInventory } from '../../protocol';
-import { formatCpuList } from '../rules/helpers';
+import { formatCpuList } from '../format';
 
 interface AffinityEntry {
   online: number;

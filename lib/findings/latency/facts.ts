@@ -1,4 +1,27 @@
-import type { GaugeObservation, InventoryObservation } from './explain';
+import type { LatencyP99 } from '../../protocol/findings';
+import type { CauseGauge } from './method';
+
+/** One gauge over the baseline and the current range (for a device or cgroup: one key of it). */
+export interface GaugeObservation {
+  gauge: CauseGauge;
+  key: string | null;
+  before: number | null;
+  after: number | null;
+  /** Its average per minute of the current range, by minute start (ms). */
+  perMinute?: ReadonlyMap<number, number>;
+  /** For steal: the vCPUs it concentrated on. */
+  cpus?: readonly number[];
+}
+
+export interface InventoryObservation {
+  atMs: number;
+  /** What changed, as diffInventories says it. */
+  changes: readonly string[];
+}
+
+export type RegionObservation =
+  | { method: 'region-p99'; region: string; otherHosts: number; baseline: LatencyP99; current: LatencyP99 }
+  | { method: 'host-count'; region: string; otherHosts: number; otherHostsRegressed: number };
 
 /** One series' p99 on another host of the region, for the rule's region check. */
 export interface PeerP99 {

@@ -2,7 +2,7 @@ import type { Sql } from '../../db/sql';
 import type { Inventory } from '../../protocol';
 import { HOUR_MS } from '../../protocol/time';
 import { diffInventories } from './inventory-diff';
-import type { InventoryObservation } from './explain';
+import type { InventoryObservation } from './facts';
 
 /** Changes are looked for in the range and a lead-up before it: as long as the range, and at least an hour. */
 export const inventoryLeadUpMs = (rangeMs: number) => Math.max(rangeMs, HOUR_MS);

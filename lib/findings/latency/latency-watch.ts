@@ -1,19 +1,18 @@
 import type { Sql } from '../../db/sql';
 import type { ThresholdOverride } from '../../protocol/findings';
 import { p99RegressionScreen } from '../rules/latency.p99-regression';
-import { listThresholdOverrides } from '../threshold-store';
+import { readHostRegions } from '../read/read-facts';
+import { listThresholdOverrides } from '../store/threshold-overrides';
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../protocol/time';
 import { readWatermarks } from '../../series';
 import type { HostLatencyFacts, LatencySeriesFacts, PeerP99 } from './facts';
-import { isRegression } from './explain';
+import { isRegression } from './explain-regression';
 import { inventoryLeadUpMs } from './inventory-changes';
 import { DEFAULT_METHOD } from './method';
 import { readHostObservations } from './read-observations';
 import { SeriesRing } from './series-ring';
-import { TAIL_NEED_SQL, p99OfTails, type TailRow } from './tail-p99';
-
-// The per-host histogram rollups (lib/series/rollup-sql.ts writes them).
-const HISTOGRAMS = { '1m': 'latency_1m', '1h': 'latency_1h' } as const;
+import { readTails } from './read-tails';
+import { p99OfTails, type TailRow } from './tail-p99';
 
 /** Thresholds of the rule that judges these facts, from its defaults and every override of it. */
 export interface ScreenThresholds {
@@ -71,10 +70,7 @@ export class LatencyWatch {
     const [marks, overrides, hosts] = await Promise.all([
       readWatermarks(sql),
       listThresholdOverrides({ sql }),
-      sql.query<{ id: number; region: string }>(
-        `SELECT id, region FROM hosts ${options.hostIds ? 'WHERE region IN (SELECT region FROM hosts WHERE id = ANY($1::int4[]))' : ''}`,
-        options.hostIds ? [options.hostIds] : [],
-      ),
+      readHostRegions(sql, options.hostIds),
     ]);
     if (!marks['1m']) return new Map();
     const windowTo = floorTo(marks['1m'].getTime(), MINUTE_MS);
@@ -153,7 +149,7 @@ export class LatencyWatch {
     };
     const minutes = missing(this.minutesRead, r.windowFrom, r.windowTo, MINUTE_MS, this.options.minutesPerCycle ?? 3);
     const hours = missing(this.hoursRead, r.baselineFrom, r.baselineTo, HOUR_MS, this.options.hoursPerCycle ?? 1);
-    const [minuteRows, hourRows] = await Promise.all([this.readTails(sql, '1m', hostIds, minutes), this.readTails(sql, '1h', hostIds, hours)]);
+    const [minuteRows, hourRows] = await Promise.all([readTails(sql, '1m', hostIds, minutes), readTails(sql, '1h', hostIds, hours)]);
     this.store(minuteRows, 'minutes');
     this.store(hourRows, 'hours');
     for (const t of minutes) this.minutesRead.add(t);
@@ -165,26 +161,6 @@ export class LatencyWatch {
       const stale = state.minutes.summary(r.windowFrom, r.windowTo).buckets === 0 && state.hours.summary(r.baselineFrom, r.baselineTo + HOUR_MS).buckets === 0;
       if (!known.has(state.hostId) || stale) this.series.delete(key);
     }
-  }
-
-  /** One statement per bucket, in turn: with one `ts`, rows come in index order and the window needs no sort. */
-  private async readTails(sql: Sql, level: '1m' | '1h', hostIds: number[], buckets: number[]): Promise<TailRow[]> {
-    if (hostIds.length === 0) return [];
-    const read = (t: number) =>
-      sql.query<TailRow>(
-        `SELECT host_id, name, $3::float8 AS ts, count, zero_count, min, max,
-                array_to_string(keys[greatest(1, cardinality(keys) - need + 1):], ',') AS keys,
-                array_to_string(counts[greatest(1, cardinality(counts) - need + 1):], ',') AS counts
-           FROM (SELECT l.host_id, l.name, l.count::float8 AS count, l.zero_count::float8 AS zero_count, l.min, l.max,
-                        l.keys, l.counts, ${TAIL_NEED_SQL('sum(l.count) OVER g')}::int AS need
-                   FROM ${HISTOGRAMS[level]} l WHERE l.host_id = ANY($1::int4[]) AND l.ts = $2
-                 WINDOW g AS (PARTITION BY l.host_id, l.name)) x
-          ORDER BY host_id, name`,
-        [hostIds, new Date(t), t],
-      );
-    let rows: TailRow[] = [];
-    for (const t of buckets) rows = rows.concat(await read(t));
-    return rows;
   }
 
   private store(rows: readonly TailRow[], ring: 'minutes' | 'hours'): void {

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/sql';
 import { METRIC_SOURCES } from '../../series/metrics';
-import type { GaugeObservation, InventoryObservation } from './explain';
+import type { GaugeObservation, InventoryObservation } from './facts';
 import { readInventoryChanges } from './inventory-changes';
 import { CAUSE_GAUGES, type CauseGauge } from './method';
 

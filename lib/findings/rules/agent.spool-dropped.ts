@@ -1,5 +1,5 @@
 import { defineHostRule } from '../types';
-import { minutes, plural, windowOf } from './helpers';
+import { minutes, plural, windowOf } from '../format';
 
 export const spoolDropped = defineHostRule({
   id: 'agent.spool-dropped',

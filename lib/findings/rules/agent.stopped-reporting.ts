@@ -1,5 +1,5 @@
 import { defineHostRule, type HostFacts } from '../types';
-import { fmt } from './helpers';
+import { fmt } from '../format';
 import { formatElapsed } from '../../protocol/duration';
 import { MINUTE_MS } from '../../protocol/time';
 

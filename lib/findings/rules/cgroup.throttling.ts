@@ -1,6 +1,7 @@
 import { isUnavailable, type Inventory } from '../../protocol';
 import { defineHostRule, type CgroupWindow, type Verdict } from '../types';
-import { exceeds, fmt, fmtPct, minutes, windowOf } from './helpers';
+import { exceeds } from '../thresholds';
+import { fmt, fmtPct, minutes, windowOf } from '../format';
 import { RUNTIME_NAMES, describePool, intraOpPools, largestPool, type ThreadPool } from '../facts/thread-pools';
 import { fittingThreads, fmtCpus } from '../facts/usable-cpus';
 

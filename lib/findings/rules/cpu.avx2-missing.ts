@@ -1,5 +1,5 @@
 import { defineHostRule } from '../types';
-import { describeHypervisor, passthroughRemedy, x86CpuOf } from './cpu-exposure';
+import { describeHypervisor, passthroughRemedy, x86CpuOf } from '../facts/cpu-exposure';
 
 const REQUIRED_FLAGS = ['avx2', 'fma'] as const;
 

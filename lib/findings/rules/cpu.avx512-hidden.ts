@@ -1,6 +1,6 @@
 import { defineHostRule } from '../types';
-import { describeHypervisor, passthroughRemedy, x86CpuOf } from './cpu-exposure';
-import { plural } from './helpers';
+import { describeHypervisor, passthroughRemedy, x86CpuOf } from '../facts/cpu-exposure';
+import { plural } from '../format';
 
 function whoSees(withFlag: number, others: number): string {
   if (withFlag < others) return `${withFlag} of the ${plural(others, 'other host')}`;

@@ -1,6 +1,6 @@
 import { isUnavailable } from '../../protocol';
 import { defineHostRule } from '../types';
-import { describeHypervisor } from './cpu-exposure';
+import { describeHypervisor } from '../facts/cpu-exposure';
 
 const FIND_THE_DIFFERENCE = "See which flags differ with `awk -F': ' '/^flags|^Features/ {print $2}' /proc/cpuinfo | sort | uniq -c`.";
 

@@ -1,6 +1,7 @@
 import type { EvidenceValue } from '../../protocol/findings';
 import { defineHostRule, type HostWindow } from '../types';
-import { exceeds, fmtPct, minutes, windowOf } from './helpers';
+import { exceeds } from '../thresholds';
+import { fmtPct, minutes, windowOf } from '../format';
 
 /** Steal or throttling below this explains no pressure: it is rounding noise in /proc/stat and cpu.stat. */
 const NOTABLE_PCT = 1;

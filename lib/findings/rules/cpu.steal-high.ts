@@ -1,5 +1,6 @@
 import { defineHostRule } from '../types';
-import { exceeds, fmtPct, minutes, windowOf } from './helpers';
+import { exceeds } from '../thresholds';
+import { fmtPct, minutes, windowOf } from '../format';
 
 const WORST_CPUS_NAMED = 3;
 

@@ -1,6 +1,6 @@
 import type { FindingEvidence, LatencyCause, ThresholdOverride } from '../../protocol/findings';
-import { explainRegression, isRegression, type GaugeObservation, type RegionObservation } from '../latency/explain';
-import type { LatencySeriesFacts } from '../latency/facts';
+import { explainRegression, isRegression } from '../latency/explain-regression';
+import type { GaugeObservation, LatencySeriesFacts, RegionObservation } from '../latency/facts';
 import { DEFAULT_METHOD, MAX_NAMED_CPUS, STEAL_CONCENTRATION, type ExplainMethod } from '../latency/method';
 import { defineHostRule, type HostFacts } from '../types';
 

@@ -1,6 +1,6 @@
 import type { Inventory, ProcessInventory, RuntimeId } from '../../protocol';
 import { defineHostRule, type Verdict } from '../types';
-import { fmt } from './helpers';
+import { fmt } from '../format';
 import { KMP_RUNTIMES, RUNTIME_NAMES, envOf, runtimesOf, sizedPools } from '../facts/thread-pools';
 import { processLabel, servicesOf } from '../facts/services';
 

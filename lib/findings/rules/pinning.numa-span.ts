@@ -1,5 +1,5 @@
 import { defineHostRule, type Verdict } from '../types';
-import { cpusetArgument, formatCpuList } from './helpers';
+import { cpusetArgument, formatCpuList } from '../format';
 import { affinitySet } from '../facts/usable-cpus';
 import { numaNodesOf } from '../facts/numa';
 import { processLabel, servicesOf } from '../facts/services';

@@ -1,6 +1,6 @@
 import type { ProcessInventory } from '../../protocol';
 import { defineHostRule } from '../types';
-import { cpusetArgument, plural } from './helpers';
+import { cpusetArgument, plural } from '../format';
 import { affinityCpus, affinitySet, affinityText } from '../facts/usable-cpus';
 import { nodesOrOnline, numaNodesOf, type NumaNode } from '../facts/numa';
 import { processLabel } from '../facts/services';

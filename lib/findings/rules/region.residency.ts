@@ -1,6 +1,6 @@
 import type { HostFacts, ResidencyPolicy } from '../types';
 import { defineHostRule } from '../types';
-import { fmt } from './helpers';
+import { fmt } from '../format';
 import { HOUR_MS } from '../../protocol/time';
 
 

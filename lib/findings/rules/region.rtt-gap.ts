@@ -1,6 +1,7 @@
 import type { RegionFacts, RegionProbeFacts, RegionVerdict } from '../types';
 import { defineRegionRule } from '../types';
-import { exceeds, fmt, minutes } from './helpers';
+import { exceeds } from '../thresholds';
+import { fmt, minutes } from '../format';
 
 type Measure = 'connect' | 'response';
 

@@ -1,6 +1,6 @@
 import type { DiskInventory } from '../../protocol';
 import { defineHostRule, type Verdict } from '../types';
-import { DISK_CLASS_NAMES, disksOf } from './disk-classes';
+import { DISK_CLASS_NAMES, disksOf } from '../facts/disk-classes';
 
 /** Classes judged slow for models and data; `other` (dm, md) says nothing about the media beneath it. */
 const SLOW_CLASSES = new Set<DiskInventory['class']>(['hdd', 'ssd', 'virtual']);

@@ -1,7 +1,8 @@
 import type { DiskInventory } from '../../protocol';
 import { defineHostRule, type DiskWindow, type Verdict } from '../types';
-import { DISK_CLASS_NAMES, disksOf, inventoryNameOf } from './disk-classes';
-import { exceeds, fmt, fmtPct, minutes, windowOf } from './helpers';
+import { DISK_CLASS_NAMES, disksOf, inventoryNameOf } from '../facts/disk-classes';
+import { exceeds } from '../thresholds';
+import { fmt, fmtPct, minutes, windowOf } from '../format';
 
 type DiskClass = DiskInventory['class'];
 

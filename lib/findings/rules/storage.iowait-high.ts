@@ -1,6 +1,7 @@
 import type { EvidenceSeries, EvidenceValue } from '../../protocol/findings';
 import { defineHostRule, type DiskWindow } from '../types';
-import { exceeds, fmt, fmtPct, minutes, windowOf } from './helpers';
+import { exceeds } from '../thresholds';
+import { fmt, fmtPct, minutes, windowOf } from '../format';
 
 /** The disk with the most requests in flight (aqu-sz counts them on any device type), then the highest utilisation. */
 export function busiestDisk(disks: readonly DiskWindow[]): DiskWindow | null {

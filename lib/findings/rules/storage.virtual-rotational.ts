@@ -1,5 +1,5 @@
 import { defineHostRule } from '../types';
-import { disksOf } from './disk-classes';
+import { disksOf } from '../facts/disk-classes';
 
 /** The udev KERNEL match for a device: its family for virtio and Xen names (stable), else the name itself. */
 export function udevKernelMatch(device: string): string {

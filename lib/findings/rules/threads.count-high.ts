@@ -1,6 +1,7 @@
 import type { ProcessInventory } from '../../protocol';
 import { defineHostRule, type Verdict } from '../types';
-import { exceeds, fmt, minutes, windowOf } from './helpers';
+import { exceeds } from '../thresholds';
+import { fmt, minutes, windowOf } from '../format';
 import { RUNTIME_NAMES, describePool, describeUnsized, intraOpPools } from '../facts/thread-pools';
 import { describeUsable, usableCpus } from '../facts/usable-cpus';
 import { processLabel, servicesOf } from '../facts/services';

@@ -1,5 +1,6 @@
 import { defineHostRule, type Verdict } from '../types';
-import { exceeds, fmt, plural } from './helpers';
+import { exceeds } from '../thresholds';
+import { fmt, plural } from '../format';
 import { RUNTIME_NAMES, describePool, describeUnsized, intraOpPools, largestPool, type ThreadPool, type UnsizedPool } from '../facts/thread-pools';
 import { describeUsable, fittingThreads, fmtCpus, usableCpus } from '../facts/usable-cpus';
 import { servicesOf } from '../facts/services';

@@ -1,6 +1,6 @@
 import { isUnavailable, type Inventory, type ProcessInventory } from '../../protocol';
 import { defineHostRule, type Verdict } from '../types';
-import { plural } from './helpers';
+import { plural } from '../format';
 import { RUNTIME_NAMES, poolKnob, readsEnvironment, sizedPools, type DefaultBasis, type ThreadPool } from '../facts/thread-pools';
 import { describeUsable, fittingThreads, fmtCpus, usableCpus } from '../facts/usable-cpus';
 import { processLabel, servicesOf } from '../facts/services';

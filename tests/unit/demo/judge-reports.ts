@@ -1,5 +1,5 @@
-import { evaluateFindings } from '../../../lib/findings/evaluate';
-import { FINDINGS_WINDOW_MS, PROBE_WINDOW_MS, readFleetFacts } from '../../../lib/findings/read-facts';
+import { evaluateFindings } from '../../../lib/findings/engine/evaluate';
+import { FINDINGS_WINDOW_MS, PROBE_WINDOW_MS, readFleetFacts } from '../../../lib/findings/read/read-facts';
 import { FINDING_RULES } from '../../../lib/findings/registry';
 import type { HostFacts, HostWindow, RegionFacts, WindowStat } from '../../../lib/findings/types';
 import { DEMO_INTERVAL_MS, reportsUntilMs, type DemoHost } from '../../../lib/demo/fleet';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { coverageKey, type EvaluatedVerdict } from '../../../lib/findings/evaluate';
-import { contentKey, planFindingChanges } from '../../../lib/findings/lifecycle';
-import type { StoredFinding } from '../../../lib/findings/store';
+import { coverageKey, type EvaluatedVerdict } from '../../../lib/findings/engine/evaluate';
+import { contentKey, planFindingChanges } from '../../../lib/findings/engine/lifecycle';
+import type { StoredFinding } from '../../../lib/findings/store/findings';
 
 const NOW = 1_800_000_000_000;
 const verdict = (patch: Partial<EvaluatedVerdict> = {}, value = 7): EvaluatedVerdict => ({

@@ -19,6 +19,12 @@ describe('the findings rule registry', () => {
     for (const section of sections) expect(doc).toContain(section);
     for (const name of Object.keys(rule.defaults)) expect(doc).toContain(`\`${name}\``);
   });
+
+  test('lib/findings/rules/ holds the registered rules and their tests, nothing else', () => {
+    const files = fs.readdirSync('lib/findings/rules').map((name) => name.replace(/(\.test)?\.ts$/, '')).sort();
+    const ids = FINDING_RULES.flatMap((r) => [r.id, r.id]).sort();
+    expect(files).toEqual(ids);
+  });
 });
 
 describe('docs/findings/README.md', () => {

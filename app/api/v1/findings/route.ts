@@ -1,7 +1,7 @@
 import { requireReader } from '@/lib/auth/require-reader';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { listFindings } from '@/lib/findings/list-findings';
+import { listFindings } from '@/lib/findings/read/list-findings';
 import { findingsQuerySchema } from '@/lib/protocol/findings';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
 

@@ -1,7 +1,7 @@
 import { requireReader } from '@/lib/auth/require-reader';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { getFinding } from '@/lib/findings/list-findings';
+import { getFinding } from '@/lib/findings/read/list-findings';
 import { findingPathSchema } from '@/lib/protocol/findings';
 
 export const dynamic = 'force-dynamic';

@@ -1,7 +1,7 @@
 import { requireReader } from '@/lib/auth/require-reader';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { listFixedFindings } from '@/lib/findings/list-findings';
+import { listFixedFindings } from '@/lib/findings/read/list-findings';
 import { fixedFindingsQuerySchema } from '@/lib/protocol/findings';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
 

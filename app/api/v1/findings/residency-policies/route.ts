@@ -2,7 +2,7 @@ import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { requireReader } from '@/lib/auth/require-reader';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { listResidencyPolicies, putResidencyPolicy } from '@/lib/findings/residency-store';
+import { listResidencyPolicies, putResidencyPolicy } from '@/lib/findings/store/residency-policies';
 import { readJsonBody } from '@/lib/http/json-body';
 import { residencyPolicyInputSchema } from '@/lib/protocol/findings';
 

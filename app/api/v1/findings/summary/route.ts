@@ -1,7 +1,7 @@
 import { requireReader } from '@/lib/auth/require-reader';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { summarizeFindings } from '@/lib/findings/summarize-findings';
+import { summarizeFindings } from '@/lib/findings/read/summarize-findings';
 import { findingsSummaryQuerySchema } from '@/lib/protocol/findings';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
 

@@ -2,7 +2,7 @@ import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { requireReader } from '@/lib/auth/require-reader';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { listThresholdOverrides, putThresholdOverride } from '@/lib/findings/threshold-store';
+import { listThresholdOverrides, putThresholdOverride } from '@/lib/findings/store/threshold-overrides';
 import { readJsonBody } from '@/lib/http/json-body';
 import { thresholdOverrideInputSchema } from '@/lib/protocol/findings';
 

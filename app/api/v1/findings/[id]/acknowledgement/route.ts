@@ -1,7 +1,7 @@
 import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { acknowledgeFinding, clearAcknowledgement } from '@/lib/findings/list-findings';
+import { acknowledgeFinding, clearAcknowledgement } from '@/lib/findings/read/list-findings';
 import { readJsonBody } from '@/lib/http/json-body';
 import { acknowledgeInputSchema, findingPathSchema } from '@/lib/protocol/findings';
 

@@ -1,6 +1,6 @@
 import { requireReader } from '@/lib/auth/require-reader';
 import { toErrorResponse } from '@/lib/errors';
-import { getTopicDoc } from '@/lib/findings/rule-doc';
+import { getTopicDoc } from '@/lib/findings/read/rule-doc';
 import { z } from 'zod';
 
 export const dynamic = 'force-dynamic';

@@ -1,7 +1,7 @@
 import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { deleteResidencyPolicy } from '@/lib/findings/residency-store';
+import { deleteResidencyPolicy } from '@/lib/findings/store/residency-policies';
 import { findingPathSchema } from '@/lib/protocol/findings';
 
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { requireReader } from '@/lib/auth/require-reader';
 import { toErrorResponse } from '@/lib/errors';
-import { getRuleDoc } from '@/lib/findings/rule-doc';
+import { getRuleDoc } from '@/lib/findings/read/rule-doc';
 import { z } from 'zod';
 
 export const dynamic = 'force-dynamic';

@@ -1,7 +1,7 @@
 import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { deleteThresholdOverride } from '@/lib/findings/threshold-store';
+import { deleteThresholdOverride } from '@/lib/findings/store/threshold-overrides';
 import { findingPathSchema } from '@/lib/protocol/findings';
 
 export const dynamic = 'force-dynamic';

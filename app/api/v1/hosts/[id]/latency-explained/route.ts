@@ -1,7 +1,7 @@
 import { requireReader } from '@/lib/auth/require-reader';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { explainLatency } from '@/lib/findings/latency-explained';
+import { explainLatency } from '@/lib/findings/latency/explain-latency';
 import { latencyExplainedParamsSchema } from '@/lib/protocol/findings';
 import { hostPathSchema } from '@/lib/protocol/read-api/host';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';

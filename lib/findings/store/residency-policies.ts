@@ -1,6 +1,6 @@
-import type { Database } from '../db/open';
-import { NotFoundError } from '../errors';
-import type { ResidencyPolicyInput, ResidencyPolicyView } from '../protocol/findings';
+import type { Database } from '../../db/open';
+import { NotFoundError } from '../../errors';
+import type { ResidencyPolicyInput, ResidencyPolicyView } from '../../protocol/findings';
 
 interface PolicyRow {
   id: number;

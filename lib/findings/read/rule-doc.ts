@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { NotFoundError } from '../errors';
-import { FINDINGS_TOPIC_DOCS, type FindingRuleDoc, type FindingsTopicDoc } from '../protocol/findings';
-import { describeRule, docsPathOf, findRule } from './registry';
+import { NotFoundError } from '../../errors';
+import { FINDINGS_TOPIC_DOCS, type FindingRuleDoc, type FindingsTopicDoc } from '../../protocol/findings';
+import { describeRule, docsPathOf, findRule } from '../registry';
 
 /** A registered rule with its doc page; only registered ids reach the file system, so no path comes from the caller. */
 export async function getRuleDoc(ruleId: string, root = process.cwd()): Promise<FindingRuleDoc> {

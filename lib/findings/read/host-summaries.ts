@@ -1,6 +1,6 @@
-import type { Database } from '../db/open';
-import type { FindingCounts, Severity, TopFinding } from '../protocol/findings';
-import { findRule } from './registry';
+import type { Database } from '../../db/open';
+import type { FindingCounts, Severity, TopFinding } from '../../protocol/findings';
+import { findRule } from '../registry';
 
 export interface HostFindingSummary {
   counts: FindingCounts;

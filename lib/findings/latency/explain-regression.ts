@@ -1,29 +1,8 @@
 import type { LatencyCause, LatencyP99, LatencyRegionCheck, LatencyVerdict } from '../../protocol/findings';
-import { fmt, formatCpuList } from '../rules/helpers';
-import { DEFAULT_METHOD, type CauseGauge, type ExplainMethod } from './method';
+import { fmt, formatCpuList } from '../format';
+import type { GaugeObservation, InventoryObservation, RegionObservation } from './facts';
+import { DEFAULT_METHOD, type ExplainMethod } from './method';
 import { median, spearman } from './rank-correlation';
-
-/** One gauge over the baseline and the current range (for a device or cgroup: one key of it). */
-export interface GaugeObservation {
-  gauge: CauseGauge;
-  key: string | null;
-  before: number | null;
-  after: number | null;
-  /** Its average per minute of the current range, by minute start (ms). */
-  perMinute?: ReadonlyMap<number, number>;
-  /** For steal: the vCPUs it concentrated on. */
-  cpus?: readonly number[];
-}
-
-export interface InventoryObservation {
-  atMs: number;
-  /** What changed, as diffInventories says it. */
-  changes: readonly string[];
-}
-
-export type RegionObservation =
-  | { method: 'region-p99'; region: string; otherHosts: number; baseline: LatencyP99; current: LatencyP99 }
-  | { method: 'host-count'; region: string; otherHosts: number; otherHostsRegressed: number };
 
 export interface ExplainInput {
   name: string;

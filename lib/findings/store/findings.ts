@@ -1,6 +1,6 @@
-import type { Sql } from '../db/sql';
-import type { FindingEvidence, FindingState, Severity } from '../protocol/findings';
-import type { FindingChanges } from './lifecycle';
+import type { Sql } from '../../db/sql';
+import type { FindingEvidence, FindingState, Severity } from '../../protocol/findings';
+import type { Verdict } from '../types';
 
 /** An unresolved finding as the engine diffs against it. */
 export interface StoredFinding {
@@ -13,6 +13,32 @@ export interface StoredFinding {
   state: Exclude<FindingState, 'resolved'>;
   peakValue: number | null;
   firstSeenAtMs: number;
+}
+
+export interface FindingInsert {
+  ruleId: string;
+  hostId: number | null;
+  region: string;
+  subject: string;
+  state: 'pending' | 'open';
+  verdict: Verdict;
+}
+
+export interface FindingUpdate {
+  id: number;
+  /** Set when a pending finding has held long enough to open. */
+  opens: boolean;
+  peakValue: number | null;
+  verdict: Verdict;
+}
+
+export interface FindingChanges {
+  inserts: FindingInsert[];
+  updates: FindingUpdate[];
+  /** Open findings whose condition no longer holds. */
+  resolves: number[];
+  /** Pending findings whose condition went away before they opened: they never happened. */
+  discards: number[];
 }
 
 interface ActiveRow {
@@ -124,4 +150,28 @@ export async function applyFindingChanges(sql: Sql, changes: FindingChanges, now
       resolved: changes.resolves.length,
     };
   });
+}
+
+/** Forgets resolved occurrences older than `before`: the history the findings page shows is bounded. */
+export async function deleteResolvedFindings(sql: Sql, before: Date): Promise<void> {
+  await sql.query(`DELETE FROM findings WHERE state = 'resolved' AND resolved_at < $1`, [before]);
+}
+
+export interface FindingAcknowledgement {
+  at: Date;
+  reason: string;
+  expiresAt: Date | null;
+}
+
+/** Acknowledges an unresolved finding; false when it is resolved or does not exist. */
+export async function setFindingAcknowledgement(sql: Pick<Sql, 'query'>, id: number, ack: FindingAcknowledgement): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE findings SET ack_at = $2, ack_reason = $3, ack_expires_at = $4 WHERE id = $1 AND state <> 'resolved' RETURNING id`,
+    [id, ack.at, ack.reason, ack.expiresAt],
+  );
+  return rows.length > 0;
+}
+
+export async function clearFindingAcknowledgement(sql: Pick<Sql, 'query'>, id: number): Promise<void> {
+  await sql.query('UPDATE findings SET ack_at = NULL, ack_reason = NULL, ack_expires_at = NULL WHERE id = $1', [id]);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { cleanInventory, watchedProcess } from '../../../tests/support/findings-facts';
-import { explainRegression, type ExplainInput, type GaugeObservation } from './explain';
+import { explainRegression, type ExplainInput } from './explain-regression';
+import type { GaugeObservation } from './facts';
 import { diffInventories } from './inventory-diff';
 import { CAUSE_GAUGES, DEFAULT_METHOD } from './method';
 

@@ -1,6 +1,8 @@
-import type { Database } from '../db/open';
-import { DAY_MS } from '../protocol/time';
-import { measureFixEffects, type EffectOptions } from './effects/measure-effects';
+import type { Database } from '../../db/open';
+import { DAY_MS } from '../../protocol/time';
+import { measureFixEffects, type EffectOptions } from '../effects/measure-effects';
+import { listSnapshotsAfter, readNewestSnapshotId } from '../read/inventory-snapshots';
+import { deleteResolvedFindings } from '../store/findings';
 import { FindingsEngine, type CycleResult } from './engine';
 
 export interface FindingsSchedulerOptions {
@@ -53,11 +55,11 @@ export function startFindingsScheduler(db: Pick<Database, 'sql'>, options: Findi
 
   const full = async () => {
     const at = now();
-    const [mark] = await db.sql.query<{ id: number | null }>('SELECT max(id) AS id FROM inventory_snapshots');
+    const mark = await readNewestSnapshotId(db.sql);
     const result = await engine.runCycle(at);
     reportFailures(result);
-    lastSnapshotId = Math.max(lastSnapshotId ?? 0, Number(mark?.id ?? 0));
-    await db.sql.query(`DELETE FROM findings WHERE state = 'resolved' AND resolved_at < $1`, [new Date(at.getTime() - historyMs)]);
+    lastSnapshotId = Math.max(lastSnapshotId ?? 0, mark);
+    await deleteResolvedFindings(db.sql, new Date(at.getTime() - historyMs));
     // A failure to measure a fix must not hold back the next cycle's judgements: it is reported and tried again.
     await measureFixEffects(db, at, options.effects).catch(onError);
     options.onCycle?.(result);
@@ -66,13 +68,10 @@ export function startFindingsScheduler(db: Pick<Database, 'sql'>, options: Findi
 
   const pollInventories = async () => {
     if (lastSnapshotId === null) return;
-    const rows = await db.sql.query<{ id: number; host_id: number }>(
-      'SELECT id, host_id FROM inventory_snapshots WHERE id > $1 ORDER BY id',
-      [lastSnapshotId],
-    );
-    if (rows.length === 0) return;
-    lastSnapshotId = Number(rows.at(-1)!.id);
-    const hostIds = [...new Set(rows.map((r) => r.host_id))];
+    const snapshots = await listSnapshotsAfter(db.sql, lastSnapshotId);
+    if (snapshots.length === 0) return;
+    lastSnapshotId = snapshots.at(-1)!.id;
+    const hostIds = [...new Set(snapshots.map((s) => s.hostId))];
     const result = await engine.runCycle(now(), hostIds);
     reportFailures(result);
     options.onCycle?.(result, hostIds);

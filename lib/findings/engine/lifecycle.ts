@@ -1,32 +1,6 @@
 import type { EvaluatedVerdict } from './evaluate';
 import { coverageKey, findingKey } from './evaluate';
-import type { StoredFinding } from './store';
-
-export interface FindingInsert {
-  ruleId: string;
-  hostId: number | null;
-  region: string;
-  subject: string;
-  state: 'pending' | 'open';
-  verdict: EvaluatedVerdict['verdict'];
-}
-
-export interface FindingUpdate {
-  id: number;
-  /** Set when a pending finding has held long enough to open. */
-  opens: boolean;
-  peakValue: number | null;
-  verdict: EvaluatedVerdict['verdict'];
-}
-
-export interface FindingChanges {
-  inserts: FindingInsert[];
-  updates: FindingUpdate[];
-  /** Open findings whose condition no longer holds. */
-  resolves: number[];
-  /** Pending findings whose condition went away before they opened: they never happened. */
-  discards: number[];
-}
+import type { FindingChanges, StoredFinding } from '../store/findings';
 
 /** What an update would write; the same key as last time means there is nothing to write. */
 export function contentKey(verdict: EvaluatedVerdict['verdict'], peakValue: number | null): string {

@@ -1,8 +1,9 @@
-import type { Database } from '../db/open';
-import { NotFoundError } from '../errors';
-import type { ThresholdOverride, ThresholdOverrideInput, ThresholdScope } from '../protocol/findings';
-import { FINDING_RULES } from './registry';
-import { checkOverride } from './thresholds';
+import type { Database } from '../../db/open';
+import { NotFoundError } from '../../errors';
+import { hostExists } from '../../hosts/store';
+import type { ThresholdOverride, ThresholdOverrideInput, ThresholdScope } from '../../protocol/findings';
+import { FINDING_RULES } from '../registry';
+import { checkOverride } from '../thresholds';
 
 interface OverrideRow {
   id: number;
@@ -48,8 +49,7 @@ export async function putThresholdOverride(db: Pick<Database, 'sql'>, input: Thr
   const { sql } = db;
   checkOverride(FINDING_RULES, input);
   if (input.scope === 'host') {
-    const [host] = await sql.query('SELECT 1 FROM hosts WHERE id = $1', [input.hostId]);
-    if (!host) throw new NotFoundError(`host ${input.hostId} not found`);
+    if (!(await hostExists(sql, input.hostId))) throw new NotFoundError(`host ${input.hostId} not found`);
   }
   const [row] = await sql.query<OverrideRow>(
     `INSERT INTO finding_threshold_overrides (rule_id, scope, selector, thresholds, disabled, updated_at)

@@ -1,8 +1,8 @@
-import type { Database } from '../db/open';
-import type { FindingRuleSummary, FindingsSummaryQuery, FindingsSummaryResponse } from '../protocol/findings';
-import { SEVERITY_RANK } from '../protocol/findings';
+import type { Database } from '../../db/open';
+import type { FindingRuleSummary, FindingsSummaryQuery, FindingsSummaryResponse } from '../../protocol/findings';
+import { SEVERITY_RANK } from '../../protocol/findings';
 import { findingsWhere } from './list-findings';
-import { findRule } from './registry';
+import { findRule } from '../registry';
 
 interface SummaryRow {
   rule_id: string;

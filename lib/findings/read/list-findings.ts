@@ -1,8 +1,9 @@
-import type { Database } from '../db/open';
-import { ConflictError, NotFoundError } from '../errors';
-import type { AcknowledgeInput, Finding, FindingEvidence, FindingsQuery, FindingsResponse, FixedFindingsQuery, FixedFindingsResponse, Severity } from '../protocol/findings';
-import { EFFECT_COLUMNS, effectOf, type EffectColumns } from './effects/store';
-import { docsPathOf, findRule } from './registry';
+import type { Database } from '../../db/open';
+import { ConflictError, NotFoundError } from '../../errors';
+import type { AcknowledgeInput, Finding, FindingEvidence, FindingsQuery, FindingsResponse, FixedFindingsQuery, FixedFindingsResponse, Severity } from '../../protocol/findings';
+import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../store/finding-effects';
+import { clearFindingAcknowledgement, setFindingAcknowledgement } from '../store/findings';
+import { docsPathOf, findRule } from '../registry';
 
 interface FindingRow extends EffectColumns {
   id: number;
@@ -141,11 +142,12 @@ export async function getFinding(db: Pick<Database, 'sql'>, id: number, now = ne
 
 /** Marks an unresolved finding as known, with why; it lapses at `expiresAt` and the finding shows as new again. */
 export async function acknowledgeFinding(db: Pick<Database, 'sql'>, id: number, input: AcknowledgeInput, now = new Date()): Promise<Finding> {
-  const rows = await db.sql.query<{ state: string }>(
-    `UPDATE findings SET ack_at = $2, ack_reason = $3, ack_expires_at = $4 WHERE id = $1 AND state <> 'resolved' RETURNING state`,
-    [id, now, input.reason, input.expiresAt ? new Date(input.expiresAt) : null],
-  );
-  if (rows.length === 0) {
+  const acknowledged = await setFindingAcknowledgement(db.sql, id, {
+    at: now,
+    reason: input.reason,
+    expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+  });
+  if (!acknowledged) {
     await getFinding(db, id, now);
     throw new ConflictError(`finding ${id} is resolved; there is nothing to acknowledge`);
   }
@@ -153,6 +155,6 @@ export async function acknowledgeFinding(db: Pick<Database, 'sql'>, id: number, 
 }
 
 export async function clearAcknowledgement(db: Pick<Database, 'sql'>, id: number, now = new Date()): Promise<Finding> {
-  await db.sql.query('UPDATE findings SET ack_at = NULL, ack_reason = NULL, ack_expires_at = NULL WHERE id = $1', [id]);
+  await clearFindingAcknowledgement(db.sql, id);
   return getFinding(db, id, now);
 }

@@ -1,7 +1,7 @@
-import type { ThresholdOverride } from '../protocol/findings';
-import type { StoredFinding } from './store';
-import { thresholdResolver, type ResolvedThresholds } from './thresholds';
-import type { FleetFacts, HostFacts, HostRule, RegionFacts, RegionRule, Rule, Verdict } from './types';
+import type { ThresholdOverride } from '../../protocol/findings';
+import type { StoredFinding } from '../store/findings';
+import { thresholdResolver, type ResolvedThresholds } from '../thresholds';
+import type { FleetFacts, HostFacts, HostRule, RegionFacts, RegionRule, Rule, Verdict } from '../types';
 
 export interface EvaluatedVerdict {
   ruleId: string;

@@ -1,8 +1,8 @@
-import type { Sql } from '../db/sql';
-import { withoutJit } from '../fleet/without-jit';
-import { MINUTE_MS } from '../protocol/time';
-import { isUnavailable, type Inventory } from '../protocol';
-import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts, ResidencyPolicy } from './types';
+import type { Sql } from '../../db/sql';
+import { withoutJit } from '../../fleet/without-jit';
+import { MINUTE_MS } from '../../protocol/time';
+import { isUnavailable, type Inventory } from '../../protocol';
+import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts, ResidencyPolicy } from '../types';
 
 /** The window series rules judge: long enough to call a condition sustained, short enough to resolve soon after. */
 export const FINDINGS_WINDOW_MS = 5 * MINUTE_MS;
@@ -48,6 +48,14 @@ export class InventoryCache {
     const keep = new Set(ids);
     for (const id of this.byId.keys()) if (!keep.has(id)) this.byId.delete(id);
   }
+}
+
+/** Every host and its region; or, with `hostIds`, the hosts of those hosts' regions (their peers included). */
+export async function readHostRegions(sql: Sql, hostIds?: readonly number[]): Promise<{ id: number; region: string }[]> {
+  return sql.query<{ id: number; region: string }>(
+    `SELECT id, region FROM hosts ${hostIds ? 'WHERE region IN (SELECT region FROM hosts WHERE id = ANY($1::int4[]))' : ''}`,
+    hostIds ? [hostIds] : [],
+  );
 }
 
 interface HostRow {

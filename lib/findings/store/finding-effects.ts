@@ -1,7 +1,6 @@
 import type { Sql } from '../../db/sql';
 import type { FindingEffect, FindingEvidence } from '../../protocol/findings';
-import { measuringEffect } from './judge-effect';
-import type { ResolvedOccurrence } from './measure-effect';
+import { measuringEffect } from '../effects/judge-effect';
 
 /** Occurrences resolved longer ago than this are not measured any more: their data may be rolled up or gone. */
 const MEASURE_WITHIN_MS = 2 * 24 * 3_600_000;
@@ -22,6 +21,16 @@ export async function beginMeasuringEffects(sql: Sql, now: Date, windowMs: numbe
     [new Date(now.getTime() - MEASURE_WITHIN_MS), windowMs],
   );
   return rows.length;
+}
+
+/** A resolved occurrence whose fix is due to be measured. */
+export interface ResolvedOccurrence {
+  id: number;
+  hostId: number;
+  firstSeenAtMs: number;
+  resolvedAtMs: number;
+  measureAfterMs: number;
+  evidence: FindingEvidence;
 }
 
 interface DueRow {

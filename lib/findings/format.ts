@@ -1,14 +1,4 @@
-import type { FindingEvidence } from '../../protocol/findings';
-import type { HostWindow } from '../types';
-
-/**
- * Hysteresis: a finding raises when the value passes `raise` and, once open, clears only below `clear`, so a
- * value hovering at the threshold does not open and resolve it every cycle.
- */
-export function exceeds(value: number | null | undefined, raise: number, clear: number, open: boolean): boolean {
-  if (value === null || value === undefined || !Number.isFinite(value)) return false;
-  return open ? value > Math.min(clear, raise) : value > raise;
-}
+import type { FindingEvidence } from '../protocol/findings';
 
 /** 12.345 → "12.3"; integers stay integers. */
 export function fmt(value: number, digits = 1): string {
@@ -38,7 +28,8 @@ export function cpusetArgument(cpus: readonly number[]): string {
   return formatCpuList(cpus).replaceAll('–', '-').replaceAll(', ', ',');
 }
 
-export function windowOf(window: HostWindow): NonNullable<FindingEvidence['window']> {
+/** A facts window's bounds, as a finding's evidence names them. */
+export function windowOf(window: { fromMs: number; toMs: number }): NonNullable<FindingEvidence['window']> {
   return { from: new Date(window.fromMs).toISOString(), to: new Date(window.toMs).toISOString() };
 }
 

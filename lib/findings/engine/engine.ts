@@ -1,13 +1,13 @@
-import type { Database } from '../db/open';
-import type { Sql } from '../db/sql';
+import type { Database } from '../../db/open';
+import type { Sql } from '../../db/sql';
 import { evaluateFindings, type RuleFailure } from './evaluate';
-import { LatencyWatch } from './latency/latency-watch';
+import { LatencyWatch } from '../latency/latency-watch';
 import { contentKey, planFindingChanges } from './lifecycle';
-import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from './read-facts';
-import { FINDING_RULES } from './registry';
-import { applyFindingChanges, listActiveFindings, type AppliedChanges } from './store';
-import { listThresholdOverrides } from './threshold-store';
-import type { FleetFacts, Rule } from './types';
+import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from '../read/read-facts';
+import { FINDING_RULES } from '../registry';
+import { applyFindingChanges, listActiveFindings, type AppliedChanges } from '../store/findings';
+import { listThresholdOverrides } from '../store/threshold-overrides';
+import type { FleetFacts, Rule } from '../types';
 
 export interface CycleResult extends AppliedChanges {
   hosts: number;

@@ -1,0 +1,108 @@
+// The import rules of the architecture's layout table (shared/ARCHITECTURE.md) that the code keeps; `npm run lint` runs them.
+const TESTS = '\\.test\\.tsx?$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Modules that import each other (type imports included) cannot be read, moved or tested one at a time.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'agent-imports-protocol-and-sketch-only',
+      severity: 'error',
+      comment: 'The agent runs on the monitored hosts: from lib/ it takes the wire format and the sketch, nothing else.',
+      from: { path: '^agent/' },
+      to: { path: '^(lib|app|components)/|^server\\.ts$', pathNot: '^lib/(protocol|sketch)/' },
+    },
+    {
+      name: 'agent-no-server-packages',
+      severity: 'error',
+      comment: 'The agent is bundled on its own (npm run agent:bundle): never Next.js, Prisma, React or the database driver.',
+      from: { path: '^agent/' },
+      to: { path: '(^|/)node_modules/(next|react|react-dom|@prisma|prisma|pg|@electric-sql)/' },
+    },
+    {
+      name: 'protocol-imports-zod-only',
+      severity: 'error',
+      comment: 'The wire format is shared by the agent, the server and the browser: zod and itself only.',
+      from: { path: '^lib/protocol/' },
+      to: { pathNot: '^lib/protocol/|(^|/)node_modules/zod/' },
+    },
+    {
+      name: 'components-import-protocol-only',
+      severity: 'error',
+      comment: 'UI code takes the types and schemas the browser needs from lib/protocol, never a server module.',
+      from: { path: '^components/' },
+      to: { path: '^lib/', pathNot: '^lib/protocol/' },
+    },
+    {
+      name: 'app-imports-lib-and-components',
+      severity: 'error',
+      comment: 'Pages and route handlers call lib/ and render components/; the agent, tests and benchmarks stay out.',
+      from: { path: '^app/' },
+      to: { path: '^(agent|tests|bench)/' },
+    },
+    {
+      name: 'lib-imports-lib-only',
+      severity: 'error',
+      comment: 'Server domain code does not reach into pages, UI, the agent, tests or benchmarks (its co-located tests may).',
+      from: { path: '^lib/', pathNot: TESTS },
+      to: { path: '^(app|components|agent|tests|bench)/' },
+    },
+    {
+      name: 'findings-rules-and-facts-are-pure',
+      severity: 'error',
+      comment: 'Findings rules and the facts they share judge what they are given: no database, series, engine or I/O.',
+      from: { path: '^lib/findings/(rules|facts)/', pathNot: TESTS },
+      to: {
+        path: [
+          '^lib/(db|series|fleet|alerts|ingest|auth|admin|server|node|http|demo)/',
+          '^lib/findings/(engine|read|store|effects)/',
+          '^lib/findings/latency/(explain-latency|latency-watch|read-|inventory-changes)',
+          '^lib/findings/registry\\.ts$',
+        ],
+      },
+    },
+    {
+      name: 'findings-rules-and-facts-no-node',
+      severity: 'error',
+      comment: 'Nor the file system, the network or any other Node.js module.',
+      from: { path: '^lib/findings/(rules|facts)/', pathNot: TESTS },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'findings-facts-below-rules',
+      severity: 'error',
+      comment: 'Facts are what rules share; a fact that needs a rule belongs in that rule.',
+      from: { path: '^lib/findings/facts/' },
+      to: { path: '^lib/findings/rules/' },
+    },
+    {
+      name: 'findings-rooms-below-engine',
+      severity: 'error',
+      comment: 'The engine calls stores and reads, never the other way round.',
+      from: { path: '^lib/findings/', pathNot: '^lib/findings/engine/' },
+      to: { path: '^lib/findings/engine/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // node_modules may be a link to another checkout's: judge its packages by their name, not where they lie.
+    preserveSymlinks: true,
+    exclude: { path: '^(tests/fixtures|tests/support/runtimes|lib/generated|\\.next|dist)/' },
+    // Type-only imports count: a cycle through types still ties the modules together.
+    tsPreCompilationDeps: true,
+    // Beside .eslintcache; a file's result is reused until its content changes.
+    cache: { folder: '.depcruise-cache', strategy: 'content' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+  },
+};
