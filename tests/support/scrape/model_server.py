@@ -7,7 +7,7 @@ test tells it on stdin what to observe, one JSON command a line, and it answers 
     {"set": [{"metric": "vllm:num_requests_waiting", "labels": {...}, "value": 3}]}
     {"malformed": true}     serve a broken exposition until {"malformed": false}
 
-Usage: model_server.py --servers vllm,triton [--port-file F] | --print COMMANDS.jsonl (print one exposition, exit)
+Usage: model_server.py --servers vllm,triton [--port N] | --print COMMANDS.jsonl (print one exposition, exit)
 
 Where the names come from: vLLM vllm/v1/metrics/loggers.py; TGI router/src/server.rs (35 duration buckets from
 0.00015 s, ×1.5) and docs/source/reference/metrics.md; BentoML's default configuration (the client's default
@@ -118,8 +118,14 @@ class Server:
         self.registry = CollectorRegistry()
         self.metrics = build(servers, self.registry)
         self.malformed = False
+        # A scrape sees a command applied whole or not at all, as a server's one request would be.
+        self.lock = threading.Lock()
 
     def apply(self, command):
+        with self.lock:
+            self._apply(command)
+
+    def _apply(self, command):
         for item in command.get("observe", []):
             child = self.metrics[item["metric"]].labels(**item.get("labels", {})) if item.get("labels") else self.metrics[item["metric"]]
             for value in item["values"]:
@@ -137,14 +143,15 @@ class Server:
             self.malformed = bool(command["malformed"])
 
     def exposition(self):
-        text = generate_latest(self.registry)
+        with self.lock:
+            text = generate_latest(self.registry)
         if self.malformed:
             # A label value that never closes: a line no parser can read.
             text += b'vllm:e2e_request_latency_seconds_bucket{le="0.5",model_name="broken 1.0\n'
         return text
 
 
-def serve(server, port_file):
+def serve(server, port):
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
             if self.path != "/metrics":
@@ -160,13 +167,9 @@ def serve(server, port_file):
         def log_message(self, *args):
             pass
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    port = httpd.server_address[1]
-    if port_file:
-        with open(port_file, "w") as f:
-            f.write(str(port))
-    print(f"port {port}", flush=True)
+    print(f"port {httpd.server_address[1]}", flush=True)
     for n, line in enumerate(sys.stdin, 1):
         if line.strip():
             server.apply(json.loads(line))
@@ -177,7 +180,7 @@ def serve(server, port_file):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--servers", default="vllm")
-    parser.add_argument("--port-file")
+    parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--print", dest="print_commands")
     args = parser.parse_args()
     server = Server(set(args.servers.split(",")))
@@ -188,7 +191,7 @@ def main():
                     server.apply(json.loads(line))
         sys.stdout.write(server.exposition().decode())
         return
-    serve(server, args.port_file)
+    serve(server, args.port)
 
 
 if __name__ == "__main__":
