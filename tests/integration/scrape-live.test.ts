@@ -37,8 +37,8 @@ function durations(random: () => number, n: number, medianS: number, sigma: numb
   });
 }
 
-async function observe(random: () => number, n: number): Promise<void> {
-  const e2e = durations(random, n, 1.8, 0.9, 2000);
+async function observe(random: () => number, n: number, beyondTopS: number[] = []): Promise<void> {
+  const e2e = [...durations(random, n - beyondTopS.length, 1.8, 0.9, 2000), ...beyondTopS];
   const ttft = durations(random, n, 0.08, 1.1, 200);
   observed[E2E]!.push(...e2e.map((s) => s * 1000));
   observed[TTFT]!.push(...ttft.map((s) => s * 1000));
@@ -113,7 +113,8 @@ describe('the real agent scraping real Prometheus expositions', () => {
     await scrapedAgain('triton', 1);
     const random = seeded(2026);
 
-    await observe(random, 400);
+    // One request past vLLM's last bucket (7,680 s): its count is stored with an unbounded error.
+    await observe(random, 400, [9000]);
     await vllm!.send({ set: [{ metric: 'vllm:num_requests_waiting', labels: MODEL, value: 5 }] });
     await triton!.send({
       add: [
@@ -149,6 +150,9 @@ describe('the real agent scraping real Prometheus expositions', () => {
     await countReaches(TTFT, 1200);
     await scrapedAgain('vllm', 2);
     expect(await storedCount(E2E)).toBe(1200);
+
+    const [open] = await query<{ e: number }>(`SELECT max(e)::float8 AS e FROM latency_samples, unnest(bucket_errors) e WHERE name = $1`, [E2E]);
+    expect(open!.e).toBe(Infinity);
 
     const log = fs.readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes('scrape failed') && l.includes('malformed exposition'));
     expect(log).toHaveLength(1);
