@@ -40,7 +40,8 @@ export default defineConfig({
   webServer: {
     command: 'npm start',
     url: `${E2E_BASE_URL}/api/health`,
-    timeout: 240_000,
+    // `npm start` builds first: 45 s on an idle 2-core machine, four times that while other work shares it.
+    timeout: 600_000,
     reuseExistingServer: false,
     stdout: 'pipe',
     stderr: 'pipe',

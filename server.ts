@@ -11,6 +11,7 @@ import { describeTarget } from './lib/db/target';
 import { demoEnabled, startDemoFleet } from './lib/demo/start';
 import { serverEnvironmentOrExit } from './lib/server/environment';
 import { startLocalAgent } from './lib/server/local-agent';
+import { signInRedirect } from './lib/server/page-gate';
 import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
 import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
@@ -41,7 +42,10 @@ const server = http.createServer((req, res) => {
     void handleIngestHttp(req, res);
     return;
   }
-  void handleWithNext(req, res);
+  void signInRedirect(req).then((location) => {
+    if (location === null) return handleWithNext(req, res);
+    res.writeHead(302, { Location: location, 'Cache-Control': 'no-store' }).end();
+  });
 });
 await new Promise<void>((resolve) => server.listen(port, host, resolve));
 const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;

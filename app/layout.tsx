@@ -3,6 +3,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { Providers } from '@/components/providers';
 import { BannerSlot } from '@/components/shell/banner-slot';
+import { SessionMenu } from '@/components/session/session-menu';
 import { MainNav } from '@/components/shell/main-nav';
 import { ThemeToggle } from '@/components/shell/theme-toggle';
 import './globals.css';
@@ -26,6 +27,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               inferwatch
             </Link>
             <MainNav />
+            <SessionMenu />
             <ThemeToggle />
           </header>
           <BannerSlot />

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { connection } from 'next/server';
 import { AlertsTabs } from '@/components/alerts/alerts-tabs';
-import { AdminTokenField } from '@/components/settings/admin-token-field';
+import { AccessNote } from '@/components/session/access-note';
 
 export const metadata: Metadata = { title: 'Alerts' };
 
@@ -14,7 +14,7 @@ export default async function AlertsPage() {
         <h1>Alerts</h1>
         <p className="muted">Rules over the series and findings, firing → resolved with their history; where notifications go and whether they arrived.</p>
       </div>
-      <AdminTokenField compact />
+      <AccessNote needs="acknowledging alerts, silences, rules and channels" />
       <AlertsTabs />
     </>
   );

@@ -7,7 +7,7 @@ import { FindingsGroups } from '@/components/findings/findings-groups';
 import { FixedReport } from '@/components/findings/fixed-report';
 import { loadFindingsSearchParams } from '@/components/findings/search-params';
 import { TopicDocPanel } from '@/components/findings/topic-doc-panel';
-import { AdminTokenField } from '@/components/settings/admin-token-field';
+import { AccessNote } from '@/components/session/access-note';
 import { getDb } from '@/lib/db';
 import { FINDING_RULES, describeRule } from '@/lib/findings/registry';
 import { summarizeFindings } from '@/lib/findings/read/summarize-findings';
@@ -35,7 +35,7 @@ export default async function FindingsPage({ searchParams }: { searchParams: Pro
           matters and the concrete fix.
         </p>
       </div>
-      <AdminTokenField compact />
+      <AccessNote needs="acknowledging findings and changing thresholds" />
       <HydrationBoundary state={dehydrate(queryClient)}>
         <TopicDocPanel />
         <FindingsFilters />

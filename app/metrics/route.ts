@@ -3,7 +3,7 @@ import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { countOpenFindings } from '@/lib/findings/read/host-summaries';
 import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFindingMetrics, renderFleetMetrics, renderRollupMetrics } from '@/lib/fleet';
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { readRollupBacklog } from '@/lib/series';
 import { processMetrics } from '@/lib/server/process-metrics';
 
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const db = await getDb();
     const summary = await getFleetSummary(db);
     const [backlog, openFindings, alerts] = await Promise.all([readRollupBacklog(db), countOpenFindings(db), renderAlertMetrics(db)]);

@@ -1,6 +1,5 @@
 import type { Metadata } from 'next';
 import { connection } from 'next/server';
-import { AdminTokenField } from '@/components/settings/admin-token-field';
 import { EnrollmentKeys } from '@/components/settings/enrollment-keys';
 
 export const metadata: Metadata = { title: 'Settings' };
@@ -12,9 +11,8 @@ export default async function SettingsPage() {
     <>
       <div className="page-head">
         <h1>Settings</h1>
-        <p className="muted">Until login exists, every change made from the dashboard needs the server’s admin token.</p>
+        <p className="muted">Enrollment keys for new hosts. Changes need the role the server names: editors acknowledge and silence, admins manage keys.</p>
       </div>
-      <AdminTokenField />
       <EnrollmentKeys />
     </>
   );

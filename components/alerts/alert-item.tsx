@@ -5,7 +5,7 @@ import clsx from 'clsx';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import type { Alert, AlertRule, Silence } from '@/lib/protocol/alerts';
-import { adminFetchJson } from '../settings/admin-token-store';
+import { sendJson } from '../send-json';
 import { LocalTime } from '../time/local-time';
 import { SilenceForm } from './silence-form';
 import { matchersForAlert } from './silence-match';
@@ -23,7 +23,7 @@ function AcknowledgeAlert({ alert, onDone }: { alert: Alert; onDone: () => void 
   const [by, setBy] = useState('');
   const [comment, setComment] = useState('');
   const ack = useMutation({
-    mutationFn: (body: object) => adminFetchJson<Alert>(`/api/v1/alerts/${alert.id}/acknowledgement`, { method: 'PUT', body: JSON.stringify(body) }),
+    mutationFn: (body: object) => sendJson<Alert>(`/api/v1/alerts/${alert.id}/acknowledgement`, { method: 'PUT', body: JSON.stringify(body) }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['alerts'] });
       onDone();
@@ -54,16 +54,16 @@ function AcknowledgeAlert({ alert, onDone }: { alert: Alert; onDone: () => void 
   );
 }
 
-/** One alert: rule, instance labels, value against threshold, when; acknowledge or silence it with the admin token. */
+/** One alert: rule, instance labels, value against threshold, when; acknowledge or silence it as an editor. */
 export function AlertItem({ alert, rule, silencedBy, canWrite }: { alert: Alert; rule: AlertRule | undefined; silencedBy: Silence[]; canWrite: boolean }) {
   const queryClient = useQueryClient();
   const [mode, setMode] = useState<'ack' | 'silence' | null>(null);
   const clearAck = useMutation({
-    mutationFn: () => adminFetchJson<Alert>(`/api/v1/alerts/${alert.id}/acknowledgement`, { method: 'DELETE' }),
+    mutationFn: () => sendJson<Alert>(`/api/v1/alerts/${alert.id}/acknowledgement`, { method: 'DELETE' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['alerts'] }),
   });
   const labels = Object.entries(alert.labels).filter(([name]) => !HIDDEN_LABELS.has(name));
-  const disabledTitle = canWrite ? undefined : 'Paste the admin token at the top of the page first';
+  const disabledTitle = canWrite ? undefined : 'Acknowledging and silencing need the editor role';
   return (
     <li className={clsx('alert-item', `alert-${alert.severity}`)} data-alert-id={alert.id} data-alert-state={alert.state}>
       <div className="alert-head">

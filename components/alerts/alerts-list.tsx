@@ -3,7 +3,7 @@
 import type { Alert, AlertRule } from '@/lib/protocol/alerts';
 import { SEVERITIES } from '@/lib/protocol/findings';
 import { formatCount } from '../format';
-import { useAdminAccess } from '../hooks/use-admin-status-query';
+import { useAccess } from '../hooks/use-session-query';
 import { useAlertRulesQuery, useSilencesQuery } from '../hooks/use-alert-config-queries';
 import { ALERTS_REFRESH_MS, useAlertsQuery, type AlertsQuery } from '../hooks/use-alerts-query';
 import { useDebouncedCommit } from '../hooks/use-debounced-commit';
@@ -19,7 +19,7 @@ const MINUTE_MS = 60_000;
 
 function AlertSection({ title, alerts, rules, empty, testId }: { title: string; alerts: Alert[]; rules: Map<string, AlertRule>; empty: string; testId: string }) {
   const silences = useSilencesQuery();
-  const { access } = useAdminAccess();
+  const { canWrite } = useAccess();
   const nowMs = useNow(ALERTS_REFRESH_MS);
   return (
     <section aria-label={title} data-testid={testId}>
@@ -36,7 +36,7 @@ function AlertSection({ title, alerts, rules, empty, testId }: { title: string; 
               alert={alert}
               rule={rules.get(alert.ruleId)}
               silencedBy={alert.state === 'resolved' ? [] : silencesOf(silences.data?.silences ?? [], alert.labels, nowMs)}
-              canWrite={access === 'accepted'}
+              canWrite={canWrite}
             />
           ))}
         </ul>
@@ -151,7 +151,7 @@ export function AlertsList() {
         ))}
       {active.data!.alerts.length === 0 && state.show === 'all' && ruleList.length > 0 && enabledRules === 0 && (
         <EmptyState title="Every alert rule is disabled.">
-          <p className="muted">Enable rules in the Rules tab (admin token needed).</p>
+          <p className="muted">Enable rules in the Rules tab (the editor role needed).</p>
         </EmptyState>
       )}
     </>

@@ -5,9 +5,9 @@ import { useState, type FormEvent } from 'react';
 import { CHANNEL_KINDS, type Channel, type ChannelKind } from '@/lib/protocol/alerts';
 import { SEVERITIES, type Severity } from '@/lib/protocol/findings';
 import { formatCount } from '../format';
-import { useAdminAccess } from '../hooks/use-admin-status-query';
+import { useAccess } from '../hooks/use-session-query';
 import { useChannelsQuery } from '../hooks/use-alert-config-queries';
-import { adminFetchJson } from '../settings/admin-token-store';
+import { sendJson } from '../send-json';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { matcherText } from './silence-match';
 
@@ -24,7 +24,7 @@ function NewChannelForm() {
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState('');
   const [minSeverity, setMinSeverity] = useState<Severity>('warning');
-  const create = useChannelMutation((body: object) => adminFetchJson('/api/v1/alerts/channels', { method: 'POST', body: JSON.stringify(body) }));
+  const create = useChannelMutation((body: object) => sendJson('/api/v1/alerts/channels', { method: 'POST', body: JSON.stringify(body) }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const common = { name: name.trim(), minSeverity };
@@ -82,9 +82,9 @@ function NewChannelForm() {
 
 function ChannelRow({ channel }: { channel: Channel }) {
   const toggle = useChannelMutation((enabled: boolean) =>
-    adminFetchJson(`/api/v1/alerts/channels/${channel.id}`, { method: 'PATCH', body: JSON.stringify({ enabled }) }),
+    sendJson(`/api/v1/alerts/channels/${channel.id}`, { method: 'PATCH', body: JSON.stringify({ enabled }) }),
   );
-  const remove = useChannelMutation(() => adminFetchJson(`/api/v1/alerts/channels/${channel.id}`, { method: 'DELETE' }));
+  const remove = useChannelMutation(() => sendJson(`/api/v1/alerts/channels/${channel.id}`, { method: 'DELETE' }));
   const error = toggle.error ?? remove.error;
   return (
     <tr data-channel={channel.name}>
@@ -122,12 +122,12 @@ function ChannelRow({ channel }: { channel: Channel }) {
 
 /** Where notifications go: signed webhooks, Slack, Alertmanager. Secrets are never sent back, only their first characters. */
 export function ChannelsPanel() {
-  const { access } = useAdminAccess();
+  const { canWrite } = useAccess();
   const channels = useChannelsQuery();
-  if (access !== 'accepted')
+  if (!canWrite)
     return (
-      <EmptyState title="Channels need the admin token.">
-        <p className="muted">Their URLs and secrets are the operator’s: paste the admin token at the top of the page to see and change them.</p>
+      <EmptyState title="Channels need the editor role.">
+        <p className="muted">Their URLs and secrets are the operator’s: editors and admins see and change them.</p>
       </EmptyState>
     );
   return (

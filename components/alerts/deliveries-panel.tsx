@@ -1,7 +1,7 @@
 'use client';
 
 import { DELIVERY_STATUSES, type DeliveryStatus } from '@/lib/protocol/alerts';
-import { useAdminAccess } from '../hooks/use-admin-status-query';
+import { useAccess } from '../hooks/use-session-query';
 import { useChannelsQuery, useDeliveriesQuery } from '../hooks/use-alert-config-queries';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
@@ -9,14 +9,14 @@ import { useAlertsUrlState } from './use-alerts-url-state';
 
 /** The delivery log, newest first: every notification's attempts, status and last error. */
 export function DeliveriesPanel() {
-  const { access } = useAdminAccess();
+  const { canWrite } = useAccess();
   const { state, setState } = useAlertsUrlState();
   const channels = useChannelsQuery();
   const deliveries = useDeliveriesQuery({ channel: state.channel ?? undefined, status: state.status ?? undefined });
-  if (access !== 'accepted')
+  if (!canWrite)
     return (
-      <EmptyState title="The delivery log needs the admin token.">
-        <p className="muted">Paste it at the top of the page.</p>
+      <EmptyState title="The delivery log needs the editor role.">
+        <p className="muted">Ask an admin for it, or for an API token that has it.</p>
       </EmptyState>
     );
   return (

@@ -5,9 +5,9 @@ import { useState, type FormEvent } from 'react';
 import { SERIES_METRICS } from '@/lib/protocol/read-api/series';
 import type { AlertRule } from '@/lib/protocol/alerts';
 import { SEVERITIES, type Severity } from '@/lib/protocol/findings';
-import { useAdminAccess } from '../hooks/use-admin-status-query';
+import { useAccess } from '../hooks/use-session-query';
 import { useAlertRulesQuery } from '../hooks/use-alert-config-queries';
-import { adminFetchJson } from '../settings/admin-token-store';
+import { sendJson } from '../send-json';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { describeSpec } from './rule-summary';
 
@@ -18,9 +18,9 @@ function useRuleMutation<T>(fn: (input: T) => Promise<unknown>) {
 
 function RuleRow({ rule, canWrite }: { rule: AlertRule; canWrite: boolean }) {
   const toggle = useRuleMutation((enabled: boolean) =>
-    adminFetchJson(`/api/v1/alerts/rules/${encodeURIComponent(rule.id)}`, { method: 'PATCH', body: JSON.stringify({ enabled }) }),
+    sendJson(`/api/v1/alerts/rules/${encodeURIComponent(rule.id)}`, { method: 'PATCH', body: JSON.stringify({ enabled }) }),
   );
-  const remove = useRuleMutation(() => adminFetchJson(`/api/v1/alerts/rules/${encodeURIComponent(rule.id)}`, { method: 'DELETE' }));
+  const remove = useRuleMutation(() => sendJson(`/api/v1/alerts/rules/${encodeURIComponent(rule.id)}`, { method: 'DELETE' }));
   const error = toggle.error ?? remove.error;
   return (
     <tr data-alert-rule={rule.id}>
@@ -62,7 +62,7 @@ function NewSeriesRuleForm() {
   const [threshold, setThreshold] = useState('');
   const [clearThreshold, setClearThreshold] = useState('');
   const [forS, setForS] = useState('0');
-  const create = useRuleMutation((body: object) => adminFetchJson('/api/v1/alerts/rules', { method: 'POST', body: JSON.stringify(body) }));
+  const create = useRuleMutation((body: object) => sendJson('/api/v1/alerts/rules', { method: 'POST', body: JSON.stringify(body) }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const t = Number(threshold);
@@ -142,8 +142,7 @@ function NewSeriesRuleForm() {
 
 export function RulesPanel() {
   const rules = useAlertRulesQuery();
-  const { access } = useAdminAccess();
-  const canWrite = access === 'accepted';
+  const { canWrite } = useAccess();
   if (rules.isPending) return <LoadingState label="Loading alert rules…" />;
   if (rules.error) return <ErrorState what="the alert rules" error={rules.error} onRetry={() => void rules.refetch()} />;
   return (
@@ -177,7 +176,7 @@ export function RulesPanel() {
       {canWrite ? (
         <NewSeriesRuleForm />
       ) : (
-        <p className="muted">Paste the admin token at the top of the page to create, enable or disable rules. Latency and burn-rate rules: POST /api/v1/alerts/rules (docs/alerts.md).</p>
+        <p className="muted">Creating, enabling or disabling rules needs the editor role. Latency and burn-rate rules: POST /api/v1/alerts/rules (docs/alerts.md).</p>
       )}
     </section>
   );

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { LabelMatcher, Silence } from '@/lib/protocol/alerts';
-import { adminFetchJson } from '../settings/admin-token-store';
+import { sendJson } from '../send-json';
 
 const OPERATORS = [
   { op: '=', isRegex: false, isEqual: true },
@@ -29,7 +29,7 @@ export function SilenceForm({ initial, onDone }: { initial: LabelMatcher[]; onDo
   const [comment, setComment] = useState('');
   const [createdBy, setCreatedBy] = useState('');
   const create = useMutation({
-    mutationFn: (body: object) => adminFetchJson<Silence>('/api/v1/alerts/silences', { method: 'POST', body: JSON.stringify(body) }),
+    mutationFn: (body: object) => sendJson<Silence>('/api/v1/alerts/silences', { method: 'POST', body: JSON.stringify(body) }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['alert-silences'] });
       setComment('');

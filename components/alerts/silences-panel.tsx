@@ -2,9 +2,9 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Silence } from '@/lib/protocol/alerts';
-import { useAdminAccess } from '../hooks/use-admin-status-query';
+import { useAccess } from '../hooks/use-session-query';
 import { useSilencesQuery } from '../hooks/use-alert-config-queries';
-import { adminFetchJson } from '../settings/admin-token-store';
+import { sendJson } from '../send-json';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
 import { SilenceForm } from './silence-form';
@@ -13,7 +13,7 @@ import { matcherText } from './silence-match';
 function ExpireButton({ silence }: { silence: Silence }) {
   const queryClient = useQueryClient();
   const expire = useMutation({
-    mutationFn: () => adminFetchJson<Silence>(`/api/v1/alerts/silences/${silence.id}`, { method: 'DELETE' }),
+    mutationFn: () => sendJson<Silence>(`/api/v1/alerts/silences/${silence.id}`, { method: 'DELETE' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['alert-silences'] }),
   });
   return (
@@ -29,11 +29,10 @@ function ExpireButton({ silence }: { silence: Silence }) {
 /** Silences hold back notifications of the alerts they match (the alerts still show here); expired ones stay as history. */
 export function SilencesPanel() {
   const silences = useSilencesQuery();
-  const { access } = useAdminAccess();
-  const canWrite = access === 'accepted';
+  const { canWrite } = useAccess();
   return (
     <section aria-label="Silences">
-      {canWrite ? <SilenceForm initial={[]} /> : <p className="muted">Paste the admin token at the top of the page to create or expire silences.</p>}
+      {canWrite ? <SilenceForm initial={[]} /> : <p className="muted">Creating or expiring silences needs the editor role.</p>}
       {silences.isPending ? (
         <LoadingState label="Loading silences…" />
       ) : silences.error && !silences.data ? (

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { Finding } from '@/lib/protocol/findings';
-import { adminFetchJson } from '../settings/admin-token-store';
+import { sendJson } from '../send-json';
 
 export const ACK_DURATIONS = [
   { label: '1 day', days: 1 },
@@ -27,7 +27,7 @@ export function AcknowledgeForm({ finding, onDone }: { finding: Finding; onDone:
   const [days, setDays] = useState('7');
   const acknowledge = useMutation({
     mutationFn: (body: { reason: string; expiresAt?: string }) =>
-      adminFetchJson<Finding>(`/api/v1/findings/${finding.id}/acknowledgement`, { method: 'PUT', body: JSON.stringify(body) }),
+      sendJson<Finding>(`/api/v1/findings/${finding.id}/acknowledgement`, { method: 'PUT', body: JSON.stringify(body) }),
     onSuccess: () => {
       invalidate();
       onDone();
@@ -72,7 +72,7 @@ export function AcknowledgeForm({ finding, onDone }: { finding: Finding; onDone:
 export function ClearAcknowledgementButton({ finding }: { finding: Finding }) {
   const invalidate = useInvalidateFindings();
   const clear = useMutation({
-    mutationFn: () => adminFetchJson<Finding>(`/api/v1/findings/${finding.id}/acknowledgement`, { method: 'DELETE' }),
+    mutationFn: () => sendJson<Finding>(`/api/v1/findings/${finding.id}/acknowledgement`, { method: 'DELETE' }),
     onSuccess: invalidate,
   });
   return (

@@ -19,7 +19,7 @@ function formatEvidence(value: EvidenceValue): string {
   return value.unit ? `${value.value} ${value.unit}` : value.value;
 }
 
-/** One finding: where, what was measured, what to do; acknowledge or clear it with the admin token. */
+/** One finding: where, what was measured, what to do; acknowledge or clear it as an editor. */
 export function FindingItem({ finding, canWrite }: { finding: Finding; canWrite: boolean }) {
   const [acknowledging, setAcknowledging] = useState(false);
   const ack = finding.acknowledgement;
@@ -100,7 +100,7 @@ export function FindingItem({ finding, canWrite }: { finding: Finding; canWrite:
               type="button"
               className="button"
               disabled={!canWrite}
-              title={canWrite ? undefined : 'Paste the admin token at the top of the page first'}
+              title={canWrite ? undefined : 'Acknowledging needs the editor role'}
               onClick={() => setAcknowledging(true)}
             >
               Acknowledge…

@@ -2,7 +2,7 @@
 
 import type { FindingRuleDescription } from '@/lib/protocol/findings';
 import { formatCount } from '../format';
-import { useAdminAccess } from '../hooks/use-admin-status-query';
+import { useAccess } from '../hooks/use-session-query';
 import { useFindingRulesQuery } from '../hooks/use-finding-rules-query';
 import { useFindingsSummaryQuery } from '../hooks/use-findings-summary-query';
 import { EmptyState, ErrorState, LoadingState } from '../states';
@@ -15,8 +15,7 @@ export function FindingsGroups() {
   const { state, setState, filter } = useFindingsUrlState();
   const summary = useFindingsSummaryQuery(filter);
   const rules = useFindingRulesQuery();
-  const { access } = useAdminAccess();
-  const canWrite = access === 'accepted';
+  const { canWrite } = useAccess();
 
   if (summary.isPending || rules.isPending) return <LoadingState label="Loading findings…" />;
   if (summary.error && !summary.data) return <ErrorState what="the findings" error={summary.error} onRetry={() => void summary.refetch()} />;

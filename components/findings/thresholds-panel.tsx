@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { THRESHOLD_SCOPES, type FindingRuleDescription, type ThresholdOverride, type ThresholdScope } from '@/lib/protocol/findings';
 import { thresholdOverridesKey, useThresholdOverridesQuery } from '../hooks/use-threshold-overrides-query';
-import { adminFetchJson } from '../settings/admin-token-store';
+import { sendJson } from '../send-json';
 import { parseLabelsText } from '../settings/install-command';
 import { LocalTime } from '../time/local-time';
 
@@ -48,7 +48,7 @@ function OverrideForm({ rule }: { rule: FindingRuleDescription }) {
   const [disabled, setDisabled] = useState(false);
   const [formError, setFormError] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: (body: object) => adminFetchJson<ThresholdOverride>('/api/v1/findings/thresholds', { method: 'PUT', body: JSON.stringify(body) }),
+    mutationFn: (body: object) => sendJson<ThresholdOverride>('/api/v1/findings/thresholds', { method: 'PUT', body: JSON.stringify(body) }),
     onSuccess: () => {
       setValues({});
       setSelector('');
@@ -120,7 +120,7 @@ function OverrideForm({ rule }: { rule: FindingRuleDescription }) {
 function DeleteOverrideButton({ override }: { override: ThresholdOverride }) {
   const queryClient = useQueryClient();
   const remove = useMutation({
-    mutationFn: () => adminFetchJson<void>(`/api/v1/findings/thresholds/${override.id}`, { method: 'DELETE' }),
+    mutationFn: () => sendJson<void>(`/api/v1/findings/thresholds/${override.id}`, { method: 'DELETE' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: thresholdOverridesKey }),
   });
   return (
@@ -133,7 +133,7 @@ function DeleteOverrideButton({ override }: { override: ThresholdOverride }) {
   );
 }
 
-/** The rule's default thresholds and the overrides in force (fleet → region → labels → host), editable with the admin token. */
+/** The rule's default thresholds and the overrides in force (fleet → region → labels → host), editable by editors. */
 export function ThresholdsPanel({ rule, canWrite }: { rule: FindingRuleDescription; canWrite: boolean }) {
   const overrides = useThresholdOverridesQuery();
   const mine = overrides.data?.overrides.filter((o) => o.ruleId === rule.id) ?? [];
@@ -210,7 +210,7 @@ export function ThresholdsPanel({ rule, canWrite }: { rule: FindingRuleDescripti
           </table>
         </div>
       )}
-      {canWrite ? <OverrideForm rule={rule} /> : <p className="muted">Paste the admin token at the top of the page to change thresholds.</p>}
+      {canWrite ? <OverrideForm rule={rule} /> : <p className="muted">Changing thresholds needs the editor role.</p>}
     </section>
   );
 }

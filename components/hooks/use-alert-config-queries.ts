@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { AlertRule, Channel, DeliveriesResponse, Silence } from '@/lib/protocol/alerts';
 import { fetchJson } from '../fetch-json';
-import { adminFetchJson, tokenKey, useAdminToken } from '../settings/admin-token-store';
+import { useAccess } from './use-session-query';
 
 /** GET /api/v1/alerts/rules. */
 export function useAlertRulesQuery() {
@@ -24,30 +24,28 @@ export function useSilencesQuery() {
   });
 }
 
-/** GET /api/v1/alerts/channels: an admin read (the URLs are the operator's). */
+/** GET /api/v1/alerts/channels: an editor's read (the URLs are the operator's). */
 export function useChannelsQuery() {
-  const token = useAdminToken();
   return useQuery({
-    queryKey: ['alert-channels', tokenKey(token)],
-    queryFn: ({ signal }) => adminFetchJson<{ channels: Channel[] }>('/api/v1/alerts/channels', { signal }),
-    enabled: token !== null,
+    queryKey: ['alert-channels'],
+    queryFn: ({ signal }) => fetchJson<{ channels: Channel[] }>('/api/v1/alerts/channels', { signal }),
+    enabled: useAccess().canWrite,
     refetchInterval: 30_000,
     placeholderData: keepPreviousData,
   });
 }
 
-/** GET /api/v1/alerts/deliveries: the delivery log, an admin read. */
+/** GET /api/v1/alerts/deliveries: the delivery log, an editor's read. */
 export function useDeliveriesQuery(query: { channel?: number; status?: string }) {
-  const token = useAdminToken();
   return useQuery({
-    queryKey: ['alert-deliveries', query, tokenKey(token)],
+    queryKey: ['alert-deliveries', query],
     queryFn: ({ signal }) => {
       const params = new URLSearchParams({ limit: '200' });
       if (query.channel) params.set('channel', String(query.channel));
       if (query.status) params.set('status', query.status);
-      return adminFetchJson<DeliveriesResponse>(`/api/v1/alerts/deliveries?${params}`, { signal });
+      return fetchJson<DeliveriesResponse>(`/api/v1/alerts/deliveries?${params}`, { signal });
     },
-    enabled: token !== null,
+    enabled: useAccess().canWrite,
     refetchInterval: 15_000,
     placeholderData: keepPreviousData,
   });

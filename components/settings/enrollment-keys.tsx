@@ -4,13 +4,13 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useQueryStates } from 'nuqs';
 import { useState, type FormEvent } from 'react';
 import type { CreatedEnrollmentKeyView, EnrollmentKeyView } from '@/lib/protocol/admin';
-import { useAdminAccess } from '../hooks/use-admin-status-query';
+import { useAccess } from '../hooks/use-session-query';
 import { useEnrollmentKeysQuery } from '../hooks/use-enrollment-keys-query';
 import { useIsClient } from '../hooks/use-is-client';
 import { useNow } from '../hooks/use-now';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
-import { adminFetchJson } from './admin-token-store';
+import { sendJson } from '../send-json';
 import { isLoopbackOrigin, parseLabelsText } from './install-command';
 import { NewKeyPanel } from './new-key-panel';
 import { settingsSearchParams } from './search-params';
@@ -37,7 +37,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedEnrollmentKeyVie
   const [expiryDays, setExpiryDays] = useState<string>('30');
   const labels = parseLabelsText(labelsText);
   const create = useMutation({
-    mutationFn: (body: object) => adminFetchJson<CreatedEnrollmentKeyView>('/api/v1/admin/enrollment-keys', { method: 'POST', body: JSON.stringify(body) }),
+    mutationFn: (body: object) => sendJson<CreatedEnrollmentKeyView>('/api/v1/admin/enrollment-keys', { method: 'POST', body: JSON.stringify(body) }),
     onSuccess: (created) => {
       onCreated(created);
       setName('');
@@ -107,7 +107,7 @@ function RevokeButton({ keyView }: { keyView: EnrollmentKeyView }) {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const revoke = useMutation({
-    mutationFn: () => adminFetchJson<EnrollmentKeyView>(`/api/v1/admin/enrollment-keys/${keyView.id}`, { method: 'DELETE' }),
+    mutationFn: () => sendJson<EnrollmentKeyView>(`/api/v1/admin/enrollment-keys/${keyView.id}`, { method: 'DELETE' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['enrollment-keys'] }),
   });
   if (!confirming)
@@ -183,9 +183,9 @@ function KeysTable({ keys }: { keys: EnrollmentKeyView[] }) {
   );
 }
 
-/** Enrollment keys: create one (and copy the install line), list them, revoke one. All of it needs the admin token. */
+/** Enrollment keys: create one (and copy the install line), list them, revoke one. All of it needs the admin role. */
 export function EnrollmentKeys() {
-  const { access } = useAdminAccess();
+  const { canAdmin } = useAccess();
   const keys = useEnrollmentKeysQuery();
   const isClient = useIsClient();
   const [{ server }, setUrl] = useQueryStates(settingsSearchParams, { history: 'replace' });
@@ -210,7 +210,7 @@ export function EnrollmentKeys() {
           (or put behind a proxy); write here the address your hosts reach it at.
         </p>
       )}
-      {access === 'accepted' ? (
+      {canAdmin ? (
         <>
           <CreateKeyForm onCreated={setCreated} />
           {created && <NewKeyPanel created={created} serverUrl={serverUrl} onDismiss={() => setCreated(null)} />}
@@ -227,8 +227,8 @@ export function EnrollmentKeys() {
           )}
         </>
       ) : (
-        <EmptyState title="Enrollment keys need the admin token.">
-          <p className="muted">Paste it above to list, create and revoke keys. On the server’s machine, <code>npm run admin -- keys create</code> works without it.</p>
+        <EmptyState title="Enrollment keys need the admin role.">
+          <p className="muted">Ask an admin to create one. On the server’s machine, <code>npm run admin -- keys create</code> works without signing in.</p>
         </EmptyState>
       )}
     </section>

@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { recordAudit } from '../auth/audit';
 import { revokeHostToken } from '../auth/authenticate-host';
 import { createEnrollmentKey, listEnrollmentKeys, revokeEnrollmentKey } from '../auth/enrollment-keys';
+import { createUser, listUsers } from '../auth/users';
 import { closeDb, getDb } from '../db';
 import { toErrorEnvelope } from '../errors';
 import { ADMIN_USAGE, parseAdminCommand, UsageError, type AdminCommand } from './command';
@@ -31,6 +34,21 @@ async function run(cmd: Exclude<AdminCommand, { command: 'help' }>): Promise<voi
     case 'hosts revoke-token':
       await revokeHostToken(db, cmd.hostId);
       console.log(`host ${cmd.hostId}: token revoked (re-enroll the agent to give it a new one)`);
+      return;
+    case 'users create': {
+      // Generated rather than typed on the command line, where shells keep history.
+      const password = randomBytes(18).toString('base64url');
+      const user = await createUser(db, { email: cmd.email, role: cmd.role, name: cmd.name, password });
+      await recordAudit(db, { kind: 'system', userId: null, name: 'npm run admin' }, '', { action: 'user.create', target: `user ${user.id} (${user.email})`, detail: { role: user.role } });
+      console.log(`created ${user.role} ${user.email} (user ${user.id})`);
+      console.log(`password (shown once; change it after signing in): ${password}`);
+      return;
+    }
+    case 'users list': {
+      const users = await listUsers(db);
+      if (users.length === 0) console.log('no users');
+      for (const u of users) console.log(`${u.id}\t${u.email}\t${u.role}\t${u.disabledAt ? `disabled ${u.disabledAt}` : 'active'}`);
+    }
   }
 }
 

@@ -1,18 +1,23 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { userInputSchema, type Role } from '../protocol/auth';
 import { enrollmentKeyIdSchema, enrollmentKeyInputSchema, parseDurationMs, type EnrollmentKeyRequest } from '../auth/enrollment-key-input';
 
 export const ADMIN_USAGE = `usage:
   npm run admin -- keys create --name NAME --region REGION [--label k=v ...] [--expires 30d]
   npm run admin -- keys list
   npm run admin -- keys revoke ID
-  npm run admin -- hosts revoke-token HOST_ID`;
+  npm run admin -- hosts revoke-token HOST_ID
+  npm run admin -- users create --email EMAIL --role viewer|editor|admin [--name NAME]
+  npm run admin -- users list`;
 
 export type AdminCommand =
   | { command: 'help' }
   | { command: 'keys create'; input: EnrollmentKeyRequest }
   | { command: 'keys list' }
   | { command: 'keys revoke'; keyId: number }
-  | { command: 'hosts revoke-token'; hostId: number };
+  | { command: 'hosts revoke-token'; hostId: number }
+  | { command: 'users create'; email: string; role: Role; name: string }
+  | { command: 'users list' };
 
 /** A command line the CLI refuses before touching the database (exit 2, with the usage). */
 export class UsageError extends Error {}
@@ -84,6 +89,20 @@ export function parseAdminCommand(argv: readonly string[], nowMs = Date.now()): 
     case 'hosts revoke-token': {
       const { values, positionals } = strictArgs(rest, {}, 1);
       return values.help ? { command: 'help' } : { command, hostId: id(positionals[0], 'HOST_ID') };
+    }
+    case 'users create': {
+      const { values } = strictArgs(rest, { email: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' } }, 0);
+      if (values.help) return { command: 'help' };
+      const input = userInputSchema.safeParse({ email: values.email, role: values.role, name: values.name ?? '' });
+      if (!input.success) {
+        const first = input.error.issues[0]!;
+        throw new UsageError(`--${String(first.path[0])}: ${first.message}`);
+      }
+      return { command, email: input.data.email, role: input.data.role, name: input.data.name };
+    }
+    case 'users list': {
+      const { values } = strictArgs(rest, {}, 0);
+      return values.help ? { command: 'help' } : { command };
     }
     default:
       throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"`);

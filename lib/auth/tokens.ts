@@ -2,8 +2,10 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const ENROLLMENT_KEY_PREFIX = 'iwk_';
 export const HOST_TOKEN_PREFIX = 'iwh_';
+export const API_TOKEN_PREFIX = 'iwt_';
+export const SESSION_PREFIX = 'iws_';
 
-export type TokenPrefix = typeof ENROLLMENT_KEY_PREFIX | typeof HOST_TOKEN_PREFIX;
+export type TokenPrefix = typeof ENROLLMENT_KEY_PREFIX | typeof HOST_TOKEN_PREFIX | typeof API_TOKEN_PREFIX | typeof SESSION_PREFIX;
 
 /** 256 random bits, base64url, behind a prefix that says what the token is for. */
 export function generateToken(prefix: TokenPrefix): string {

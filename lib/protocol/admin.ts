@@ -14,10 +14,3 @@ export interface EnrollmentKeyView {
 export interface CreatedEnrollmentKeyView extends EnrollmentKeyView {
   key: string;
 }
-
-/** GET /api/v1/admin/status: `enabled` is false while INFERWATCH_ADMIN_TOKEN is unset on the server. */
-export interface AdminStatus {
-  enabled: boolean;
-  /** Whether the request's bearer token is the admin token; null when it sent none. */
-  tokenAccepted: boolean | null;
-}

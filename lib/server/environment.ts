@@ -15,8 +15,10 @@ export interface ServerEnvironment {
   localAgent: { enabled: boolean; intervalS: number };
   /** undefined: on with the embedded database only. */
   demo: boolean | undefined;
-  /** undefined: admin writes are disabled. */
+  /** A bootstrap admin bearer token for scripts until API tokens exist; undefined: none. */
   adminToken: string | undefined;
+  /** Whether a server listening on loopback only signs its visitors in as the local admin. */
+  localSignIn: boolean;
   /** undefined: the address the server listens on. */
   publicUrl: string | undefined;
   /** undefined: the key file in stateDir. */
@@ -62,6 +64,7 @@ const VARIABLES = {
   INFERWATCH_LOCAL_AGENT_INTERVAL: number('must be a number of seconds from 0.1 to 3600', (n) => n >= 0.1 && n <= 3600),
   INFERWATCH_DEMO: flag,
   INFERWATCH_ADMIN_TOKEN: z.string(),
+  INFERWATCH_LOCAL_SIGN_IN: flag,
   INFERWATCH_PUBLIC_URL: httpUrl,
   INFERWATCH_SECRET_KEY: z.string().transform((text, ctx) => {
     try {
@@ -116,6 +119,7 @@ export function parseServerEnvironment(env: Readonly<Record<string, string | und
     localAgent: { enabled: v.INFERWATCH_LOCAL_AGENT ?? true, intervalS: v.INFERWATCH_LOCAL_AGENT_INTERVAL ?? 10 },
     demo: v.INFERWATCH_DEMO,
     adminToken: v.INFERWATCH_ADMIN_TOKEN,
+    localSignIn: v.INFERWATCH_LOCAL_SIGN_IN ?? true,
     publicUrl: v.INFERWATCH_PUBLIC_URL,
     secretKey: v.INFERWATCH_SECRET_KEY,
     retentionDays: {

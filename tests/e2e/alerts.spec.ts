@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { Alert, AlertsResponse, Silence } from '../../lib/protocol/alerts';
-import { createEnrollmentKey, createStealRule, enrollHost, expectAdminAccepted, ingest, pasteAdminToken, stealReports } from '../support/e2e-fleet';
+import { createEnrollmentKey, createStealRule, enrollHost, expectAdminAccepted, ingest, stealReports } from '../support/e2e-fleet';
 import { screenshotIfAsked } from './screenshots';
 
 test('a steal spike ingested through the API fires an alert that the page shows, and a silence made from it holds it', async ({ page, request }) => {
@@ -29,7 +29,6 @@ test('a steal spike ingested through the API fires an alert that the page shows,
   await expect(item.getByTestId('alert-host')).toHaveText(host.hostname);
   await expect(item.locator('.labels')).toContainText('region=frankfurt');
 
-  await pasteAdminToken(page);
   await expectAdminAccepted(page);
   await item.getByRole('button', { name: 'Silence…' }).click();
   const form = item.getByRole('form', { name: 'New silence' });
@@ -81,10 +80,8 @@ test('a steal spike ingested through the API fires an alert that the page shows,
   await expect(page.getByRole('search', { name: 'Filter alerts' }).getByRole('button', { name: 'critical' })).toHaveAttribute('aria-pressed', 'true');
 });
 
-test('channels show their secret as a prefix only and the delivery log is behind the token', async ({ page }) => {
+test('channels show their secret as a prefix only and the delivery log is behind the editor role', async ({ page }) => {
   await page.goto('/alerts?tab=channels');
-  await expect(page.getByText('Channels need the admin token.')).toBeVisible();
-  await pasteAdminToken(page);
   await expectAdminAccepted(page);
   const suffix = Date.now().toString(36);
   const form = page.getByRole('form', { name: 'New channel' });

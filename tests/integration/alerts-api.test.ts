@@ -25,6 +25,16 @@ let testDb: TestDatabase;
 let db: Database;
 
 const url = (path: string) => `http://localhost${path}`;
+/** The server as it runs beyond loopback, where a request without a session or token is nobody. */
+async function withoutLocalSignIn<T>(fn: () => Promise<T>): Promise<T> {
+  process.env.INFERWATCH_LOCAL_SIGN_IN = 'off';
+  try {
+    return await fn();
+  } finally {
+    delete process.env.INFERWATCH_LOCAL_SIGN_IN;
+  }
+}
+
 const admin = (method: string, body?: unknown) => ({
   method,
   headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
@@ -63,8 +73,8 @@ describe('/api/v1/alerts/rules', () => {
     expect(steal.spec).toMatchObject({ windowMs: 60_000, threshold: 10, clearThreshold: 5, forMs: 120_000, relative: { factor: 3, minValue: 5 } });
   });
 
-  test('writes need the admin token', async () => {
-    const response = await postRule(new Request(url('/api/v1/alerts/rules'), { method: 'POST', body: '{}' }));
+  test('writes need a principal: with local sign-in off and no token, 401', async () => {
+    const response = await withoutLocalSignIn(() => postRule(new Request(url('/api/v1/alerts/rules'), { method: 'POST', body: '{}' })));
     expect(response.status).toBe(401);
   });
 
@@ -110,7 +120,7 @@ describe('/api/v1/alerts/channels', () => {
 
     const patched = await patchChannel(new Request(url('/'), admin('PATCH', { secret: 'another-secret-of-some-length', minSeverity: 'critical' })), params({ id: String(channel.id) }));
     expect((await patched.json()) as Channel).toMatchObject({ secretPrefix: 'anot…', minSeverity: 'critical' });
-    expect((await getChannels(new Request(url('/api/v1/alerts/channels')))).status).toBe(401);
+    expect((await withoutLocalSignIn(() => getChannels(new Request(url('/api/v1/alerts/channels'))))).status).toBe(401);
     expect((await deleteChannel(new Request(url('/'), admin('DELETE')), params({ id: String(channel.id) }))).status).toBe(204);
   });
 

@@ -19,6 +19,7 @@ describe('server environment', () => {
       localAgent: { enabled: true, intervalS: 10 },
       demo: undefined,
       adminToken: undefined,
+      localSignIn: true,
       publicUrl: undefined,
       secretKey: undefined,
       retentionDays: { raw: 7, oneMinute: 35, oneHour: 400 },

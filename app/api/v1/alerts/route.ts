@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { listAlerts } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -11,7 +11,7 @@ export const runtime = 'nodejs';
 /** Alerts: `state=active` (pending and firing, the default), `firing`, `pending`, `resolved` or `all` (history). */
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const query = alertsQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json(await listAlerts(await getDb(), query), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

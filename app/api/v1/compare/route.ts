@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { compareParamsSchema } from '@/lib/protocol/read-api/compare';
@@ -10,7 +10,7 @@ export const dynamic = 'force-dynamic';
 /** One metric of many hosts (region, labels, picked ids or the fleet) on one time axis, the top `limit` by value. */
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const params = compareParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json(await compareHosts(await getDb(), params), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { listFindings } from '@/lib/findings/read/list-findings';
@@ -9,7 +9,7 @@ export const dynamic = 'force-dynamic';
 
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const query = findingsQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json(await listFindings(await getDb(), query), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

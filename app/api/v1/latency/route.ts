@@ -2,14 +2,14 @@ import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { latencyParamsSchema } from '@/lib/protocol/read-api/latency';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getLatencyQuantiles } from '@/lib/series';
 
 export const dynamic = 'force-dynamic';
 
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const params = latencyParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json(await getLatencyQuantiles(await getDb(), params), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

@@ -1,4 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { createEnrollmentKey, listEnrollmentKeys } from '@/lib/auth/enrollment-keys';
 import { enrollmentKeyInputSchema } from '@/lib/auth/enrollment-key-input';
 import { getDb } from '@/lib/db';
@@ -9,7 +9,7 @@ export const runtime = 'nodejs';
 
 export async function GET(request: Request) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    await requireRole(request, 'admin');
     return Response.json({ keys: await listEnrollmentKeys(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
@@ -19,12 +19,14 @@ export async function GET(request: Request) {
 /** Creates a key; the plaintext `key` is in this response only. */
 export async function POST(request: Request) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'admin');
     const json = await request.json().catch(() => {
       throw new InvalidJsonError('body is not valid JSON');
     });
     const input = enrollmentKeyInputSchema.parse(json);
-    return Response.json(await createEnrollmentKey(await getDb(), input), { status: 201, headers: { 'Cache-Control': 'no-store' } });
+    const result = await createEnrollmentKey(await getDb(), input);
+    await audit(request, principal, { action: 'enrollment-key.create', target: `enrollment key ${result.name} (${result.region})` });
+    return Response.json(result, { status: 201, headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

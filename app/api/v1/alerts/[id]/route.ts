@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getAlert } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -9,7 +9,7 @@ export const runtime = 'nodejs';
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const { id } = idPathSchema.parse(await context.params);
     return Response.json(await getAlert(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

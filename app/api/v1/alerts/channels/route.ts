@@ -1,4 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { createChannel, listChannels, processSecretBox } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -8,22 +8,24 @@ import { channelInputSchema } from '@/lib/protocol/alerts';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-/** Channels with their secrets shown as a prefix only. Admin token. */
+/** Channels with their secrets shown as a prefix only. */
 export async function GET(request: Request) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    await requireRole(request, 'editor');
     return Response.json({ channels: await listChannels(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }
 }
 
-/** Creates a webhook, Slack or Alertmanager channel. Admin token. */
+/** Creates a webhook, Slack or Alertmanager channel. */
 export async function POST(request: Request) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const input = channelInputSchema.parse(await readJsonBody(request));
-    return Response.json(await createChannel(await getDb(), processSecretBox(), input), { status: 201, headers: { 'Cache-Control': 'no-store' } });
+    const result = await createChannel(await getDb(), processSecretBox(), input);
+    await audit(request, principal, { action: 'alert-channel.create', target: `alert channel ${result.id} (${result.name})` });
+    return Response.json(result, { status: 201, headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

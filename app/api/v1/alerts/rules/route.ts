@@ -1,5 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
-import { requireReader } from '@/lib/auth/require-reader';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { createRule, listRules } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -11,19 +10,21 @@ export const runtime = 'nodejs';
 
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     return Response.json({ rules: await listRules(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }
 }
 
-/** Creates a rule (see docs/alerts.md for the spec). Admin token. */
+/** Creates a rule (see docs/alerts.md for the spec). */
 export async function POST(request: Request) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const input = alertRuleInputSchema.parse(await readJsonBody(request));
-    return Response.json(await createRule(await getDb(), input), { status: 201 });
+    const result = await createRule(await getDb(), input);
+    await audit(request, principal, { action: 'alert-rule.create', target: `alert rule ${input.id}` });
+    return Response.json(result, { status: 201 });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,5 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
-import { requireReader } from '@/lib/auth/require-reader';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { createSilence, listSilences } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -12,7 +11,7 @@ export const runtime = 'nodejs';
 
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const query = silencesQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json({ silences: await listSilences(await getDb(), query) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
@@ -20,12 +19,14 @@ export async function GET(request: Request) {
   }
 }
 
-/** `{ "matchers": [{ "name": "host", "value": "gpu-1" }], "endsAt": "...", "comment": "...", "createdBy": "..." }`. Admin token. */
+/** `{ "matchers": [{ "name": "host", "value": "gpu-1" }], "endsAt": "...", "comment": "...", "createdBy": "..." }`. */
 export async function POST(request: Request) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const input = silenceInputSchema.parse(await readJsonBody(request));
-    return Response.json(await createSilence(await getDb(), input), { status: 201 });
+    const result = await createSilence(await getDb(), input);
+    await audit(request, principal, { action: 'silence.create', target: `silence ${result.id}` });
+    return Response.json(result, { status: 201 });
   } catch (err) {
     return toErrorResponse(err);
   }

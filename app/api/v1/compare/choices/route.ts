@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getCompareChoices } from '@/lib/fleet';
@@ -10,7 +10,7 @@ export const dynamic = 'force-dynamic';
 /** The compare page's pickers: regions, latency series names, and hosts matching `q`. */
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const params = compareChoicesParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json(await getCompareChoices(await getDb(), params), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

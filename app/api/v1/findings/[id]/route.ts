@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getFinding } from '@/lib/findings/read/list-findings';
@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const { id } = findingPathSchema.parse(await context.params);
     return Response.json(await getFinding(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

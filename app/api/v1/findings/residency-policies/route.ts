@@ -1,5 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
-import { requireReader } from '@/lib/auth/require-reader';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { listResidencyPolicies, putResidencyPolicy } from '@/lib/findings/store/residency-policies';
@@ -10,19 +9,21 @@ export const dynamic = 'force-dynamic';
 
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     return Response.json({ policies: await listResidencyPolicies(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }
 }
 
-/** Creates or replaces the policy of that name. Admin token. */
+/** Creates or replaces the policy of that name. */
 export async function PUT(request: Request) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'admin');
     const input = residencyPolicyInputSchema.parse(await readJsonBody(request));
-    return Response.json(await putResidencyPolicy(await getDb(), input));
+    const result = await putResidencyPolicy(await getDb(), input);
+    await audit(request, principal, { action: 'residency-policy.put', target: `residency policy ${input.name}` });
+    return Response.json(result);
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { toErrorResponse } from '@/lib/errors';
 import { FINDING_RULES, describeRule } from '@/lib/findings/registry';
 
@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
 /** The rule reference: every rule with its default thresholds and its doc page. */
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     return Response.json({ rules: FINDING_RULES.map(describeRule) });
   } catch (err) {
     return toErrorResponse(err);

@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { summarizeFindings } from '@/lib/findings/read/summarize-findings';
@@ -10,7 +10,7 @@ export const dynamic = 'force-dynamic';
 /** Findings counted per rule (by severity, hosts, acknowledged), with the list's filters. */
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const query = findingsSummaryQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json(await summarizeFindings(await getDb(), query), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

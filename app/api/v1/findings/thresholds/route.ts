@@ -1,5 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
-import { requireReader } from '@/lib/auth/require-reader';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { listThresholdOverrides, putThresholdOverride } from '@/lib/findings/store/threshold-overrides';
@@ -10,19 +9,21 @@ export const dynamic = 'force-dynamic';
 
 export async function GET(request: Request) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     return Response.json({ overrides: await listThresholdOverrides(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }
 }
 
-/** Creates or replaces the override of (rule, scope, selector). Admin token. */
+/** Creates or replaces the override of (rule, scope, selector). */
 export async function PUT(request: Request) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const input = thresholdOverrideInputSchema.parse(await readJsonBody(request));
-    return Response.json(await putThresholdOverride(await getDb(), input));
+    const result = await putThresholdOverride(await getDb(), input);
+    await audit(request, principal, { action: 'threshold-override.put', target: `threshold override ${result.id} (${input.ruleId})` });
+    return Response.json(result);
   } catch (err) {
     return toErrorResponse(err);
   }

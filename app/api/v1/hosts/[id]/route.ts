@@ -2,13 +2,13 @@ import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getHostDetail } from '@/lib/fleet';
 import { hostPathSchema } from '@/lib/protocol/read-api/host';
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 
 export const dynamic = 'force-dynamic';
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     return Response.json(await getHostDetail(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

@@ -1,4 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { revokeEnrollmentKey } from '@/lib/auth/enrollment-keys';
 import { enrollmentKeyIdSchema } from '@/lib/auth/enrollment-key-input';
 import { getDb } from '@/lib/db';
@@ -9,9 +9,11 @@ export const runtime = 'nodejs';
 
 export async function DELETE(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'admin');
     const id = enrollmentKeyIdSchema.parse((await context.params).id);
-    return Response.json(await revokeEnrollmentKey(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
+    const result = await revokeEnrollmentKey(await getDb(), id);
+    await audit(request, principal, { action: 'enrollment-key.revoke', target: `enrollment key ${id}` });
+    return Response.json(result, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,4 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { acknowledgeAlert, clearAcknowledgement } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -10,13 +10,15 @@ export const runtime = 'nodejs';
 
 type Context = { params: Promise<{ id: string }> };
 
-/** Acknowledges an unresolved alert: `{ "by": "oncall", "comment": "..." }`. Admin token. */
+/** Acknowledges an unresolved alert: `{ "by": "oncall", "comment": "..." }`. */
 export async function PUT(request: Request, context: Context) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = idPathSchema.parse(await context.params);
     const input = acknowledgeAlertInputSchema.parse(await readJsonBody(request));
-    return Response.json(await acknowledgeAlert(await getDb(), id, input));
+    const result = await acknowledgeAlert(await getDb(), id, input);
+    await audit(request, principal, { action: 'alert.acknowledge', target: `alert ${id}` });
+    return Response.json(result);
   } catch (err) {
     return toErrorResponse(err);
   }
@@ -24,9 +26,11 @@ export async function PUT(request: Request, context: Context) {
 
 export async function DELETE(request: Request, context: Context) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = idPathSchema.parse(await context.params);
-    return Response.json(await clearAcknowledgement(await getDb(), id));
+    const result = await clearAcknowledgement(await getDb(), id);
+    await audit(request, principal, { action: 'alert.unacknowledge', target: `alert ${id}` });
+    return Response.json(result);
   } catch (err) {
     return toErrorResponse(err);
   }

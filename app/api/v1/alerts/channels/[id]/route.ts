@@ -1,4 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { deleteChannel, getChannel, processSecretBox, updateChannel } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -12,7 +12,7 @@ type Context = { params: Promise<{ id: string }> };
 
 export async function GET(request: Request, context: Context) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    await requireRole(request, 'editor');
     const { id } = idPathSchema.parse(await context.params);
     return Response.json(await getChannel(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
@@ -20,24 +20,27 @@ export async function GET(request: Request, context: Context) {
   }
 }
 
-/** Changes name, url, secret, minSeverity, matchers or enabled. Admin token. */
+/** Changes name, url, secret, minSeverity, matchers or enabled. */
 export async function PATCH(request: Request, context: Context) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = idPathSchema.parse(await context.params);
     const patch = channelPatchSchema.parse(await readJsonBody(request));
-    return Response.json(await updateChannel(await getDb(), processSecretBox(), id, patch), { headers: { 'Cache-Control': 'no-store' } });
+    const result = await updateChannel(await getDb(), processSecretBox(), id, patch);
+    await audit(request, principal, { action: 'alert-channel.update', target: `alert channel ${id}` });
+    return Response.json(result, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }
 }
 
-/** Deletes the channel and its delivery log. Admin token. */
+/** Deletes the channel and its delivery log. */
 export async function DELETE(request: Request, context: Context) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = idPathSchema.parse(await context.params);
     await deleteChannel(await getDb(), id);
+    await audit(request, principal, { action: 'alert-channel.delete', target: `alert channel ${id}` });
     return new Response(null, { status: 204 });
   } catch (err) {
     return toErrorResponse(err);

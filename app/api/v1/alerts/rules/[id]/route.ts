@@ -1,5 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
-import { requireReader } from '@/lib/auth/require-reader';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { deleteRule, getRule, updateRule } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -13,7 +12,7 @@ type Context = { params: Promise<{ id: string }> };
 
 export async function GET(request: Request, context: Context) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const { id } = alertRulePathSchema.parse(await context.params);
     return Response.json(await getRule(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
@@ -21,24 +20,27 @@ export async function GET(request: Request, context: Context) {
   }
 }
 
-/** Changes what the body gives: title, severity, enabled, runbookUrl, spec (as a whole). Admin token. */
+/** Changes what the body gives: title, severity, enabled, runbookUrl, spec (as a whole). */
 export async function PATCH(request: Request, context: Context) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = alertRulePathSchema.parse(await context.params);
     const patch = alertRulePatchSchema.parse(await readJsonBody(request));
-    return Response.json(await updateRule(await getDb(), id, patch));
+    const result = await updateRule(await getDb(), id, patch);
+    await audit(request, principal, { action: 'alert-rule.update', target: `alert rule ${id}` });
+    return Response.json(result);
   } catch (err) {
     return toErrorResponse(err);
   }
 }
 
-/** Deletes a rule and its history; shipped rules answer 409 (disable them instead). Admin token. */
+/** Deletes a rule and its history; shipped rules answer 409 (disable them instead). */
 export async function DELETE(request: Request, context: Context) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = alertRulePathSchema.parse(await context.params);
     await deleteRule(await getDb(), id);
+    await audit(request, principal, { action: 'alert-rule.delete', target: `alert rule ${id}` });
     return new Response(null, { status: 204 });
   } catch (err) {
     return toErrorResponse(err);

@@ -1,4 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { expireSilence } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -7,12 +7,14 @@ import { idPathSchema } from '@/lib/protocol/alerts';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-/** Expires the silence now; it stays listed as history. Admin token. */
+/** Expires the silence now; it stays listed as history. */
 export async function DELETE(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = idPathSchema.parse(await context.params);
-    return Response.json(await expireSilence(await getDb(), id));
+    const result = await expireSilence(await getDb(), id);
+    await audit(request, principal, { action: 'silence.expire', target: `silence ${id}` });
+    return Response.json(result);
   } catch (err) {
     return toErrorResponse(err);
   }

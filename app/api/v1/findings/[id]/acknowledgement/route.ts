@@ -1,4 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { acknowledgeFinding, clearAcknowledgement } from '@/lib/findings/read/list-findings';
@@ -9,13 +9,15 @@ export const dynamic = 'force-dynamic';
 
 type Context = { params: Promise<{ id: string }> };
 
-/** Acknowledges the finding: `{ "reason": "...", "expiresAt": "2026-12-08T00:00:00Z" }`. Admin token. */
+/** Acknowledges the finding: `{ "reason": "...", "expiresAt": "2026-12-08T00:00:00Z" }`. */
 export async function PUT(request: Request, context: Context) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = findingPathSchema.parse(await context.params);
     const input = acknowledgeInputSchema.parse(await readJsonBody(request));
-    return Response.json(await acknowledgeFinding(await getDb(), id, input));
+    const result = await acknowledgeFinding(await getDb(), id, input);
+    await audit(request, principal, { action: 'finding.acknowledge', target: `finding ${id}` });
+    return Response.json(result);
   } catch (err) {
     return toErrorResponse(err);
   }
@@ -23,9 +25,11 @@ export async function PUT(request: Request, context: Context) {
 
 export async function DELETE(request: Request, context: Context) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = findingPathSchema.parse(await context.params);
-    return Response.json(await clearAcknowledgement(await getDb(), id));
+    const result = await clearAcknowledgement(await getDb(), id);
+    await audit(request, principal, { action: 'finding.unacknowledge', target: `finding ${id}` });
+    return Response.json(result);
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,4 +1,4 @@
-import { authorizeAdmin } from '@/lib/auth/admin-auth';
+import { audit, requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { deleteThresholdOverride } from '@/lib/findings/store/threshold-overrides';
@@ -8,9 +8,10 @@ export const dynamic = 'force-dynamic';
 
 export async function DELETE(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    authorizeAdmin(request.headers.get('authorization'));
+    const principal = await requireRole(request, 'editor');
     const { id } = findingPathSchema.parse(await context.params);
     await deleteThresholdOverride(await getDb(), id);
+    await audit(request, principal, { action: 'threshold-override.delete', target: `threshold override ${id}` });
     return new Response(null, { status: 204 });
   } catch (err) {
     return toErrorResponse(err);

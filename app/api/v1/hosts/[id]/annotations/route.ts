@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getHostAnnotations } from '@/lib/fleet';
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 /** What the host's charts mark over [from, to): inventory changes, findings opened/resolved, alerts fired/resolved. */
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     const params = hostAnnotationsParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json(await getHostAnnotations(await getDb(), { hostId: id, ...params }), { headers: { 'Cache-Control': 'no-store' } });

@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { listFindings } from '@/lib/findings/read/list-findings';
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 /** The host's findings; the same filters as /api/v1/findings (state=all gives its history). */
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     const query = findingsQuerySchema.parse({ ...searchParamsObject(new URL(request.url).searchParams), host: String(id) });
     return Response.json(await listFindings(await getDb(), query), { headers: { 'Cache-Control': 'no-store' } });

@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getHostInventory } from '@/lib/fleet';
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 /** The host's inventory as of `to` and its change history over [from, to) (default: the last 90 days). */
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     const params = hostInventoryParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json(await getHostInventory(await getDb(), { hostId: id, ...params }), { headers: { 'Cache-Control': 'no-store' } });

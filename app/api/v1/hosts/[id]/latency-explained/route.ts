@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { explainLatency } from '@/lib/findings/latency/explain-latency';
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 /** Did the host's p99 of `name` regress over [from, to) (default the last hour) against the 24 whole hours before, and why. */
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     const params = latencyExplainedParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
     const explanation = await explainLatency((await getDb()).sql, { hostId: id, ...params });

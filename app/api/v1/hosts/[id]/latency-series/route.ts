@@ -1,4 +1,4 @@
-import { requireReader } from '@/lib/auth/require-reader';
+import { requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { hostLatencySeriesParamsSchema, hostPathSchema } from '@/lib/protocol/read-api/host';
@@ -10,7 +10,7 @@ export const dynamic = 'force-dynamic';
 /** The latency series names the host reported over [from, to) (default: the last 24 h), busiest first. */
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   try {
-    await requireReader(request);
+    await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     const params = hostLatencySeriesParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
     return Response.json(await listHostLatencySeries(await getDb(), { hostId: id, ...params }), { headers: { 'Cache-Control': 'no-store' } });

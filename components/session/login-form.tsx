@@ -1,0 +1,44 @@
+'use client';
+
+import { useMutation } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { sendJson } from '../send-json';
+
+/** Where to go after signing in: a path on this server only, never another site (an open redirect). */
+function nextPath(): string {
+  const next = new URLSearchParams(window.location.search).get('next') ?? '/';
+  return next.startsWith('/') && !next.startsWith('//') ? next : '/';
+}
+
+export function LoginForm() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const signIn = useMutation({
+    mutationFn: () => sendJson<void>('/api/v1/auth/login', { method: 'POST', body: JSON.stringify({ email, password }) }),
+    onSuccess: () => window.location.assign(nextPath()),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    signIn.mutate();
+  };
+  return (
+    <form className="panel login-form" onSubmit={submit} aria-label="Sign in">
+      <label className="field">
+        Email
+        <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      </label>
+      <label className="field">
+        Password
+        <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+      </label>
+      {signIn.error && (
+        <p className="error" role="alert">
+          {signIn.error.message}
+        </p>
+      )}
+      <button type="submit" className="button" disabled={signIn.isPending}>
+        Sign in
+      </button>
+    </form>
+  );
+}

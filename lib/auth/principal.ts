@@ -1,0 +1,109 @@
+import 'server-only';
+import { getDb, type Database } from '../db';
+import { ForbiddenError, UnauthorizedError } from '../errors';
+import type { PrincipalKind, PrincipalView, Role } from '../protocol/auth';
+import { serverEnvironment } from '../server/environment';
+import { authenticateApiToken } from './api-tokens';
+import { recordAudit, type AuditEvent } from './audit';
+import { hasRole } from './roles';
+import { SESSION_COOKIE, cookieValue, readSession } from './sessions';
+import { bearerToken, constantTimeEqual } from './tokens';
+
+/** Who a request acts as. */
+export interface Principal extends PrincipalView {
+  kind: PrincipalKind;
+  /** The user behind a session or an API token; null for the bootstrap token and local sign-in. */
+  userId: number | null;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+const isLoopbackAddress = (host: string) => LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+
+/** `host:port` or `[v6]:port` without its port. */
+function hostName(hostHeader: string): string {
+  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
+  return hostHeader.split(':')[0]!;
+}
+
+/**
+ * Local sign-in: a server that listens on loopback only (HOST, 127.0.0.1 by default) serves whoever can reach it as
+ * the local admin, as the embedded `npm start` does, unless INFERWATCH_LOCAL_SIGN_IN=off. A request whose Host header
+ * is not a loopback name (a DNS-rebinding page) never gets it.
+ */
+export function localSignInActive(request?: Request): boolean {
+  const env = serverEnvironment();
+  if (!env.localSignIn || !isLoopbackAddress(env.host)) return false;
+  const host = request?.headers.get('host');
+  return host === null || host === undefined || isLoopbackAddress(hostName(host));
+}
+
+const LOCAL: Principal = { kind: 'local', userId: null, name: 'local admin (loopback)', email: null, role: 'admin' };
+const BOOTSTRAP: Principal = { kind: 'bootstrap', userId: null, name: 'bootstrap admin token', email: null, role: 'admin' };
+
+/** Who the request acts as, or null for nobody; a presented token that is not valid is refused, never ignored. */
+export async function authenticateRequest(request: Request, database?: Database): Promise<Principal | null> {
+  const token = bearerToken(request.headers.get('authorization'));
+  if (token) {
+    const db = database ?? (await getDb());
+    const api = await authenticateApiToken(db, token);
+    if (api) return { kind: 'token', userId: api.user.id, name: `${api.user.email} (API token)`, email: api.user.email, role: api.role };
+    const bootstrap = serverEnvironment().adminToken;
+    if (bootstrap && constantTimeEqual(token, bootstrap)) return BOOTSTRAP;
+    throw new UnauthorizedError('invalid, expired or revoked token');
+  }
+  const cookie = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
+  if (cookie) {
+    const user = await readSession(database ?? (await getDb()), cookie);
+    if (user) return { kind: 'user', userId: user.id, name: user.name || user.email, email: user.email, role: user.role };
+  }
+  return localSignInActive(request) ? LOCAL : null;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A browser's write must come from this origin: browsers send Origin on every cross-site write (and Referer when a
+ * privacy setting drops Origin), so a page elsewhere cannot ride on the session cookie or local sign-in. Scripts
+ * authenticate with a token and are not checked.
+ */
+function checkSameOrigin(request: Request): void {
+  const origin = request.headers.get('origin') ?? refererOrigin(request.headers.get('referer'));
+  if (origin === null) return;
+  const host = request.headers.get('host') ?? new URL(request.url).host;
+  const allowed = new Set([`http://${host}`, `https://${host}`]);
+  const publicUrl = serverEnvironment().publicUrl;
+  if (publicUrl) allowed.add(new URL(publicUrl).origin);
+  if (!allowed.has(origin)) throw new ForbiddenError(`cross-site request refused: ${origin} is not this server's origin`);
+}
+
+function refererOrigin(referer: string | null): string | null {
+  if (!referer || !URL.canParse(referer)) return null;
+  return new URL(referer).origin;
+}
+
+/** The principal, when it holds `role`: 401 for nobody, 403 for too small a role or a cross-site browser write. */
+export async function requireRole(request: Request, role: Role, database?: Database): Promise<Principal> {
+  const principal = await authenticateRequest(request, database);
+  if (!principal) throw new UnauthorizedError('sign in, or send an API token (Authorization: Bearer iwt_…)');
+  if (!SAFE_METHODS.has(request.method) && (principal.kind === 'user' || principal.kind === 'local')) checkSameOrigin(request);
+  if (!hasRole(principal.role, role)) throw new ForbiddenError(`this needs the ${role} role; ${principal.name} is a ${principal.role}`);
+  return principal;
+}
+
+/** The address the request came from, as the custom server forwards it (x-forwarded-for), for the audit log. */
+export function clientAddress(request: Request): string {
+  return request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() ?? request.headers.get('x-real-ip') ?? '';
+}
+
+/** Cookies carry Secure when the browser reached us over HTTPS (directly, or through a proxy that says so). */
+export function secureCookies(request: Request): boolean {
+  const publicUrl = serverEnvironment().publicUrl;
+  return (
+    request.headers.get('x-forwarded-proto') === 'https' || new URL(request.url).protocol === 'https:' || (publicUrl !== undefined && publicUrl.startsWith('https:'))
+  );
+}
+
+/** Records a write that succeeded: who did it, what to what, and from where. */
+export async function audit(request: Request, principal: Principal, event: AuditEvent): Promise<void> {
+  await recordAudit(await getDb(), principal, clientAddress(request), event);
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/** What a signed-in principal may do; each role includes the ones before it (docs/security in SECURITY.md). */
+export const ROLES = ['viewer', 'editor', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+const email = z.string().trim().toLowerCase().email().max(254);
+const password = z.string().min(12, 'must be at least 12 characters').max(1024);
+
+/** POST /api/v1/auth/login */
+export const loginInputSchema = z.object({ email, password: z.string().min(1).max(1024) });
+
+/** POST /api/v1/admin/users: a password, or none for a user who signs in through the OpenID provider. */
+export const userInputSchema = z.object({
+  email,
+  name: z.string().trim().max(200).default(''),
+  role: z.enum(ROLES),
+  password: password.optional(),
+});
+export type UserInput = z.infer<typeof userInputSchema>;
+
+/** PATCH /api/v1/admin/users/:id */
+export const userPatchSchema = z
+  .object({ name: z.string().trim().max(200), role: z.enum(ROLES), disabled: z.boolean(), password })
+  .partial()
+  .refine((p) => Object.keys(p).length > 0, 'give at least one of name, role, disabled, password');
+export type UserPatch = z.infer<typeof userPatchSchema>;
+
+/** POST /api/v1/auth/tokens: acts with at most the creating user's role. */
+export const apiTokenInputSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  role: z.enum(ROLES).optional(),
+  expiresInDays: z.number().int().min(1).max(3650).optional(),
+});
+export type ApiTokenInput = z.infer<typeof apiTokenInputSchema>;
+
+export const idParamSchema = z.object({ id: z.coerce.number().int().positive() });
+
+/** GET /api/v1/admin/audit */
+export const auditQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(200),
+  before: z.coerce.number().int().positive().optional(),
+});
+
+export type PrincipalKind = 'user' | 'token' | 'bootstrap' | 'local';
+
+export interface PrincipalView {
+  kind: PrincipalKind;
+  name: string;
+  email: string | null;
+  role: Role;
+}
+
+/** GET /api/v1/auth/session: who this request acts as, or null; and whether the server signs in loopback visitors. */
+export interface SessionInfo {
+  principal: PrincipalView | null;
+  localSignIn: boolean;
+}
+
+export interface UserView {
+  id: number;
+  email: string;
+  name: string;
+  role: Role;
+  password: boolean;
+  sso: boolean;
+  createdAt: string;
+  disabledAt: string | null;
+}
+
+export interface ApiTokenView {
+  id: number;
+  name: string;
+  tokenPrefix: string;
+  role: Role;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface CreatedApiToken extends ApiTokenView {
+  /** The token itself: shown once; only its hash is stored. */
+  token: string;
+}
+
+export interface AuditEntryView {
+  id: number;
+  at: string;
+  actorKind: PrincipalKind | 'system';
+  actorName: string;
+  action: string;
+  target: string;
+  ip: string;
+  detail: Record<string, unknown>;
+}

@@ -1,0 +1,49 @@
+import { describe, expect, test } from 'vitest';
+import { LoginLimiter } from '@/lib/auth/login-limiter';
+import { hashPassword, verifyPassword } from '@/lib/auth/passwords';
+import { hasRole, lesserRole } from '@/lib/auth/roles';
+import { RateLimitedError } from '@/lib/errors';
+
+describe('passwords', () => {
+  test('scrypt with its parameters and a fresh salt in the stored string; only the same password verifies', async () => {
+    const stored = await hashPassword('correct horse battery');
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    expect(await hashPassword('correct horse battery')).not.toBe(stored);
+    expect(await verifyPassword('correct horse battery', stored)).toBe(true);
+    expect(await verifyPassword('correct horse batterY', stored)).toBe(false);
+    expect(await verifyPassword('', stored)).toBe(false);
+  });
+
+  test('a stored value of another scheme or cut short never verifies', async () => {
+    expect(await verifyPassword('x', 'bcrypt$whatever')).toBe(false);
+    expect(await verifyPassword('x', 'scrypt$32768$8$1$')).toBe(false);
+  });
+});
+
+describe('roles', () => {
+  test('each role includes the ones before it, and a token acts with the lesser of its role and its user’s', () => {
+    expect(hasRole('admin', 'editor')).toBe(true);
+    expect(hasRole('editor', 'viewer')).toBe(true);
+    expect(hasRole('viewer', 'editor')).toBe(false);
+    expect(hasRole('editor', 'admin')).toBe(false);
+    expect(lesserRole('admin', 'viewer')).toBe('viewer');
+    expect(lesserRole('editor', 'admin')).toBe('editor');
+  });
+});
+
+describe('LoginLimiter', () => {
+  test('five failures of an email or an address in five minutes refuse the sixth try until the first ages out', () => {
+    let now = 0;
+    const limiter = new LoginLimiter(5, 300_000, () => now);
+    for (let i = 0; i < 5; i++) {
+      limiter.check('a@x.io', '10.0.0.1');
+      limiter.fail('a@x.io', '10.0.0.1');
+      now += 1_000;
+    }
+    expect(() => limiter.check('a@x.io', '10.0.0.2')).toThrow(RateLimitedError);
+    expect(() => limiter.check('b@x.io', '10.0.0.1')).toThrow(RateLimitedError);
+    expect(() => limiter.check('b@x.io', '10.0.0.2')).not.toThrow();
+    now = 300_001;
+    expect(() => limiter.check('a@x.io', '10.0.0.1')).not.toThrow();
+  });
+});
