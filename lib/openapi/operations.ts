@@ -1,0 +1,444 @@
+import { z } from 'zod';
+import { enrollmentKeyIdSchema, enrollmentKeyInputSchema } from '../auth/enrollment-key-input';
+import { enrollRequestSchema, enrollResponseSchema, ingestBatchSchema, ingestResponseSchema, reportSchema } from '../protocol';
+import {
+  acknowledgeAlertInputSchema,
+  alertRuleInputSchema,
+  alertRulePatchSchema,
+  alertRulePathSchema,
+  alertsQuerySchema,
+  channelInputSchema,
+  channelPatchSchema,
+  deliveriesQuerySchema,
+  idPathSchema,
+  silenceInputSchema,
+  silencesQuerySchema,
+} from '../protocol/alerts';
+import {
+  FINDINGS_TOPIC_DOCS,
+  acknowledgeInputSchema,
+  findingPathSchema,
+  findingsQuerySchema,
+  findingsSummaryQuerySchema,
+  fixedFindingsQuerySchema,
+  latencyExplainedParamsSchema,
+  residencyPolicyInputSchema,
+  thresholdOverrideInputSchema,
+} from '../protocol/findings';
+import { hostAnnotationsParamsSchema } from '../protocol/read-api/annotations';
+import { compareChoicesParamsSchema, compareParamsSchema } from '../protocol/read-api/compare';
+import { fleetParamsSchema, sparklineParamsSchema } from '../protocol/read-api/fleet';
+import { hostLatencySeriesParamsSchema, hostPathSchema } from '../protocol/read-api/host';
+import { hostInventoryParamsSchema } from '../protocol/read-api/inventory';
+import { latencyParamsSchema } from '../protocol/read-api/latency';
+import { regionCompareParamsSchema } from '../protocol/read-api/regions';
+import { hostSeriesParamsSchema } from '../protocol/read-api/series';
+import type { Access } from './access';
+import * as r from './responses';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Tag = 'agents' | 'fleet' | 'hosts' | 'findings' | 'alerts' | 'admin' | 'system';
+
+export const TAGS: { name: Tag; description: string }[] = [
+  { name: 'agents', description: 'What the agent calls: enrollment and ingest (docs/protocol.md).' },
+  { name: 'fleet', description: 'The fleet, its regions and latency across hosts.' },
+  { name: 'hosts', description: 'One host: its series, latency, inventory, findings and chart annotations.' },
+  { name: 'findings', description: 'Misconfigurations and conditions with remedies, their rules, thresholds and policies.' },
+  { name: 'alerts', description: 'Alert rules, alerts, silences, notification channels and deliveries (docs/alerts.md).' },
+  { name: 'admin', description: 'Enrollment keys and whether writes are possible.' },
+  { name: 'system', description: 'Health, Prometheus metrics and this document.' },
+];
+
+export interface Operation {
+  method: Method;
+  /** OpenAPI's form: `{id}` where the app folder has `[id]`. */
+  path: string;
+  tag: Tag;
+  summary: string;
+  access: Access;
+  params?: z.ZodObject;
+  query?: z.ZodType;
+  headers?: z.ZodObject;
+  body?: z.ZodType;
+  ok: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; contentType?: string };
+  /** Error answers beyond those every operation of its kind has (see errorStatuses in document.ts). */
+  errors?: number[];
+  /** false for the few that never touch the database (no 503 `database_unavailable`). */
+  usesDatabase?: false;
+  /** Answers that are not the error envelope. */
+  other?: Record<number, { description: string; schema: z.ZodType }>;
+}
+
+// The two findings doc routes parse their path with these same schemas, declared inline in the route files.
+const findingRulePathSchema = z.object({ id: z.string().trim().min(1).max(100) });
+const findingsTopicPathSchema = z.object({
+  topic: z.string().trim().min(1).max(100).meta({ description: `One of ${FINDINGS_TOPIC_DOCS.join(', ')}.` }),
+});
+
+const ok = (description: string, schema?: z.ZodType, status: 200 | 201 = 200) => ({ status, description, schema });
+const noContent = (description: string) => ({ status: 204 as const, description });
+const listOf = (key: string, item: z.ZodType) => z.object({ [key]: z.array(item) });
+
+const enrollmentKeyPathSchema = z.object({ id: enrollmentKeyIdSchema });
+const hostFindingsQuerySchema = z.object(findingsQuerySchema.shape).omit({ host: true });
+
+/** Every route handler under app/, as it is. tests/unit/openapi/coverage.test.ts keeps the two lists the same. */
+export const OPERATIONS: Operation[] = [
+  // ---- agents ----
+  {
+    method: 'post', path: '/api/v1/enroll', tag: 'agents', access: 'enroll',
+    summary: 'Enroll a host with an enrollment key; answers the host’s own token (a new one on every enrollment).',
+    body: enrollRequestSchema,
+    ok: ok('The host, its token (`iwh_…`) and the seq to continue from.', enrollResponseSchema),
+  },
+  {
+    method: 'post', path: '/api/v1/ingest', tag: 'agents', access: 'ingest',
+    summary: 'Store one report or a batch of up to 1,000 (JSON, optionally gzip); all or nothing, idempotent by (host, seq).',
+    headers: z.object({ 'content-encoding': z.enum(['gzip', 'identity']).optional() }),
+    body: z.union([reportSchema, ingestBatchSchema]),
+    ok: ok('Stored, or already stored (duplicate): every seq of the request is acknowledged.', ingestResponseSchema),
+    errors: [409, 413, 415, 429],
+  },
+
+  // ---- fleet ----
+  {
+    method: 'get', path: '/api/v1/fleet', tag: 'fleet', access: 'read',
+    summary: 'One page of hosts (filters, sort, page and limit) with the fleet’s tiles.',
+    query: fleetParamsSchema,
+    ok: ok('The page.', r.fleetPageSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/fleet/sparklines', tag: 'fleet', access: 'read',
+    summary: 'The last hour of steal or p99 per host, a point per minute.',
+    query: sparklineParamsSchema,
+    ok: ok('Points per host id.', r.sparklinesResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/latency', tag: 'fleet', access: 'read',
+    summary: 'Quantiles of one latency series over a host, region, label set or the fleet, from merged histograms.',
+    query: latencyParamsSchema,
+    ok: ok('The quantiles, and buckets over time when `points` is given.', r.latencyResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/regions/compare', tag: 'fleet', access: 'read',
+    summary: 'The regions side by side: steal, iowait, latency, probes and findings.',
+    query: regionCompareParamsSchema,
+    ok: ok('One entry per region.', r.regionCompareResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/compare', tag: 'fleet', access: 'read',
+    summary: 'One metric of many hosts on one time axis, the top `limit` by value.',
+    query: compareParamsSchema,
+    ok: ok('The hosts and their points.', r.compareResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/compare/choices', tag: 'fleet', access: 'read',
+    summary: 'What the compare page’s pickers offer: regions, latency series, hosts matching `q`.',
+    query: compareChoicesParamsSchema,
+    ok: ok('The choices.', r.compareChoicesSchema),
+  },
+
+  // ---- hosts ----
+  {
+    method: 'get', path: '/api/v1/hosts/{id}', tag: 'hosts', access: 'read',
+    summary: 'The host’s fleet row and its newest inventory snapshot.',
+    params: hostPathSchema,
+    ok: ok('The host.', r.hostDetailSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/series', tag: 'hosts', access: 'read',
+    summary: 'One metric of the host over [from, to), raw or rolled up to fit `maxPoints`.',
+    params: hostPathSchema,
+    query: hostSeriesParamsSchema,
+    ok: ok('The series, one per key (device, CPU, process…).', r.hostSeriesResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/latency-series', tag: 'hosts', access: 'read',
+    summary: 'The latency series names the host reported over [from, to), busiest first.',
+    params: hostPathSchema,
+    query: hostLatencySeriesParamsSchema,
+    ok: ok('The names with their request counts.', r.hostLatencySeriesResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/latency-explained', tag: 'hosts', access: 'read',
+    summary: 'Did the host’s p99 of `name` regress against the 24 hours before, and why.',
+    params: hostPathSchema,
+    query: latencyExplainedParamsSchema,
+    ok: ok('The verdict and its likely causes, strongest first.', r.latencyExplanationSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/inventory', tag: 'hosts', access: 'read',
+    summary: 'The host’s inventory as of `to` and its change history over [from, to).',
+    params: hostPathSchema,
+    query: hostInventoryParamsSchema,
+    ok: ok('The current snapshot and the changes.', r.hostInventoryResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/annotations', tag: 'hosts', access: 'read',
+    summary: 'What the host’s charts mark: inventory changes, findings and alerts opening and ending.',
+    params: hostPathSchema,
+    query: hostAnnotationsParamsSchema,
+    ok: ok('The annotations, oldest first.', r.hostAnnotationsResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/findings', tag: 'hosts', access: 'read',
+    summary: 'The host’s findings, with the filters of GET /api/v1/findings.',
+    params: hostPathSchema,
+    query: hostFindingsQuerySchema,
+    ok: ok('The findings.', r.findingsResponseSchema),
+  },
+
+  // ---- findings ----
+  {
+    method: 'get', path: '/api/v1/findings', tag: 'findings', access: 'read',
+    summary: 'Findings by host, region, labels, rule, severity and state (open by default).',
+    query: findingsQuerySchema,
+    ok: ok('The findings, most severe first.', r.findingsResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/summary', tag: 'findings', access: 'read',
+    summary: 'Findings counted per rule, by severity, hosts and acknowledgements.',
+    query: findingsSummaryQuerySchema,
+    ok: ok('One entry per rule.', r.findingsSummaryResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/fixed', tag: 'findings', access: 'read',
+    summary: 'Findings resolved over [from, to) and what each fix bought.',
+    query: fixedFindingsQuerySchema,
+    ok: ok('The resolved occurrences and totals.', r.fixedFindingsResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/{id}', tag: 'findings', access: 'read',
+    summary: 'One finding occurrence.',
+    params: findingPathSchema,
+    ok: ok('The finding.', r.findingSchema),
+  },
+  {
+    method: 'put', path: '/api/v1/findings/{id}/acknowledgement', tag: 'findings', access: 'admin',
+    summary: 'Acknowledge a finding, optionally until a time.',
+    params: findingPathSchema,
+    body: acknowledgeInputSchema,
+    ok: ok('The acknowledged finding.', r.findingSchema),
+    errors: [409],
+  },
+  {
+    method: 'delete', path: '/api/v1/findings/{id}/acknowledgement', tag: 'findings', access: 'admin',
+    summary: 'Withdraw a finding’s acknowledgement.',
+    params: findingPathSchema,
+    ok: ok('The finding.', r.findingSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/rules', tag: 'findings', access: 'read',
+    summary: 'Every findings rule with its default thresholds and doc page.',
+    usesDatabase: false,
+    ok: ok('The rules.', listOf('rules', r.findingRuleDescriptionSchema)),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/rules/{id}', tag: 'findings', access: 'read',
+    summary: 'One rule with its doc page as Markdown.',
+    usesDatabase: false,
+    params: findingRulePathSchema,
+    ok: ok('The rule and its doc.', r.findingRuleDocSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/docs/{topic}', tag: 'findings', access: 'read',
+    summary: 'A findings doc that is not a rule’s, as Markdown.',
+    usesDatabase: false,
+    params: findingsTopicPathSchema,
+    ok: ok('The doc.', r.findingsTopicDocSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/thresholds', tag: 'findings', access: 'read',
+    summary: 'Threshold overrides (fleet, region, labels, host).',
+    ok: ok('The overrides.', listOf('overrides', r.thresholdOverrideSchema)),
+  },
+  {
+    method: 'put', path: '/api/v1/findings/thresholds', tag: 'findings', access: 'admin',
+    summary: 'Create or replace the override of (rule, scope, selector).',
+    body: thresholdOverrideInputSchema,
+    ok: ok('The override.', r.thresholdOverrideSchema),
+  },
+  {
+    method: 'delete', path: '/api/v1/findings/thresholds/{id}', tag: 'findings', access: 'admin',
+    summary: 'Delete a threshold override.',
+    params: findingPathSchema,
+    ok: noContent('Deleted.'),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/residency-policies', tag: 'findings', access: 'read',
+    summary: 'Data residency policies: which regions hosts with given labels may run in.',
+    ok: ok('The policies.', listOf('policies', r.residencyPolicySchema)),
+  },
+  {
+    method: 'put', path: '/api/v1/findings/residency-policies', tag: 'findings', access: 'admin',
+    summary: 'Create or replace the policy of that name.',
+    body: residencyPolicyInputSchema,
+    ok: ok('The policy.', r.residencyPolicySchema),
+  },
+  {
+    method: 'delete', path: '/api/v1/findings/residency-policies/{id}', tag: 'findings', access: 'admin',
+    summary: 'Delete a residency policy.',
+    params: findingPathSchema,
+    ok: noContent('Deleted.'),
+  },
+
+  // ---- alerts ----
+  {
+    method: 'get', path: '/api/v1/alerts', tag: 'alerts', access: 'read',
+    summary: 'Alerts: active (pending and firing) by default, or firing, pending, resolved, all.',
+    query: alertsQuerySchema,
+    ok: ok('The alerts.', z.object({ alerts: z.array(r.alertSchema), truncated: z.boolean() })),
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/{id}', tag: 'alerts', access: 'read',
+    summary: 'One alert.',
+    params: idPathSchema,
+    ok: ok('The alert.', r.alertSchema),
+  },
+  {
+    method: 'put', path: '/api/v1/alerts/{id}/acknowledgement', tag: 'alerts', access: 'admin',
+    summary: 'Acknowledge an unresolved alert.',
+    params: idPathSchema,
+    body: acknowledgeAlertInputSchema,
+    ok: ok('The acknowledged alert.', r.alertSchema),
+    errors: [409],
+  },
+  {
+    method: 'delete', path: '/api/v1/alerts/{id}/acknowledgement', tag: 'alerts', access: 'admin',
+    summary: 'Withdraw an alert’s acknowledgement.',
+    params: idPathSchema,
+    ok: ok('The alert.', r.alertSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/rules', tag: 'alerts', access: 'read',
+    summary: 'Alert rules, shipped and own.',
+    ok: ok('The rules.', listOf('rules', r.alertRuleSchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/alerts/rules', tag: 'alerts', access: 'admin',
+    summary: 'Create an alert rule (docs/alerts.md describes the spec).',
+    body: alertRuleInputSchema,
+    ok: ok('The rule.', r.alertRuleSchema, 201),
+    errors: [409],
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/rules/{id}', tag: 'alerts', access: 'read',
+    summary: 'One alert rule.',
+    params: alertRulePathSchema,
+    ok: ok('The rule.', r.alertRuleSchema),
+  },
+  {
+    method: 'patch', path: '/api/v1/alerts/rules/{id}', tag: 'alerts', access: 'admin',
+    summary: 'Change a rule’s title, severity, enabled, runbookUrl or spec (as a whole).',
+    params: alertRulePathSchema,
+    body: alertRulePatchSchema,
+    ok: ok('The rule.', r.alertRuleSchema),
+  },
+  {
+    method: 'delete', path: '/api/v1/alerts/rules/{id}', tag: 'alerts', access: 'admin',
+    summary: 'Delete a rule and its history; shipped rules answer 409 (disable them instead).',
+    params: alertRulePathSchema,
+    ok: noContent('Deleted.'),
+    errors: [409],
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/silences', tag: 'alerts', access: 'read',
+    summary: 'Silences: active, pending, expired or all (the default).',
+    query: silencesQuerySchema,
+    ok: ok('The silences.', listOf('silences', r.silenceSchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/alerts/silences', tag: 'alerts', access: 'admin',
+    summary: 'Silence the alerts whose labels match, until `endsAt`.',
+    body: silenceInputSchema,
+    ok: ok('The silence.', r.silenceSchema, 201),
+  },
+  {
+    method: 'delete', path: '/api/v1/alerts/silences/{id}', tag: 'alerts', access: 'admin',
+    summary: 'Expire a silence now; it stays listed as history.',
+    params: idPathSchema,
+    ok: ok('The expired silence.', r.silenceSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/channels', tag: 'alerts', access: 'admin',
+    summary: 'Notification channels, their secrets shown as a prefix only.',
+    ok: ok('The channels.', listOf('channels', r.channelSchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/alerts/channels', tag: 'alerts', access: 'admin',
+    summary: 'Create a webhook, Slack or Alertmanager channel.',
+    body: channelInputSchema,
+    ok: ok('The channel.', r.channelSchema, 201),
+    errors: [409],
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/channels/{id}', tag: 'alerts', access: 'admin',
+    summary: 'One channel.',
+    params: idPathSchema,
+    ok: ok('The channel.', r.channelSchema),
+  },
+  {
+    method: 'patch', path: '/api/v1/alerts/channels/{id}', tag: 'alerts', access: 'admin',
+    summary: 'Change a channel’s name, url, secret, minSeverity, matchers or enabled.',
+    params: idPathSchema,
+    body: channelPatchSchema,
+    ok: ok('The channel.', r.channelSchema),
+    errors: [409],
+  },
+  {
+    method: 'delete', path: '/api/v1/alerts/channels/{id}', tag: 'alerts', access: 'admin',
+    summary: 'Delete a channel and its delivery log.',
+    params: idPathSchema,
+    ok: noContent('Deleted.'),
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/deliveries', tag: 'alerts', access: 'admin',
+    summary: 'The delivery log, newest first: attempts, status, last error.',
+    query: deliveriesQuerySchema,
+    ok: ok('The deliveries.', z.object({ deliveries: z.array(r.deliverySchema), truncated: z.boolean() })),
+  },
+
+  // ---- admin ----
+  {
+    method: 'get', path: '/api/v1/admin/status', tag: 'admin', access: 'read',
+    summary: 'Whether writes are possible, and whether the bearer token sent (if any) is the admin token.',
+    usesDatabase: false,
+    ok: ok('The status.', r.adminStatusSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/admin/enrollment-keys', tag: 'admin', access: 'admin',
+    summary: 'Enrollment keys, without their secret.',
+    ok: ok('The keys.', listOf('keys', r.enrollmentKeySchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/admin/enrollment-keys', tag: 'admin', access: 'admin',
+    summary: 'Create an enrollment key bound to a region and labels; the key is in this answer only.',
+    body: enrollmentKeyInputSchema,
+    ok: ok('The key, with its plaintext.', r.createdEnrollmentKeySchema, 201),
+  },
+  {
+    method: 'delete', path: '/api/v1/admin/enrollment-keys/{id}', tag: 'admin', access: 'admin',
+    summary: 'Revoke an enrollment key; hosts enrolled with it keep their tokens.',
+    params: enrollmentKeyPathSchema,
+    ok: ok('The revoked key.', r.enrollmentKeySchema),
+  },
+
+  // ---- system ----
+  {
+    method: 'get', path: '/api/health', tag: 'system', access: 'public',
+    summary: 'Whether the server and its database answer (200 ok, 503 degraded, with the same body).',
+    ok: ok('Healthy.', r.healthSchema),
+    other: { 503: { description: 'The database does not answer.', schema: r.healthSchema } },
+  },
+  {
+    method: 'get', path: '/metrics', tag: 'system', access: 'read',
+    summary: 'Prometheus text exposition: per-host gauges, rollup lag, findings, alerts, ingest and the process.',
+    ok: { status: 200, description: 'Metrics (docs/operations.md lists them).', schema: z.string(), contentType: 'text/plain; version=0.0.4' },
+  },
+  {
+    method: 'get', path: '/api/openapi.json', tag: 'system', access: 'read',
+    summary: 'This document.',
+    usesDatabase: false,
+    ok: ok('OpenAPI 3.1.', z.record(z.string(), z.unknown())),
+  },
+];
