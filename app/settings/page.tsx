@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { connection } from 'next/server';
 import { AdminTokenField } from '@/components/settings/admin-token-field';
 import { EnrollmentKeys } from '@/components/settings/enrollment-keys';
@@ -13,6 +14,7 @@ export default async function SettingsPage() {
       <div className="page-head">
         <h1>Settings</h1>
         <p className="muted">Until login exists, every change made from the dashboard needs the server’s admin token.</p>
+        <Link href="/settings/api">HTTP API reference</Link>
       </div>
       <AdminTokenField />
       <EnrollmentKeys />
