@@ -1,3 +1,5 @@
+import { CodeSpans } from '../code-spans';
+
 /** The API page's body: operations grouped by tag, each with its access, parameters, body and answers. */
 export interface ApiReferenceProps {
   groups: {
@@ -24,7 +26,9 @@ function Operation({ op }: { op: OperationView }) {
       <h3 id={`${op.id}-title`} className="api-operation-title">
         <span className={`badge api-method api-method-${op.method.toLowerCase()}`}>{op.method}</span> <code>{op.path}</code>
       </h3>
-      <p>{op.summary}</p>
+      <p>
+        <CodeSpans text={op.summary} />
+      </p>
       <p className="muted">Authorization: {op.auth.length > 0 ? op.auth.map((a) => `Bearer ${a}`).join(' or ') : 'none'}</p>
       {op.parameters.length > 0 && (
         <div className="table-wrap">
@@ -49,7 +53,7 @@ function Operation({ op }: { op: OperationView }) {
                   <td>
                     <code>{p.type}</code>
                   </td>
-                  <td>{p.description}</td>
+                  <td>{p.description && <CodeSpans text={p.description} />}</td>
                 </tr>
               ))}
             </tbody>
@@ -76,7 +80,9 @@ function Operation({ op }: { op: OperationView }) {
               <tr key={r.status}>
                 <td className="num">{r.status}</td>
                 <td>{r.type && <code>{r.type}</code>}</td>
-                <td>{r.description}</td>
+                <td>
+                  <CodeSpans text={r.description} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -99,7 +105,9 @@ export function ApiReference({ groups }: ApiReferenceProps) {
       {groups.map((g) => (
         <section key={g.tag} id={`tag-${g.tag}`} aria-labelledby={`tag-${g.tag}-title`}>
           <h2 id={`tag-${g.tag}-title`}>{g.tag}</h2>
-          <p className="muted">{g.description}</p>
+          <p className="muted">
+            <CodeSpans text={g.description} />
+          </p>
           {g.operations.map((op) => (
             <Operation key={op.id} op={op} />
           ))}

@@ -69,7 +69,10 @@ function operationView(method: string, path: string, op: OperationObject): ApiOp
       name: p.name,
       in: p.in,
       required: p.required ?? false,
-      type: typeText(p.schema) + (p.style === 'form' && p.explode === false ? ' (comma-separated)' : ''),
+      type:
+        typeText(p.schema) +
+        (p.style === 'form' && p.explode === false ? ' (comma-separated)' : '') +
+        (p.schema && !isReference(p.schema) && p.schema.default !== undefined ? ` = ${JSON.stringify(p.schema.default)}` : ''),
       description: p.description ?? null,
     })),
     body: body ? typeText(body) : null,

@@ -21,6 +21,7 @@ describe('the API page’s reference', () => {
     const sparklines = find('GET', '/api/v1/fleet/sparklines');
     expect(sparklines.parameters[0]).toMatchObject({ name: 'ids', in: 'query', required: true, type: 'integer[] (comma-separated)' });
     expect(find('GET', '/api/v1/fleet').auth).toEqual([]);
+    expect(find('GET', '/api/v1/alerts').parameters[0]).toMatchObject({ name: 'state', type: '"active" | "pending" | "firing" | "resolved" | "all" = "active"' });
     expect(find('GET', '/metrics').responses[0]!.type).toBe('text/plain; version=0.0.4');
   });
 
