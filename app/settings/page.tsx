@@ -14,10 +14,12 @@ export default async function SettingsPage() {
       <div className="page-head">
         <h1>Settings</h1>
         <p className="muted">Until login exists, every change made from the dashboard needs the server’s admin token.</p>
-        <Link href="/settings/api">HTTP API reference</Link>
       </div>
       <AdminTokenField />
       <EnrollmentKeys />
+      <p className="muted">
+        Everything here, and the rest of the HTTP API: <Link href="/settings/api">HTTP API reference</Link>.
+      </p>
     </>
   );
 }

@@ -1,7 +1,11 @@
 import type { SecuritySchemeObject, SecurityRequirementObject } from 'openapi3-ts/oas31';
 
-/** Who may call an operation. The route handlers decide; the document says the same, and a test compares them. */
-export type Access = 'public' | 'read' | 'admin' | 'ingest' | 'enroll';
+/**
+ * Who may call an operation: a reader, an editor (acknowledge, silence, configure alerts and thresholds) or an
+ * administrator (keys, policies), the agent with its host token or enrollment key, or anyone. The route handlers
+ * decide; the document says the same, and tests/unit/openapi/coverage.test.ts compares them.
+ */
+export type Access = 'public' | 'viewer' | 'editor' | 'admin' | 'ingest' | 'enroll';
 
 export const SECURITY_SCHEMES = {
   hostToken: {
@@ -22,12 +26,13 @@ export const SECURITY_SCHEMES = {
 } satisfies Record<string, SecuritySchemeObject>;
 
 /**
- * Each access class as an OpenAPI security requirement: the one place to change when reads need a session or an
- * API token (then `read` lists those schemes, defined above).
+ * Each access class as OpenAPI security requirements: the one place to change when login lands (reads then need
+ * a session or an API token, and editors and admins their role instead of the admin token).
  */
 export const SECURITY: Record<Access, SecurityRequirementObject[]> = {
   public: [],
-  read: [],
+  viewer: [],
+  editor: [{ adminToken: [] }],
   admin: [{ adminToken: [] }],
   ingest: [{ hostToken: [] }],
   enroll: [{ enrollmentKey: [] }],

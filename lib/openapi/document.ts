@@ -56,6 +56,7 @@ const ERRORS: Record<number, { description: string; headers?: typeof retryAfter 
 };
 
 const FORBIDDEN: Partial<Record<Operation['access'], string>> = {
+  editor: '`forbidden`: the admin API is disabled while INFERWATCH_ADMIN_TOKEN is unset.',
   admin: '`forbidden`: the admin API is disabled while INFERWATCH_ADMIN_TOKEN is unset.',
   enroll: '`forbidden`: the enrollment key is revoked or expired.',
 };

@@ -67,6 +67,7 @@ describe('the OpenAPI document', () => {
     expect(document.paths!['/api/v1/enroll']!.post!.security).toEqual([{ enrollmentKey: [] }]);
     expect(document.paths!['/api/v1/alerts/rules']!.post!.security).toEqual([{ adminToken: [] }]);
     expect(document.paths!['/api/v1/alerts/rules']!.get!.security).toEqual([]);
+    expect(document.paths!['/api/v1/admin/enrollment-keys']!.post!.security).toEqual([{ adminToken: [] }]);
     expect(Object.keys(document.paths!['/api/v1/alerts/rules']!.post!.responses!)).toEqual(['201', '400', '401', '403', '409', '500', '503']);
   });
 });
