@@ -5,6 +5,9 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseProcessSelector } from './collectors/process-selectors';
 import { parseProbeSpec, type ProbeSpec } from './collectors/probes';
+import { parseHistogramSpec, type HistogramSource } from './scrape/catalog';
+import { DEFAULT_SCRAPE_MAX_SERIES } from './scrape/scraper';
+import { parseScrapeTarget, type ScrapeTarget } from './scrape/target';
 
 export class ConfigError extends Error {}
 
@@ -25,6 +28,12 @@ const OPTIONS = {
   'watch-log': { type: 'string', multiple: true, env: 'INFERWATCH_WATCH_LOG' },
   'data-path': { type: 'string', multiple: true, env: 'INFERWATCH_DATA_PATH' },
   probe: { type: 'string', multiple: true, env: 'INFERWATCH_PROBE' },
+  scrape: { type: 'string', multiple: true, env: 'INFERWATCH_SCRAPE' },
+  'scrape-histogram': { type: 'string', multiple: true, env: 'INFERWATCH_SCRAPE_HISTOGRAM' },
+  'scrape-allow-remote': { type: 'boolean', env: 'INFERWATCH_SCRAPE_ALLOW_REMOTE' },
+  'scrape-timeout': { type: 'string', env: 'INFERWATCH_SCRAPE_TIMEOUT' },
+  'scrape-max-mb': { type: 'string', env: 'INFERWATCH_SCRAPE_MAX_MB' },
+  'scrape-max-series': { type: 'string', env: 'INFERWATCH_SCRAPE_MAX_SERIES' },
   'statsd-addr': { type: 'string', env: 'INFERWATCH_STATSD_ADDR' },
   'http-intake-addr': { type: 'string', env: 'INFERWATCH_HTTP_INTAKE_ADDR' },
   'spool-max-mb': { type: 'string', env: 'INFERWATCH_SPOOL_MAX_MB' },
@@ -55,6 +64,15 @@ Usage: inferwatch-agent [options]
   --data-path DIR           report the device and filesystem behind DIR (repeatable)
   --probe NAME=URL          time a connection or request every interval: NAME=tcp://HOST:PORT or
                             NAME=http(s)://HOST[:PORT]/PATH (repeatable)
+  --scrape NAME=URL         read a model server's Prometheus /metrics every interval (vLLM, TGI, Triton,
+                            TorchServe, BentoML, Ray Serve): NAME=http://127.0.0.1:8000/metrics (repeatable;
+                            loopback only unless --scrape-allow-remote)
+  --scrape-histogram METRIC[@s|ms|us]  also turn this histogram into a latency series (repeatable; the unit from
+                            the name's _seconds/_ms/_us suffix unless given)
+  --scrape-allow-remote     allow --scrape URLs on other hosts
+  --scrape-timeout SECONDS  time limit of one scrape (default 2, at most the interval)
+  --scrape-max-mb MB        size limit of one scrape's body (default 4)
+  --scrape-max-series N     latency series kept from all scrapes; more are dropped and counted (default 100)
   --statsd-addr HOST:PORT   StatsD timings listener (default 127.0.0.1:8125, "off" disables)
   --http-intake-addr HOST:PORT  HTTP timings intake (default 127.0.0.1:8126, "off" disables)
   --spool-max-mb MB         bound of the on-disk spool; the oldest reports are dropped beyond it (default 100)
@@ -101,6 +119,15 @@ function checkSelector(text: string, ctx: z.RefinementCtx): void {
   }
 }
 
+const histogramSpecSchema = z.string().transform((text, ctx): HistogramSource => {
+  try {
+    return parseHistogramSpec(text);
+  } catch (err) {
+    ctx.issues.push({ code: 'custom', message: (err as Error).message, input: text });
+    return z.NEVER;
+  }
+});
+
 const rawSchema = z.strictObject({
   server: z
     .string()
@@ -116,6 +143,12 @@ const rawSchema = z.strictObject({
   'watch-log': z.array(z.string().min(1, 'must not be empty')).default([]),
   'data-path': z.array(z.string().min(1, 'must not be empty').max(1000)).max(32).default([]),
   probe: z.array(probeSpecSchema).max(64).default([]),
+  scrape: z.array(z.string().min(1, 'must not be empty').max(1100)).max(32, 'at most 32 scrape targets').default([]),
+  'scrape-histogram': z.array(histogramSpecSchema).max(64).default([]),
+  'scrape-allow-remote': z.boolean().default(false),
+  'scrape-timeout': positiveNumber(60, 'seconds').default(2),
+  'scrape-max-mb': positiveNumber(64, 'megabytes').default(4),
+  'scrape-max-series': z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(250, 'must be at most 250').default(DEFAULT_SCRAPE_MAX_SERIES),
   'statsd-addr': addrSchema.prefault('127.0.0.1:8125'),
   'http-intake-addr': addrSchema.prefault('127.0.0.1:8126'),
   'spool-max-mb': positiveNumber(1_000_000, 'megabytes').default(100),
@@ -135,6 +168,7 @@ export interface AgentConfig {
   watchLogs: string[];
   dataPaths: string[];
   probes: ProbeSpec[];
+  scrape: ScrapeConfig;
   statsdAddr: ListenAddr | null;
   httpIntakeAddr: ListenAddr | null;
   spoolMaxBytes: number;
@@ -142,6 +176,14 @@ export interface AgentConfig {
   sysRoot: string;
   once: boolean;
   print: boolean;
+}
+
+export interface ScrapeConfig {
+  targets: ScrapeTarget[];
+  histograms: HistogramSource[];
+  timeoutMs: number;
+  maxBytes: number;
+  maxSeries: number;
 }
 
 export type CliAction = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: AgentConfig };
@@ -267,6 +309,24 @@ export function loadConfig(input: LoadConfigInput): CliAction {
     probeNames.add(probe.name);
   }
 
+  const targets = raw.scrape.map((text) => {
+    try {
+      return parseScrapeTarget(text, raw['scrape-allow-remote']);
+    } catch (err) {
+      throw new ConfigError(`invalid ${describeSource('scrape', sourceOf.get('scrape') ?? 'flag')}: ${(err as Error).message}`);
+    }
+  });
+  const scrapeNames = new Set<string>();
+  for (const target of targets) {
+    if (scrapeNames.has(target.name)) throw new ConfigError(`invalid --scrape: the name "${target.name}" is used twice`);
+    scrapeNames.add(target.name);
+  }
+  // A scrape must end before the next collection: the default shrinks with a short interval, a given one may not exceed it.
+  const scrapeTimeoutS = sourceOf.has('scrape-timeout') ? raw['scrape-timeout'] : Math.min(raw['scrape-timeout'], raw.interval);
+  if (scrapeTimeoutS > raw.interval) {
+    throw new ConfigError(`invalid ${describeSource('scrape-timeout', sourceOf.get('scrape-timeout')!)}: must be at most the interval (${raw.interval} s)`);
+  }
+
   const isRoot = input.isRoot ?? process.getuid?.() === 0;
   return {
     kind: 'run',
@@ -280,6 +340,13 @@ export function loadConfig(input: LoadConfigInput): CliAction {
       watchLogs: raw['watch-log'],
       dataPaths: raw['data-path'],
       probes: raw.probe,
+      scrape: {
+        targets,
+        histograms: raw['scrape-histogram'],
+        timeoutMs: Math.round(scrapeTimeoutS * 1000),
+        maxBytes: Math.round(raw['scrape-max-mb'] * 1024 * 1024),
+        maxSeries: raw['scrape-max-series'],
+      },
       statsdAddr: raw['statsd-addr'],
       httpIntakeAddr: raw['http-intake-addr'],
       spoolMaxBytes: Math.round(raw['spool-max-mb'] * 1024 * 1024),

@@ -13,6 +13,7 @@ import {
   processInventorySchema,
   processSampleSchema,
   reportSchema,
+  serverSampleSchema,
   type CgroupSample,
   type CpuSample,
   type DiskSample,
@@ -27,6 +28,7 @@ import {
 } from '../lib/protocol';
 import type { Collector, CollectorContext, WatchedProcess } from './collectors/types';
 import type { Logger } from './log';
+import type { ScrapeResult } from './scrape/scraper';
 
 export interface IntervalCollectors {
   cpu: Collector<CpuSample | Unavailable>;
@@ -50,6 +52,8 @@ export interface ReportSources {
   drainLatency(): LatencySeries[];
   /** Malformed StatsD/HTTP timing lines since the last drain (read before drainLatency()). */
   malformedStatsdPackets(): number;
+  /** The model servers' /metrics (--scrape): latency series and one sample per server; absent when none is set. */
+  scrape?: Collector<ScrapeResult>;
 }
 
 export interface BuildInput {
@@ -122,14 +126,16 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
     async warmUp(input) {
       const ctx = await contextFor(input);
       const baseline = (name: (typeof RATE_COLLECTORS)[number]) => section<unknown>(name, () => sources.collectors[name].collect(ctx), () => undefined);
-      await Promise.all(RATE_COLLECTORS.map(baseline));
+      const scrape = sources.scrape;
+      await Promise.all([...RATE_COLLECTORS.map(baseline), scrape && section('scrape', () => scrape.collect(ctx), () => undefined)]);
     },
 
     async build(input) {
       const ctx = await contextFor(input);
       const { collectors } = sources;
       const refreshHost = hostInventory === undefined || built % inventoryEvery === 0;
-      const [cpu, pressure, disks, cgroups, processes, probes, freshHostInventory, processInventory] = await Promise.all([
+      const scrape = sources.scrape;
+      const [cpu, pressure, disks, cgroups, processes, probes, freshHostInventory, processInventory, scraped] = await Promise.all([
         section('cpu', () => collectors.cpu.collect(ctx), unavailable),
         section('pressure', () => collectors.pressure.collect(ctx), unavailable),
         section('disks', () => collectors.disks.collect(ctx), unavailable),
@@ -138,12 +144,13 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
         section('probes', () => collectors.probes.collect(ctx), () => []),
         refreshHost ? section('inventory', () => sources.collectHostInventory(ctx), () => undefined) : undefined,
         section('process inventory', () => sources.collectProcessInventory(ctx), () => []),
+        scrape ? section('scrape', () => scrape.collect(ctx), () => undefined) : undefined,
       ]);
       built++;
       if (freshHostInventory) hostInventory = freshHostInventory;
 
       const malformedStatsdPackets = sources.malformedStatsdPackets();
-      const latency = sources.drainLatency();
+      const latency = withScraped(sources.drainLatency(), scraped, log);
       const report: Report = {
         v: PROTOCOL_VERSION,
         seq: input.seq,
@@ -164,6 +171,7 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
         processes,
         latency,
         probes,
+        ...(scraped ? { servers: scraped.servers } : {}),
       };
       if (hostInventory) {
         const inventory = withHash({ ...hostInventory, processes: processInventory });
@@ -176,6 +184,21 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
     },
   };
 }
+
+/** StatsD/HTTP series, then the scraped ones; a scraped series whose name and tags StatsD already used is left out. */
+function withScraped(own: LatencySeries[], scraped: ScrapeResult | undefined, log: Logger): LatencySeries[] {
+  if (!scraped || scraped.latency.length === 0) return own;
+  const keys = new Set(own.map((s) => `${s.name}\u0000${JSON.stringify(s.tags)}`));
+  const room = MAX_REPORT_LATENCY_SERIES - own.length;
+  const kept = scraped.latency.filter((s) => !keys.has(`${s.name}\u0000${JSON.stringify(s.tags)}`)).slice(0, Math.max(0, room));
+  if (kept.length < scraped.latency.length) {
+    log.warn('scraped latency series left out of the report: same name and tags as a StatsD series, or no room', { left: scraped.latency.length - kept.length });
+  }
+  return [...own, ...kept];
+}
+
+/** reportSchema's bound on the latency list. */
+const MAX_REPORT_LATENCY_SERIES = 500;
 
 export function withHash(inventory: Omit<Inventory, 'hash'>): Inventory {
   const hash = createHash('sha256').update(canonicalJson(inventory)).digest('hex');
@@ -201,6 +224,7 @@ const REPORT_LISTS = {
   processes: processSampleSchema,
   latency: latencySeriesSchema,
   probes: probeSampleSchema,
+  servers: serverSampleSchema,
 } as const;
 const INVENTORY_LISTS = { disks: diskInventorySchema, dataPaths: dataPathSchema, processes: processInventorySchema } as const;
 
@@ -249,7 +273,7 @@ export function validateReport(report: Report, log: Logger): Report {
       else inventory = undefined;
     } else if (top && (SECTIONS as readonly string[]).includes(top)) {
       repaired[top] = { unavailable: reason };
-    } else if (top === 'processes' || top === 'latency' || top === 'probes') {
+    } else if (top === 'processes' || top === 'latency' || top === 'probes' || top === 'servers') {
       repaired[top] = [];
     }
   }

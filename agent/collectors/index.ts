@@ -1,9 +1,10 @@
 import type { AgentConfig } from '../config';
-import { createLatencyAggregator } from '../latency/aggregator';
+import { MAX_LATENCY_SERIES, createLatencyAggregator } from '../latency/aggregator';
 import { startHttpIntake } from '../latency/http-intake';
 import { startStatsdListener } from '../latency/statsd-server';
 import type { Logger } from '../log';
 import type { IntervalCollectors, ReportSources } from '../report-builder';
+import { createScraper } from '../scrape/scraper';
 import { createCgroupCollector } from './cgroups/collector';
 import { HOST_GROUP } from './cgroups/layout';
 import { collectCgroupConfig } from './cgroups/limits';
@@ -31,7 +32,8 @@ export interface SourcesOptions {
 type SourcesConfig = Pick<
   AgentConfig,
   'watchProcesses' | 'watchPids' | 'watchLogs' | 'dataPaths' | 'probes' | 'statsdAddr' | 'httpIntakeAddr' | 'intervalMs'
->;
+> &
+  Partial<Pick<AgentConfig, 'scrape'>>;
 
 /** The one list of collectors: every source a report is built from. */
 export function createIntervalCollectors(config: SourcesConfig): IntervalCollectors {
@@ -50,7 +52,9 @@ export async function createReportSources(
   log: Logger,
   options: SourcesOptions,
 ): Promise<ReportSourcesHandle> {
-  const aggregator = createLatencyAggregator();
+  const scrape = config.scrape?.targets.length ? config.scrape : undefined;
+  // The report holds at most MAX_LATENCY_SERIES: the scraped series' bound comes out of StatsD's share.
+  const aggregator = createLatencyAggregator({ maxSeries: MAX_LATENCY_SERIES - (scrape?.maxSeries ?? 0) });
   const closers: (() => Promise<void>)[] = [];
   if (options.listen && config.statsdAddr) {
     try {
@@ -106,6 +110,17 @@ export async function createReportSources(
     malformedStatsdPackets: () => aggregator.malformedCount(),
     drainLatency: () => aggregator.drain(),
   };
+  if (scrape) {
+    const scraper = createScraper({
+      targets: scrape.targets,
+      histograms: scrape.histograms,
+      maxSeries: scrape.maxSeries,
+      limits: { timeoutMs: scrape.timeoutMs, maxBytes: scrape.maxBytes },
+      log,
+    });
+    sources.scrape = { name: 'scrape', collect: (ctx) => scraper.collect(ctx.nowMs) };
+    log.info('scraping model servers', { targets: scrape.targets.map((t) => `${t.name}=${t.url.href}`).join(' ') });
+  }
   return {
     sources,
     async close() {

@@ -37,6 +37,12 @@ export const COMPARE_METRIC_LABEL: Record<CompareMetric, string> = {
   cgroup_throttled_ms: 'cgroup throttled time',
   probe_connect: 'probe connect time',
   probe_response: 'probe response time',
+  server_requests: 'model server requests',
+  server_latency_mean: 'model server mean latency',
+  server_queue_mean: 'model server mean queue time',
+  server_waiting: 'model server requests waiting',
+  server_running: 'model server requests running',
+  server_batch_size: 'model server batch size',
   latency_p50: 'latency p50',
   latency_p95: 'latency p95',
   latency_p99: 'latency p99',
@@ -47,6 +53,7 @@ export const KEYED_METRICS: readonly CompareMetric[] = [
   'disk_queue_depth', 'disk_read_await', 'disk_write_await', 'disk_util', 'disk_read_iops', 'disk_write_iops', 'disk_read_bytes', 'disk_write_bytes',
   'process_cpu', 'process_threads', 'process_voluntary_cs', 'process_nonvoluntary_cs',
   'cgroup_throttled_pct', 'cgroup_throttled_ms', 'probe_connect', 'probe_response',
+  'server_requests', 'server_latency_mean', 'server_queue_mean', 'server_waiting', 'server_running', 'server_batch_size',
 ];
 
 export function formatterFor(unit: string): (value: number) => string {

@@ -1,5 +1,5 @@
 import type { HostAnnotation } from '@/lib/protocol/read-api/annotations';
-import type { LatencyResponse } from '@/lib/protocol/read-api/latency';
+import type { LatencyQuantiles, LatencyResponse } from '@/lib/protocol/read-api/latency';
 import type { HostSeriesResponse, SeriesPoint } from '@/lib/protocol/read-api/series';
 import { MAX_CHART_ROWS, bucketStarts, gridStepMs } from '../charts/time-axis';
 import { OVERLAY_DASH, seriesStyle, type ChartAnnotation, type ChartSeries, type TimeChartData, type TimeRow } from '../charts/time-chart-config';
@@ -145,6 +145,24 @@ export function latencyChartData(response: LatencyResponse | undefined, overlay?
   series.push({ key: 's3', label: 'p99, a week earlier', color: series[2]!.color, dash: OVERLAY_DASH, line: true });
   place(frame.rows, frame.bucketMs, 's3', old.buckets.map((b) => ({ t: b.t, v: b.count > 0 ? b.p99 : null })), overlay.shiftMs);
   return chart;
+}
+
+/**
+ * What the latency chart may claim about its precision: quantiles from a model server's histogram cannot be finer
+ * than its buckets, so they say so and by how much (the widest error of the quantiles drawn); null for the agent's
+ * own sketches.
+ */
+export function latencyResolutionNote(total: LatencyQuantiles | undefined): string | null {
+  const errors = total?.bucketError;
+  if (!errors) return null;
+  const drawn = LATENCY_LINES.map((line) => ({ label: line.label, error: errors[line.quantile] }));
+  const bounded = drawn.map((d) => d.error).filter((e): e is number => e !== null);
+  const widest = bounded.length ? Math.max(...bounded) : null;
+  const open = drawn.filter((d) => d.error === null).map((d) => d.label);
+  const pct = widest === null ? null : `±${widest >= 0.1 ? Math.round(widest * 100) : (widest * 100).toFixed(1)} %`;
+  const parts = [`From the server’s buckets${pct ? ` (${pct})` : ''}, not the agent’s 0.8 % sketch.`];
+  if (open.length) parts.push(`${open.join(', ')} fell beyond its top bucket: the true value is higher than drawn.`);
+  return parts.join(' ');
 }
 
 const SEVERITY_COLOR = { critical: 'var(--bad)', warning: 'var(--warn)', info: 'var(--info)' } as const;

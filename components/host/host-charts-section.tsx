@@ -7,7 +7,7 @@ import { useHostLatencyQuery } from '../hooks/use-host-latency-query';
 import { useHostLatencySeriesQuery } from '../hooks/use-host-latency-series-query';
 import { useHostSeriesQueries } from '../hooks/use-host-series-query';
 import { AnnotationList } from './annotation-list';
-import { chartAnnotations, latencyChartData, seriesChartData, withOverlay } from './chart-data';
+import { chartAnnotations, latencyChartData, latencyResolutionNote, seriesChartData, withOverlay } from './chart-data';
 import { DEFAULT_LATENCY_CHARTS, HOST_CHARTS, LATENCY_CHART, type HostChartDef } from './host-charts';
 import { WEEK_MS, zoomSelection, type TimeRange } from './time-range';
 import { useHostView } from './use-host-view';
@@ -82,7 +82,7 @@ function LatencyChartPanel({ name, ctx }: { name: string; ctx: PanelContext }) {
       error={current.error}
       onRetry={() => void current.refetch()}
       empty={LATENCY_CHART.empty}
-      note={nothingEarlier ? 'No requests in the same range a week earlier.' : undefined}
+      note={[latencyResolutionNote(current.data?.total), nothingEarlier ? 'No requests in the same range a week earlier.' : null].filter((n) => n !== null).join(' ') || undefined}
       annotations={ctx.annotations}
       syncId={SYNC_ID}
       onZoom={ctx.onZoom}
@@ -139,7 +139,7 @@ export function HostChartsSection({ hostId }: { hostId: number }) {
       {latencySeries.isSuccess && available.length === 0 && (
         <p className="muted">
           No request latency from this host in this range. Send timings to the agent (StatsD on 127.0.0.1:8125 or HTTP on
-          127.0.0.1:8126) to chart p50, p95 and p99 here.
+          127.0.0.1:8126), or let it read your model server’s /metrics (--scrape NAME=URL), to chart p50, p95 and p99 here.
         </p>
       )}
     </section>

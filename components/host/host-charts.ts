@@ -143,6 +143,36 @@ export const HOST_CHARTS = [
     shape: { maxSeries: 12 },
     empty: 'No cgroup throttling measured: no watched process runs in a CPU-limited cgroup (--watch-process NAME).',
   },
+  {
+    id: 'server-latency',
+    title: 'Model server: mean latency and queue time',
+    description:
+      'Means over each interval from the server’s own sums and counts (Triton and TorchServe counters, vLLM and TGI histograms): means, not percentiles. Queue time rising with latency is saturation.',
+    kind: 'time-series',
+    metrics: [
+      { metric: 'server_latency_mean', label: 'mean latency' },
+      { metric: 'server_queue_mean', label: 'mean queue time' },
+    ],
+    format: formatMs,
+    yMinMax: 1,
+    shape: { maxSeries: 8 },
+    empty: 'No model server read in this range. Give the agent --scrape NAME=URL (vLLM, TGI, Triton, TorchServe, BentoML, Ray Serve).',
+  },
+  {
+    id: 'server-queue',
+    title: 'Model server: waiting, running and batch',
+    description: 'Requests waiting for a slot, requests running and the batch size the server reports: a queue that grows while the host is idle needs replicas.',
+    kind: 'time-series',
+    metrics: [
+      { metric: 'server_waiting', label: 'waiting' },
+      { metric: 'server_running', label: 'running' },
+      { metric: 'server_batch_size', label: 'batch' },
+    ],
+    format: formatQueue,
+    yMinMax: 1,
+    shape: { maxSeries: 8 },
+    empty: 'No queue or batch gauges in this range: vLLM, TGI and Triton publish them (--scrape NAME=URL).',
+  },
 ] as const satisfies readonly HostChartDef[];
 
 export const LATENCY_CHART = {

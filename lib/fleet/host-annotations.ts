@@ -2,23 +2,24 @@ import { z } from 'zod';
 import type { Database } from '../db';
 import { column, queryRows } from '../db/rows';
 import { NotFoundError } from '../errors';
-import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../findings/store/finding-effects';
+import { EFFECT_COLUMNS, effectColumns, effectOf } from '../findings/store/finding-effects';
 import { findRule } from '../findings/registry';
 import { readInventoryChanges } from '../findings/latency/inventory-changes';
 import { hostExists } from '../hosts/store';
-import { SEVERITIES, type Severity } from '../protocol/findings';
+import { SEVERITIES } from '../protocol/findings';
 import { MAX_ANNOTATIONS, type HostAnnotation, type HostAnnotationsParams, type HostAnnotationsResponse } from '../protocol/read-api/annotations';
 
 export type HostAnnotationsQuery = HostAnnotationsParams & { hostId: number; limit?: number };
 
-interface FindingEventRow extends EffectColumns {
-  id: number;
-  rule_id: string;
-  severity: Severity;
-  message: string;
-  opened_at: Date | null;
-  resolved_at: Date | null;
-}
+const findingEventRow = z.object({
+  ...effectColumns,
+  id: column.int8,
+  rule_id: z.string(),
+  severity: z.enum(SEVERITIES),
+  message: z.string(),
+  opened_at: column.timestamp.nullable(),
+  resolved_at: column.timestamp.nullable(),
+});
 
 const alertEventRow = z.object({
   id: column.int8,
@@ -43,7 +44,10 @@ export async function getHostAnnotations(db: Pick<Database, 'sql'>, query: HostA
   if (!(await hostExists(sql, hostId))) throw new NotFoundError(`host ${hostId} not found`);
   const [inventory, findings, alerts] = await Promise.all([
     readInventoryChanges(sql, [hostId], from, to),
-    sql.query<FindingEventRow>(
+    queryRows(
+      sql,
+      'findings',
+      findingEventRow,
       `SELECT f.id, f.rule_id, f.severity, f.message, f.opened_at, f.resolved_at, ${EFFECT_COLUMNS}
          FROM findings f LEFT JOIN finding_effects e ON e.finding_id = f.id
         WHERE f.host_id = $1 AND ((f.opened_at >= $2 AND f.opened_at < $3) OR (f.resolved_at >= $2 AND f.resolved_at < $3))`,
@@ -74,16 +78,16 @@ export async function getHostAnnotations(db: Pick<Database, 'sql'>, query: HostA
   }
   for (const row of findings) {
     const title = findRule(row.rule_id)?.title ?? row.rule_id;
-    const base = { severity: row.severity, title, detail: row.message, refId: Number(row.id) };
-    if (inRange(row.opened_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.opened_at).getTime(), kind: 'finding-opened' });
+    const base = { severity: row.severity, title, detail: row.message, refId: row.id };
+    if (inRange(row.opened_at, fromMs, toMs)) out.push({ ...base, t: row.opened_at.getTime(), kind: 'finding-opened' });
     // A resolution reads as what it bought, once measured (lib/findings/effects).
     const resolved = { ...base, detail: effectOf(row)?.summary ?? row.message };
-    if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...resolved, t: new Date(row.resolved_at).getTime(), kind: 'finding-resolved' });
+    if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...resolved, t: row.resolved_at.getTime(), kind: 'finding-resolved' });
   }
   for (const row of alerts) {
     const base = { severity: row.severity, title: row.title ?? row.rule_id, detail: row.annotations.summary ?? '', refId: row.id };
-    if (inRange(row.fired_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.fired_at).getTime(), kind: 'alert-fired' });
-    if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...base, t: new Date(row.resolved_at).getTime(), kind: 'alert-resolved' });
+    if (inRange(row.fired_at, fromMs, toMs)) out.push({ ...base, t: row.fired_at.getTime(), kind: 'alert-fired' });
+    if (inRange(row.resolved_at, fromMs, toMs)) out.push({ ...base, t: row.resolved_at.getTime(), kind: 'alert-resolved' });
   }
   out.sort((a, b) => a.t - b.t || a.kind.localeCompare(b.kind) || (a.refId ?? 0) - (b.refId ?? 0));
   const limit = query.limit ?? MAX_ANNOTATIONS;

@@ -231,12 +231,12 @@ export type ResidencyPolicyInput = z.infer<typeof residencyPolicyInputSchema>;
 export const findingPathSchema = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
 /** What "latency explained" can name as a p99 regression's cause (docs/findings/latency-explained.md). */
-export const LATENCY_CAUSE_KINDS = ['region', 'steal', 'iowait', 'disk-await', 'disk-queue', 'throttling', 'pressure', 'inventory'] as const;
+export const LATENCY_CAUSE_KINDS = ['region', 'steal', 'iowait', 'disk-await', 'disk-queue', 'throttling', 'pressure', 'inventory', 'queue'] as const;
 export type LatencyCauseKind = (typeof LATENCY_CAUSE_KINDS)[number];
 
 export interface LatencyCause {
   kind: LatencyCauseKind;
-  /** The device, cgroup path or pressure resource it is about; null for the host as a whole. */
+  /** The device, cgroup path, pressure resource or scraped model server it is about; null for the host as a whole. */
   subject: string | null;
   /** One phrase with the measured values: "steal 0.4 % → 14 % (most on vCPUs 2–3)". */
   summary: string;
@@ -252,8 +252,12 @@ export interface LatencyCause {
   series: EvidenceSeries | null;
 }
 
-/** `region-wide`: the host regressed, and the rest of its region as much: not this host. */
-export const LATENCY_VERDICTS = ['regressed', 'region-wide', 'no-regression', 'insufficient-data'] as const;
+/**
+ * `region-wide`: the host regressed, and the rest of its region as much: not this host. `saturated`: the host
+ * regressed with its model server's queue (the agent's --scrape) and nothing on the host moved: more requests than
+ * the server can serve, a matter of replicas, not of the host.
+ */
+export const LATENCY_VERDICTS = ['regressed', 'saturated', 'region-wide', 'no-regression', 'insufficient-data'] as const;
 export type LatencyVerdict = (typeof LATENCY_VERDICTS)[number];
 
 export interface LatencyP99 {

@@ -166,12 +166,25 @@ export const tagsSchema = z
   .record(tagKeySchema, z.string().max(200))
   .refine((tags) => Object.keys(tags).length <= 16, 'at most 16 tags');
 
-export const latencySeriesSchema = z.object({
-  name: nameSchema,
-  tags: tagsSchema,
-  /** Timings in milliseconds. */
-  sketch: sketchSchema,
-});
+export const latencySeriesSchema = z
+  .object({
+    name: nameSchema,
+    tags: tagsSchema,
+    /** Timings in milliseconds. */
+    sketch: sketchSchema,
+    /**
+     * Present when the series came from a model server's histogram (the agent's --scrape): for each sketch key, in
+     * order, how far the value it stands for may be from the true values, as a fraction of it (0.41 = ±41 %); null
+     * for the server's open top bucket (`le="+Inf"`: the true values are higher). Absent: the sketch's own 0.8 %.
+     */
+    bucketErrors: z.array(z.number().min(0).max(1e6).nullable()).max(MAX_SKETCH_BUCKETS).optional(),
+  })
+  .check((ctx) => {
+    const { bucketErrors, sketch } = ctx.value;
+    if (bucketErrors !== undefined && bucketErrors.length !== sketch.keys.length) {
+      ctx.issues.push({ code: 'custom', message: 'bucketErrors must have one entry per sketch key', input: ctx.value, path: ['bucketErrors'] });
+    }
+  });
 export type LatencySeries = z.infer<typeof latencySeriesSchema>;
 
 export const probeSampleSchema = z.object({
@@ -183,6 +196,29 @@ export const probeSampleSchema = z.object({
   error: z.string().max(500).nullable(),
 });
 export type ProbeSample = z.infer<typeof probeSampleSchema>;
+
+/**
+ * One model server the agent scrapes (--scrape NAME=URL), over the interval: request rate and mean latency and queue
+ * time (means from the server's own sums and counts, never percentiles), and its queue and batch gauges. A scrape
+ * that failed carries `ok: false`, the reason, and nulls.
+ */
+export const serverSampleSchema = z.object({
+  name: nameSchema,
+  ok: z.boolean(),
+  error: z.string().max(500).nullable(),
+  requestsPerS: nonNegativeSchema.nullable(),
+  latencyMeanMs: nonNegativeSchema.nullable(),
+  queueMeanMs: nonNegativeSchema.nullable(),
+  /** Requests waiting for a slot (vLLM num_requests_waiting, TGI queue size, Triton pending requests). */
+  waiting: nonNegativeSchema.nullable(),
+  /** Requests being processed (vLLM num_requests_running). */
+  running: nonNegativeSchema.nullable(),
+  /** Current batch size (TGI), or the mean dynamic batch over the interval (Triton). */
+  batchSize: nonNegativeSchema.nullable(),
+  /** Latency series of this server left out this interval: over the agent's bound (--scrape-max-series) or unusable labels. */
+  droppedSeries: countSchema,
+});
+export type ServerSample = z.infer<typeof serverSampleSchema>;
 
 export const HYPERVISORS = ['none', 'kvm', 'xen', 'vmware', 'hyperv', 'other'] as const;
 export const DISK_CLASSES = ['nvme', 'ssd', 'hdd', 'virtual', 'other'] as const;
@@ -333,6 +369,8 @@ export const reportSchema = z.object({
   processes: z.array(processSampleSchema).max(64),
   latency: z.array(latencySeriesSchema).max(500),
   probes: z.array(probeSampleSchema).max(64),
+  /** The scraped model servers; absent from agents before --scrape and when none is configured. */
+  servers: z.array(serverSampleSchema).max(32).optional(),
   inventory: inventorySchema.optional(),
 });
 export type Report = z.infer<typeof reportSchema>;

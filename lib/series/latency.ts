@@ -1,18 +1,38 @@
 import type { Database } from '../db';
-import { quantileOfWire } from '../sketch';
+import { SKETCH_RELATIVE_ACCURACY, quantileKeyIndex, quantileOfWire } from '../sketch';
 import type { SketchWire } from '../protocol';
-import type { LatencyParams, LatencyQuantiles, LatencyResponse, LatencyScope } from '../protocol/read-api/latency';
+import type { LatencyParams, LatencyQuantiles, LatencyResponse, LatencyScope, QuantileErrors } from '../protocol/read-api/latency';
 import { mergeHistograms } from './merge-histograms';
 import { coverRange, resolutionFor, segmentsAt, type ReadOptions } from './resolution';
 import { readWatermarks } from './rollup';
 
 const ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
 
-export function quantilesOf(wire: SketchWire | undefined): LatencyQuantiles {
+const QUANTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 } as const;
+
+/** Each quantile's error from the bucket errors merged with the histogram (see LatencyQuantiles.bucketError). */
+function quantileErrors(wire: SketchWire, bucketErrors: readonly (number | null)[]): QuantileErrors {
+  const errorAt = (q: number): number | null => {
+    const index = quantileKeyIndex(wire, q);
+    const error = index === null || index < 0 ? null : (bucketErrors[index] ?? null);
+    if (error === null) return SKETCH_RELATIVE_ACCURACY;
+    return Number.isFinite(error) ? error : null;
+  };
+  return {
+    p50: errorAt(QUANTILES.p50),
+    p90: errorAt(QUANTILES.p90),
+    p95: errorAt(QUANTILES.p95),
+    p99: errorAt(QUANTILES.p99),
+    p999: errorAt(QUANTILES.p999),
+  };
+}
+
+export function quantilesOf(wire: SketchWire | undefined, bucketErrors: readonly (number | null)[] | null = null): LatencyQuantiles {
   if (!wire || wire.count === 0) {
     return { count: 0, p50: null, p90: null, p95: null, p99: null, p999: null, minMs: null, maxMs: null, meanMs: null };
   }
   return {
+    ...(bucketErrors ? { bucketError: quantileErrors(wire, bucketErrors) } : {}),
     count: wire.count,
     p50: quantileOfWire(wire, 0.5),
     p90: quantileOfWire(wire, 0.9),
@@ -62,7 +82,7 @@ export async function getLatencyQuantiles(
     name: query.name,
     from: query.from.toISOString(),
     to: query.to.toISOString(),
-    total: quantilesOf(total?.wire),
+    total: quantilesOf(total?.wire, total?.bucketErrors),
   };
   if (query.points !== undefined) {
     const { resolution, bucketMs } = resolutionFor(query.from, query.to, query.points, options);
@@ -74,7 +94,7 @@ export async function getLatencyQuantiles(
       byRegion,
     });
     const buckets = rows
-      .map((row) => ({ t: new Date(row.groups[0] as Date).getTime(), ...quantilesOf(row.wire) }))
+      .map((row) => ({ t: new Date(row.groups[0] as Date).getTime(), ...quantilesOf(row.wire, row.bucketErrors) }))
       .sort((a, b) => a.t - b.t);
     response.series = { resolution, bucketMs, buckets };
   }

@@ -29,6 +29,11 @@ export interface MergeQuery {
 export interface MergedRow {
   groups: unknown[];
   wire: SketchWire;
+  /**
+   * Per key of `wire`, the widest error of a model server's bucket merged into it (Infinity: its open top bucket;
+   * null: only the agent's own sketches); null when no row came from a server's histogram.
+   */
+  bucketErrors: (number | null)[] | null;
 }
 
 /** Sums histogram counts key by key over every matching row of every segment, per group — never averaging quantiles. */
@@ -39,26 +44,32 @@ export async function mergeHistograms(sql: Sql, query: MergeQuery): Promise<Merg
   const gSelect = query.groups.map((expr, i) => `${expr} AS g${i}`);
   const parts = query.segments.map((segment) => {
     params.push(new Date(segment.fromMs), new Date(segment.toMs));
-    return `SELECT ${[...gSelect, 'x.count', 'x.sum', 'x.min', 'x.max', 'x.zero_count', 'x.keys', 'x.counts'].join(', ')}
+    return `SELECT ${[...gSelect, 'x.count', 'x.sum', 'x.min', 'x.max', 'x.zero_count', 'x.keys', 'x.counts', 'x.bucket_errors'].join(', ')}
       FROM ${(query.byRegion ? REGION_SOURCE : HOST_SOURCE)[segment.resolution]}
       WHERE x.ts >= $${params.length - 1} AND x.ts < $${params.length} AND (${query.where})`;
   });
   const gList = g.length ? `${g.join(', ')}, ` : '';
   const groupBy = g.length ? `GROUP BY ${g.join(', ')}` : '';
   const using = g.length ? `USING (${g.join(', ')})` : 'ON TRUE';
-  const rows = await sql.query<Record<string, unknown> & { count: number; sum: number; min: number; max: number; zero_count: number; keys: number[] | null; counts: number[] | null }>(
+  const rows = await sql.query<
+    Record<string, unknown> & {
+      count: number; sum: number; min: number; max: number; zero_count: number; has_errors: boolean;
+      keys: number[] | null; counts: number[] | null; errors: (number | null)[] | null;
+    }
+  >(
     `WITH src AS (${parts.join('\nUNION ALL\n')}),
     summary AS (
       SELECT ${gList}sum(count)::float8 AS count, sum(sum)::float8 AS sum, min(min)::float8 AS min,
-             max(max)::float8 AS max, sum(zero_count)::float8 AS zero_count
+             max(max)::float8 AS max, sum(zero_count)::float8 AS zero_count, bool_or(bucket_errors IS NOT NULL) AS has_errors
       FROM src ${groupBy}
     ), per_key AS (
-      SELECT ${gList}u.k, sum(u.c)::float8 AS c FROM src, unnest(src.keys, src.counts) AS u(k, c)
+      SELECT ${gList}u.k, sum(u.c)::float8 AS c, max(u.e)::float8 AS e FROM src, unnest(src.keys, src.counts, src.bucket_errors) AS u(k, c, e)
       GROUP BY ${gList}u.k
     ), merged AS (
-      SELECT ${gList}array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts FROM per_key ${groupBy}
+      SELECT ${gList}array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts, array_agg(e ORDER BY k) AS errors
+      FROM per_key ${groupBy}
     )
-    SELECT s.*, m.keys, m.counts FROM summary s LEFT JOIN merged m ${using}`,
+    SELECT s.*, m.keys, m.counts, m.errors FROM summary s LEFT JOIN merged m ${using}`,
     params,
   );
   return rows
@@ -74,5 +85,6 @@ export async function mergeHistograms(sql: Sql, query: MergeQuery): Promise<Merg
         keys: (row.keys ?? []).map(Number),
         counts: (row.counts ?? []).map(Number),
       },
+      bucketErrors: row.has_errors ? (row.errors ?? []).map((e) => (e === null ? null : Number(e))) : null,
     }));
 }

@@ -73,14 +73,18 @@ function mergeCtes(name: string, source: string, group: string[]): string {
   const g = group.join(', ');
   return `${name}_summary AS (
   SELECT ${g}, sum(count)::bigint AS count, sum(sum) AS sum, min(min) AS min, max(max) AS max,
-         sum(zero_count)::bigint AS zero_count
+         sum(zero_count)::bigint AS zero_count, bool_or(bucket_errors IS NOT NULL) AS has_errors
   FROM ${source} GROUP BY ${g}
 ), ${name}_per_key AS (
-  SELECT ${g}, u.k, sum(u.c)::bigint AS c FROM ${source}, unnest(keys, counts) AS u(k, c) GROUP BY ${g}, u.k
+  SELECT ${g}, u.k, sum(u.c)::bigint AS c, max(u.e) AS e
+  FROM ${source}, unnest(keys, counts, bucket_errors) AS u(k, c, e) GROUP BY ${g}, u.k
 ), ${name}_keys AS (
-  SELECT ${g}, array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts FROM ${name}_per_key GROUP BY ${g}
+  SELECT ${g}, array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts, array_agg(e ORDER BY k) AS errors
+  FROM ${name}_per_key GROUP BY ${g}
 ), ${name} AS (
-  SELECT s.*, coalesce(m.keys, '{}') AS keys, coalesce(m.counts, '{}') AS counts
+  SELECT ${group.map((column) => `s.${column}`).join(', ')}, s.count, s.sum, s.min, s.max, s.zero_count,
+         coalesce(m.keys, '{}') AS keys, coalesce(m.counts, '{}') AS counts,
+         CASE WHEN s.has_errors THEN m.errors END AS bucket_errors
   FROM ${name}_summary s LEFT JOIN ${name}_keys m USING (${g})
 )`;
 }
@@ -96,14 +100,18 @@ function mergePerGroupCtes(name: string, source: string, group: string[]): strin
   return `${name}_grouped AS (
   SELECT ${group.join(', ')}, sum(count)::bigint AS count, sum(sum) AS sum, min(min) AS min, max(max) AS max,
          sum(zero_count)::bigint AS zero_count, count(*) AS rows,
-         inferwatch_array_cat_agg(keys) AS all_keys, inferwatch_array_cat_agg(counts) AS all_counts
+         inferwatch_array_cat_agg(keys) AS all_keys, inferwatch_array_cat_agg(counts) AS all_counts,
+         bool_or(bucket_errors IS NOT NULL) AS has_errors,
+         inferwatch_array_cat_agg(coalesce(bucket_errors, array_fill(NULL::real, ARRAY[cardinality(keys)]))) AS all_errors
   FROM ${source} GROUP BY ${group.join(', ')}
 ), ${name} AS (
   SELECT ${group.map((column) => `g.${column}`).join(', ')}, g.count, g.sum, g.min, g.max, g.zero_count,
-         coalesce(m.keys, g.all_keys, '{}') AS keys, coalesce(m.counts, g.all_counts, '{}') AS counts
+         coalesce(m.keys, g.all_keys, '{}') AS keys, coalesce(m.counts, g.all_counts, '{}') AS counts,
+         CASE WHEN g.has_errors THEN coalesce(m.errors, g.all_errors) END AS bucket_errors
   FROM ${name}_grouped g, LATERAL (
-    SELECT array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts
-    FROM (SELECT u.k, sum(u.c)::bigint AS c FROM unnest(g.all_keys, g.all_counts) AS u(k, c) WHERE g.rows > 1 GROUP BY u.k) per_key
+    SELECT array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts, array_agg(e ORDER BY k) AS errors
+    FROM (SELECT u.k, sum(u.c)::bigint AS c, max(u.e) AS e FROM unnest(g.all_keys, g.all_counts, g.all_errors) AS u(k, c, e)
+          WHERE g.rows > 1 GROUP BY u.k) per_key
   ) m
 )`;
 }
@@ -164,23 +172,26 @@ written AS (
     LEFT JOIN stale o ON o.host_id = f.host_id AND o.ts = f.ts AND o.name = f.name AND o.tags = f.tags
   GROUP BY 1, 2, 3, 4
 ), change_per_key AS (
-  SELECT region, ts, name, tags, k, sum(c)::bigint AS c FROM (
-    SELECT h.region, f.ts, f.name, f.tags, u.k, u.c FROM fresh f JOIN hosts h ON h.id = f.host_id, unnest(f.keys, f.counts) u(k, c)
+  SELECT region, ts, name, tags, k, sum(c)::bigint AS c, max(e) AS e FROM (
+    SELECT h.region, f.ts, f.name, f.tags, u.k, u.c, u.e
+    FROM fresh f JOIN hosts h ON h.id = f.host_id, unnest(f.keys, f.counts, f.bucket_errors) u(k, c, e)
     UNION ALL
-    SELECT h.region, o.ts, o.name, o.tags, u.k, -u.c FROM stale o JOIN hosts h ON h.id = o.host_id, unnest(o.keys, o.counts) u(k, c)
+    SELECT h.region, o.ts, o.name, o.tags, u.k, -u.c, NULL::real FROM stale o JOIN hosts h ON h.id = o.host_id, unnest(o.keys, o.counts) u(k, c)
   ) z GROUP BY 1, 2, 3, 4, 5
 ), change_keys AS (
-  SELECT region, ts, name, tags, array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts
+  SELECT region, ts, name, tags, array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts,
+         CASE WHEN bool_or(e IS NOT NULL) THEN array_agg(e ORDER BY k) END AS errors
   FROM change_per_key GROUP BY 1, 2, 3, 4
 )
 INSERT INTO latency_region_1m AS r (region, ts, name, tags, ${HISTOGRAM_COLUMNS})
-SELECT c.region, c.ts, c.name, c.tags, c.count, c.sum, c.min, c.max, c.zero_count, coalesce(k.keys, '{}'), coalesce(k.counts, '{}')
+SELECT c.region, c.ts, c.name, c.tags, c.count, c.sum, c.min, c.max, c.zero_count, coalesce(k.keys, '{}'), coalesce(k.counts, '{}'), k.errors
 FROM change c LEFT JOIN change_keys k USING (region, ts, name, tags)
 ON CONFLICT (region, ts, name, tags) DO UPDATE SET count = r.count + EXCLUDED.count, sum = r.sum + EXCLUDED.sum,
   min = LEAST(r.min, EXCLUDED.min), max = GREATEST(r.max, EXCLUDED.max), zero_count = r.zero_count + EXCLUDED.zero_count,
-  (keys, counts) = (
-    SELECT coalesce(array_agg(k ORDER BY k), '{}'), coalesce(array_agg(c ORDER BY k), '{}')
-    FROM (SELECT k, sum(c)::bigint AS c FROM (
-      SELECT * FROM unnest(r.keys, r.counts) UNION ALL SELECT * FROM unnest(EXCLUDED.keys, EXCLUDED.counts)
-    ) u(k, c) GROUP BY k) m
+  (keys, counts, bucket_errors) = (
+    SELECT coalesce(array_agg(k ORDER BY k), '{}'), coalesce(array_agg(c ORDER BY k), '{}'),
+           CASE WHEN r.bucket_errors IS NOT NULL OR EXCLUDED.bucket_errors IS NOT NULL THEN array_agg(e ORDER BY k) END
+    FROM (SELECT k, sum(c)::bigint AS c, max(e) AS e FROM (
+      SELECT * FROM unnest(r.keys, r.counts, r.bucket_errors) UNION ALL SELECT * FROM unnest(EXCLUDED.keys, EXCLUDED.counts, EXCLUDED.bucket_errors)
+    ) u(k, c, e) GROUP BY k) m
   )`;

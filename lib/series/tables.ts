@@ -199,6 +199,8 @@ const LATENCY = table({
     col('zero_count', 'int8'),
     col('keys', 'int2[]'),
     col('counts', 'int4[]'),
+    // Per key, the error of a model server's bucket (Infinity: its open top bucket); NULL for the agent's own sketch.
+    col('bucket_errors', 'float4[]'),
   ],
   rollup: { kind: 'histograms', base: 'latency', byRegion: 'latency_region', keys: ['name', 'tags'], widened: { counts: 'bigint[]' } },
 });
@@ -217,6 +219,25 @@ const PROBE = table({
   rollup: { kind: 'gauges', base: 'probe', counts: { ok_count: 'ok::int' } },
 });
 
+// One row per scraped model server per report (the agent's --scrape).
+const SERVER = table({
+  name: 'server_samples',
+  key: 'name',
+  columns: [
+    col('name', 'text'),
+    col('ok', 'bool'),
+    gauge('requests_per_s', 'float4', 'server_requests', 'req/s'),
+    gauge('latency_mean_ms', 'float4', 'server_latency_mean', 'ms'),
+    gauge('queue_mean_ms', 'float4', 'server_queue_mean', 'ms'),
+    gauge('waiting', 'float4', 'server_waiting', 'requests'),
+    gauge('running', 'float4', 'server_running', 'requests'),
+    gauge('batch_size', 'float4', 'server_batch_size', 'requests'),
+    col('dropped_series', 'int4'),
+    col('error', 'text'),
+  ],
+  rollup: { kind: 'gauges', base: 'server_samples', counts: { ok_count: 'ok::int' } },
+});
+
 /** Every series table by the kind of row it holds, in the order a flush writes them. */
 export const TABLES = {
   host: HOST,
@@ -226,6 +247,7 @@ export const TABLES = {
   process: PROCESS,
   latency: LATENCY,
   probe: PROBE,
+  server: SERVER,
 } as const;
 
 export type SeriesKind = keyof typeof TABLES;

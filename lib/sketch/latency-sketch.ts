@@ -172,6 +172,23 @@ export function quantileOfWire(wire: SketchWire, q: number): number | null {
   return wire.max;
 }
 
+/**
+ * Which key holds the q-quantile of a wire sketch, by the walk quantileOfWire makes: an index into `keys`, -1 for
+ * `zeroCount`, null when the sketch is empty.
+ */
+export function quantileKeyIndex(wire: SketchWire, q: number): number | null {
+  assertQuantile(q);
+  if (wire.count === 0) return null;
+  const rank = quantileRank(q, wire.count);
+  let seen = wire.zeroCount;
+  if (seen >= rank && q < 1) return -1;
+  for (let i = 0; i < wire.keys.length; i++) {
+    seen += wire.counts[i]!;
+    if (seen >= rank) return i;
+  }
+  return wire.keys.length - 1;
+}
+
 function assertQuantile(q: number): void {
   if (!(q >= 0 && q <= 1)) throw new RangeError(`quantile must be within [0, 1], got ${q}`);
 }

@@ -13,10 +13,15 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 // sized service beside a well-sized twin. The bad PyTorch service is then restarted with good settings, and what the
 // fix bought is measured over windows shortened from an hour to EFFECT_WINDOW_MS.
 const PYTHON = '/usr/bin/python3';
-const TORCH_BAD = 'iw-torch-bad.py';
-const TORCH_GOOD = 'iw-torch-good.py';
-const ORT_BAD = 'iw-ort-bad.mjs';
-const ORT_GOOD = 'iw-ort-good.mjs';
+// The agent watches by name: names of this run only, so a service left behind by a killed run is not a worker here.
+const RUN = process.pid.toString(36);
+const TORCH_BAD = `iw-torch-bad-${RUN}.py`;
+const TORCH_GOOD = `iw-torch-good-${RUN}.py`;
+const ORT_BAD = `iw-ort-bad-${RUN}.mjs`;
+const ORT_GOOD = `iw-ort-good-${RUN}.mjs`;
+/** The latency series a service reports its requests under (tests/support/runtimes). */
+const seriesName = (name: string) => name.replace(/\W/g, '_');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const EFFECT_WINDOW_MS = 15_000;
 
 let testDb: TestDatabase;
@@ -46,11 +51,11 @@ function startService(name: string, command: string[], env: Record<string, strin
 }
 
 const torch = (name: string, ompThreads: number, cpus: string) =>
-  startService(name, [PYTHON, path.join(workDir, name), String(statsdPort), name.replace(/\W/g, '_')], { OMP_NUM_THREADS: String(ompThreads) }, cpus);
+  startService(name, [PYTHON, path.join(workDir, name), String(statsdPort), seriesName(name)], { OMP_NUM_THREADS: String(ompThreads) }, cpus);
 const ort = (name: string, cpus?: string) =>
   startService(
     name,
-    [process.execPath, path.join(workDir, name), path.join(process.cwd(), 'tests/fixtures/models/tiny-conv.onnx'), String(statsdPort), name.replace(/\W/g, '_')],
+    [process.execPath, path.join(workDir, name), path.join(process.cwd(), 'tests/fixtures/models/tiny-conv.onnx'), String(statsdPort), seriesName(name)],
     { ORT_MODULE: path.join(process.cwd(), 'node_modules/onnxruntime-node') },
     cpus,
   );
@@ -111,7 +116,9 @@ describe('findings on real inference runtimes watched by the real agent', () => 
     });
     const oversubscribed = about(opened, TORCH_BAD).find((f) => f.ruleId === 'threads.oversubscribed')!;
     expect(oversubscribed).toMatchObject({ severity: 'critical', value: 8 });
-    expect(oversubscribed.message).toMatch(/^OMP_NUM_THREADS=8 × 1 worker on 1 usable CPU \(cpuset 0\): iw-torch-bad\.py runs 8 PyTorch intra-op threads/);
+    expect(oversubscribed.message).toMatch(
+      new RegExp(`^OMP_NUM_THREADS=8 × 1 worker on 1 usable CPU \\(cpuset 0\\): ${escapeRegExp(TORCH_BAD)} runs 8 PyTorch intra-op threads`),
+    );
     expect(oversubscribed.remedy).toContain('torch.set_num_threads(1) (or OMP_NUM_THREADS=1)');
     const ortFinding = about(opened, ORT_BAD).find((f) => f.ruleId === 'threads.unset-in-quota')!;
     expect(ortFinding.message).toMatch(/ONNX Runtime starts 2 threads unless its size is set in code/);
@@ -146,13 +153,13 @@ describe('findings on real inference runtimes watched by the real agent', () => 
     const { effect } = await getFinding(db, oversubscribed.id);
     expect(effect).toMatchObject({ status: 'measured' });
     console.log(`fix effect on the live PyTorch service: ${effect!.summary}`);
-    expect(effect!.change!.changes).toContain('iw-torch-bad.py OMP_NUM_THREADS 8 → 1');
-    const series = effect!.latency.find((l) => l.name === 'iw_torch_bad_py')!;
+    expect(effect!.change!.changes).toContain(`${TORCH_BAD} OMP_NUM_THREADS 8 → 1`);
+    const series = effect!.latency.find((l) => l.name === seriesName(TORCH_BAD))!;
     expect(series.before.requests).toBeGreaterThan(0);
     expect(series.after.requests).toBeGreaterThan(0);
     expect(series.before.p99Ms).toBeGreaterThan(0);
     expect(series.after.p99Ms).toBeGreaterThan(0);
-    expect(effect!.summary).toMatch(/^Resolved at \d\d:\d\d UTC by iw-torch-bad\.py OMP_NUM_THREADS 8 → 1, .*: p99 `/);
+    expect(effect!.summary).toMatch(new RegExp(`^Resolved at \\d\\d:\\d\\d UTC by ${escapeRegExp(TORCH_BAD)} OMP_NUM_THREADS 8 → 1, .*: p99 \``));
     expect(effect!.gauges).toContainEqual(expect.objectContaining({ metric: 'process_threads', key: TORCH_BAD }));
   });
 });

@@ -17,7 +17,8 @@ while True:
     a @ a
     time.sleep(0.02)
 `;
-const WATCH_NAME = 'iw-blas-worker.py';
+// The agent watches by name: a name of this run only, so a worker left behind by a killed run is not counted here.
+const WATCH_NAME = `iw-blas-worker-${process.pid.toString(36)}.py`;
 const AGENT_INTERVAL_S = 1;
 
 let testDb: TestDatabase;

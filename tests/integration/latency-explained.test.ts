@@ -30,6 +30,8 @@ interface Plan {
   slowdown?: number;
   stealFromStep?: boolean;
   ompFromStep?: boolean;
+  /** A scraped model server (--scrape) whose queue grows from STEP on, while nothing on the host changes. */
+  queueFromStep?: boolean;
   /** Hours of reports before the current hour (a new install has fewer than the baseline's 24). */
   historyHours?: number;
 }
@@ -61,6 +63,12 @@ function reportsOf(plan: Plan, seed: number): Report[] {
       report.cpu.total.stealPct = 16;
       for (const cpu of report.cpu.perCpu) cpu.stealPct = cpu.cpu === 2 || cpu.cpu === 3 ? 42 : 3;
     }
+    if (plan.queueFromStep) {
+      report.servers = [{
+        name: 'vllm', ok: true, error: null, requestsPerS: 6.7, latencyMeanMs: after ? 75 : 30, queueMeanMs: after ? 45 : 2,
+        waiting: after ? 12 : 0.3, running: 16, batchSize: null, droppedSeries: 0,
+      }];
+    }
     if (reports.length === 0) report.inventory = inventoryOf('4');
     if (plan.ompFromStep && after && !reports.some((r) => r.inventory?.hash === 'omp-16')) report.inventory = inventoryOf('16');
     reports.push(report);
@@ -83,6 +91,7 @@ const PLANS = {
   // Installed two hours before the current one, and half an hour into it: alone in their regions.
   young: { region: 'stavanger', slowdown: 2.5, stealFromStep: true, historyHours: 2 },
   newborn: { region: 'alta', slowdown: 2.5, historyHours: 0 },
+  saturated: { region: 'narvik', slowdown: 2.5, queueFromStep: true },
 } satisfies Record<string, Plan>;
 
 let testDb: TestDatabase;
@@ -148,6 +157,16 @@ describe('latency explained over ingested reports', () => {
     expect(out.verdict).toBe('regressed');
     expect(out.causes).toEqual([]);
     expect(out.summary).toMatch(/; no host-level cause found\.$/);
+  });
+
+  test('a regression with only the model server’s queue rising is saturation, not the host', async () => {
+    const out = await explain('saturated');
+    expect(out.verdict).toBe('saturated');
+    expect(out.causes.map((c) => [c.kind, c.subject, c.series?.metric])).toEqual([
+      ['queue', 'vllm', 'server_queue_mean'],
+      ['queue', 'vllm', 'server_waiting'],
+    ]);
+    expect(out.summary).toMatch(/with the model server’s queue \(vllm mean queue time [\d.]+ → [\d.]+ ms; also vllm requests waiting [\d.]+ → [\d.]+\) and no host cause: saturation — add replicas\.$/);
   });
 
   test('when the rest of the region regressed at the same time it is region-wide', async () => {
@@ -255,6 +274,12 @@ describe('the findings rule latency.p99-regression over the same reports', () =>
   test('a new install\'s regression is raised on its short baseline, and says so', () => {
     // The rule's baseline ends at the window's hour: 2 h of history, and the hour before the window's when it has moved on.
     expect(findingOf('young')[0]!.message).toMatch(/\([\d.]+×; baseline: [23] h of 24\); likely cause: steal /);
+  });
+
+  test('a saturated model server is raised with its queue and the remedy to add replicas', () => {
+    const [finding] = findingOf('saturated');
+    expect(finding!.message).toMatch(/no host cause: saturation — add replicas\.$/);
+    expect(finding!.evidence.causes.map((c) => c.kind)).toEqual(['queue', 'queue']);
   });
 
   test('quiet hosts and a region-wide regression raise nothing', () => {

@@ -37,16 +37,29 @@ export async function startIngestServer(keyFile: string): Promise<{ url: string;
   };
 }
 
-/** The real agent CLI, reporting every `intervalS` to `serverUrl` and watching the processes named. */
-export function startAgent(options: { serverUrl: string; keyFile: string; stateDir: string; intervalS: number; watch: string[]; statsdPort?: number }): ChildProcess {
+/**
+ * The real agent CLI, reporting every `intervalS` to `serverUrl` and watching the processes named; `args` are more
+ * flags, `stderrFd` a file descriptor for its log (discarded by default).
+ */
+export function startAgent(options: {
+  serverUrl: string;
+  keyFile: string;
+  stateDir: string;
+  intervalS: number;
+  watch: string[];
+  statsdPort?: number;
+  args?: string[];
+  stderrFd?: number;
+}): ChildProcess {
   return spawn(
     process.execPath,
     [
       '--import', 'tsx', 'agent/cli.ts', '--server', options.serverUrl, '--enroll-key-file', options.keyFile, '--state-dir', options.stateDir,
       '--interval', String(options.intervalS), '--statsd-addr', options.statsdPort ? `127.0.0.1:${options.statsdPort}` : 'off',
       ...options.watch.flatMap((name) => ['--watch-process', name]),
+      ...(options.args ?? []),
     ],
-    { cwd: process.cwd(), stdio: 'ignore' },
+    { cwd: process.cwd(), stdio: ['ignore', 'ignore', options.stderrFd ?? 'ignore'] },
   );
 }
 

@@ -115,6 +115,42 @@ describe('explainRegression', () => {
     expect(out.summary).toMatch(/likely cause: steal .*; also inventory change at 11:50 UTC: kernel 6.1.0-17 → 6.1.0-18\.$/);
   });
 
+  test('p99 rising with the model server’s queue and nothing on the host is saturation: add replicas', () => {
+    const queue = stepSeries(2, 45);
+    const waiting = stepSeries(0.3, 12);
+    const input = regressedHost({
+      gauges: [
+        ...quietGauges(),
+        { gauge: gauge('server_queue_mean'), key: 'vllm', before: 2, after: mean(queue), perMinute: queue },
+        { gauge: gauge('server_waiting'), key: 'vllm', before: 0.3, after: mean(waiting), perMinute: waiting },
+      ],
+    });
+    const out = explainRegression(input);
+    expect(out.verdict).toBe('saturated');
+    expect(out.causes.map((c) => [c.kind, c.subject, c.series?.metric])).toEqual([
+      ['queue', 'vllm', 'server_queue_mean'],
+      ['queue', 'vllm', 'server_waiting'],
+    ]);
+    expect(out.summary).toBe(
+      'p99 of inference.request rose from 31 ms to 76 ms (2.5×) with the model server’s queue (vllm mean queue time 2 → 31 ms; also vllm requests waiting 0.3 → 8.3) and no host cause: saturation — add replicas.',
+    );
+  });
+
+  test('a noisy neighbour slows the server and so grows its queue: steal is the cause, the queue only follows it', () => {
+    const steal = stepSeries(0.5, 14);
+    const queue = stepSeries(2, 60);
+    const input = regressedHost({
+      gauges: [
+        ...withGauge(regressedHost(), 'cpu_steal', null, { before: 0.4, after: mean(steal), perMinute: steal }).gauges,
+        { gauge: gauge('server_queue_mean'), key: 'vllm', before: 2, after: mean(queue), perMinute: queue },
+      ],
+    });
+    const out = explainRegression(input);
+    expect(out.verdict).toBe('regressed');
+    expect(out.causes.map((c) => c.kind)).toEqual(['steal', 'queue']);
+    expect(out.summary).toMatch(/likely cause: steal 0\.4 % → 9\.7 %; also vllm mean queue time 2 → 41 ms\.$/);
+  });
+
   test('an inventory snapshot with nothing that matters changed is not a cause', () => {
     const out = explainRegression(regressedHost({ inventory: [{ atMs: STEP, changes: [] }] }));
     expect(out.causes).toEqual([]);

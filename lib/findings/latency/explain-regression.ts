@@ -61,6 +61,8 @@ function gaugeSummary(o: GaugeObservation, before: number, after: number): strin
       return `${o.key} ${gauge.label} ${change}`;
     case 'throttling':
       return `CPU throttling of ${o.key} ${change}`;
+    case 'queue':
+      return `${o.key} ${gauge.label} ${change}`;
     default:
       return `${gauge.label} ${change}`;
   }
@@ -138,7 +140,7 @@ function regionCause(check: LatencyRegionCheck): LatencyCause {
   return { kind: 'region', subject: check.region, summary, ...values, strength: 1, correlation: null, series: null };
 }
 
-const KIND_ORDER = ['region', 'inventory', 'steal', 'throttling', 'disk-await', 'disk-queue', 'iowait', 'pressure'];
+const KIND_ORDER = ['region', 'inventory', 'steal', 'throttling', 'disk-await', 'disk-queue', 'iowait', 'pressure', 'queue'];
 
 /**
  * The judgement of docs/findings/latency-explained.md over measured inputs: did p99 regress against its baseline,
@@ -177,11 +179,20 @@ export function explainRegression(input: ExplainInput, method: ExplainMethod = D
   const hostCauses = [
     ...input.gauges.flatMap((o) => gaugeCause(o, input, method) ?? []),
     ...input.inventory.filter((o) => o.changes.length > 0).map((o) => inventoryCause(o, input, method)),
-  ].sort((a, b) => b.strength - a.strength || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+  ].sort(
+    // A server's queue grows whenever its requests slow down: with a host cause it is that cause's symptom, so it
+    // never ranks above one.
+    (a, b) => Number(a.kind === 'queue') - Number(b.kind === 'queue') || b.strength - a.strength || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind),
+  );
   if (region?.regressed) {
     return { verdict: 'region-wide', regressed: true, ratio, region, causes: [regionCause(region), ...hostCauses], summary: `${change}, and ${regionCause(region).summary}: region-wide, not this host.` };
   }
   const [top, ...rest] = hostCauses;
+  if (top?.kind === 'queue') {
+    const also = rest.length ? `; also ${rest.slice(0, 2).map((c) => c.summary).join('; ')}` : '';
+    const summary = `${change} with the model server’s queue (${top.summary}${also}) and no host cause: saturation — add replicas.`;
+    return { verdict: 'saturated', regressed: true, ratio, region, causes: hostCauses, summary };
+  }
   const also = rest.length ? `; also ${rest.slice(0, 2).map((c) => c.summary).join('; ')}` : '';
   const summary = top ? `${change}; likely cause: ${top.summary}${also}.` : `${change}; no host-level cause found.`;
   return { verdict: 'regressed', regressed: true, ratio, region, causes: hostCauses, summary };

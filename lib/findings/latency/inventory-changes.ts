@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import type { Inventory } from '../../protocol';
 import { HOUR_MS } from '../../protocol/time';
@@ -7,14 +9,13 @@ import type { InventoryObservation } from './facts';
 /** Changes are looked for in the range and a lead-up before it: as long as the range, and at least an hour. */
 export const inventoryLeadUpMs = (rangeMs: number) => Math.max(rangeMs, HOUR_MS);
 
-interface SnapshotRow {
-  host_id: number;
-  taken_at: Date;
-  data: Inventory | string;
-}
+const snapshotRow = z.object({ host_id: column.id, taken_at: column.timestamp, data: column.document<Inventory>() });
 
 async function readSnapshots(sql: Sql, hostIds: readonly number[], from: Date, to: Date): Promise<Snapshot[]> {
-  const rows = await sql.query<SnapshotRow>(
+  const rows = await queryRows(
+    sql,
+    'inventory_snapshots',
+    snapshotRow,
     `SELECT host_id, taken_at, data FROM (
        SELECT DISTINCT ON (host_id) host_id, taken_at, id, data FROM inventory_snapshots
         WHERE host_id = ANY($1::int4[]) AND taken_at < $2 ORDER BY host_id, taken_at DESC, id DESC
@@ -26,12 +27,12 @@ async function readSnapshots(sql: Sql, hostIds: readonly number[], from: Date, t
   );
   return rows.map((row) => ({
     hostId: row.host_id,
-    atMs: new Date(row.taken_at).getTime(),
-    data: typeof row.data === 'string' ? (JSON.parse(row.data) as Inventory) : row.data,
+    atMs: row.taken_at.getTime(),
+    data: row.data,
   }));
 }
 
-interface Snapshot {
+export interface Snapshot {
   hostId: number;
   atMs: number;
   data: Inventory;
@@ -80,9 +81,25 @@ export async function readNewestChange(sql: Sql, hostId: number, from: Date, to:
   if (!base) return null;
   const changes = diffInventories(base.data, last.data);
   if (changes.length === 0) return null;
-  // Other processes start and settle in the same minutes: the change began with the first snapshot that touched what
-  // it changed (its process gone, say), not with any snapshot at all.
+  return { atMs: departureOf(base, snapshots.slice(first), changes).atMs, changes };
+}
+
+// A process's thread count and its mapped runtimes move on their own while it warms up (its pool starts with the
+// first inference, libraries map lazily); what a person changes is a setting, a restart, a cpuset, a process.
+const isWarmUp = (line: string) => / threads \d+ → \d+$/.test(line) || / runtimes /.test(line);
+
+/**
+ * When a change began: the first snapshot of its burst that shows one of its deliberate lines (a setting, a restart)
+ * or its process gone. Other processes start and settle in the same minutes, and its own process may still have been
+ * warming up, so neither any snapshot at all nor any that touched the process will do. A change made only of
+ * warm-up lines began with the first snapshot that touched its process.
+ */
+export function departureOf(base: Snapshot, burst: readonly Snapshot[], changes: readonly string[]): Snapshot {
+  const deliberate = new Set(changes.filter((line) => !isWarmUp(line)));
   const touched = new Set(changes.map(subjectOf));
-  const departed = snapshots.slice(first).find((s) => diffInventories(base.data, s.data).some((line) => touched.has(subjectOf(line))))!;
-  return { atMs: departed.atMs, changes };
+  const departs = (snapshot: Snapshot) =>
+    diffInventories(base.data, snapshot.data).some((line) =>
+      deliberate.size > 0 ? deliberate.has(line) || (touched.has(subjectOf(line)) && line.endsWith(' gone')) : touched.has(subjectOf(line)),
+    );
+  return burst.find(departs) ?? burst.at(-1)!;
 }

@@ -49,6 +49,9 @@ export const CAUSE_GAUGES: readonly CauseGauge[] = [
   { kind: 'pressure', metric: 'psi_cpu', label: 'CPU pressure', unit: '%', minChange: 5 },
   { kind: 'pressure', metric: 'psi_io', label: 'IO pressure', unit: '%', minChange: 5 },
   { kind: 'pressure', metric: 'psi_memory', label: 'memory pressure', unit: '%', minChange: 5 },
+  // The model server's own queue (--scrape): a symptom of saturation, never outranking a host cause.
+  { kind: 'queue', metric: 'server_queue_mean', label: 'mean queue time', unit: 'ms', minChange: 5 },
+  { kind: 'queue', metric: 'server_waiting', label: 'requests waiting', unit: '', minChange: 2 },
 ];
 
 /** vCPUs are named as where steal went when their own average is at least this multiple of the host's. */

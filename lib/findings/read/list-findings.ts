@@ -1,40 +1,54 @@
+import { z } from 'zod';
 import type { Database } from '../../db/open';
+import { column, queryRows } from '../../db/rows';
 import { ConflictError, NotFoundError } from '../../errors';
-import type { AcknowledgeInput, Finding, FindingEvidence, FindingsQuery, FindingsResponse, FixedFindingsQuery, FixedFindingsResponse, Severity } from '../../protocol/findings';
-import { EFFECT_COLUMNS, effectOf, type EffectColumns } from '../store/finding-effects';
+import {
+  FINDING_STATES,
+  SEVERITIES,
+  type AcknowledgeInput,
+  type Finding,
+  type FindingEvidence,
+  type FindingsQuery,
+  type FindingsResponse,
+  type FixedFindingsQuery,
+  type FixedFindingsResponse,
+} from '../../protocol/findings';
+import { EFFECT_COLUMNS, effectColumns, effectOf } from '../store/finding-effects';
 import { clearFindingAcknowledgement, setFindingAcknowledgement } from '../store/findings';
 import { docsPathOf, findRule } from '../registry';
 
-interface FindingRow extends EffectColumns {
-  id: number;
-  rule_id: string;
-  host_id: number | null;
-  hostname: string | null;
-  region: string;
-  subject: string;
-  severity: Severity;
-  state: Finding['state'];
-  message: string;
-  remedy: string;
-  evidence: FindingEvidence | string;
-  value: number | null;
-  peak_value: number | null;
-  first_seen_at: Date;
-  opened_at: Date | null;
-  resolved_at: Date | null;
-  last_evaluated_at: Date;
-  ack_at: Date | null;
-  ack_reason: string | null;
-  ack_expires_at: Date | null;
-}
+const findingRow = z.object({
+  ...effectColumns,
+  id: column.int8,
+  rule_id: z.string(),
+  host_id: column.id.nullable(),
+  hostname: z.string().nullable(),
+  region: z.string(),
+  subject: z.string(),
+  severity: z.enum(SEVERITIES),
+  state: z.enum(FINDING_STATES),
+  message: z.string(),
+  remedy: z.string(),
+  evidence: column.document<FindingEvidence>(),
+  value: z.number().nullable(),
+  peak_value: z.number().nullable(),
+  first_seen_at: column.timestamp,
+  opened_at: column.timestamp.nullable(),
+  resolved_at: column.timestamp.nullable(),
+  last_evaluated_at: column.timestamp,
+  ack_at: column.timestamp.nullable(),
+  ack_reason: z.string().nullable(),
+  ack_expires_at: column.timestamp.nullable(),
+});
+type FindingRow = z.output<typeof findingRow>;
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 function toFinding(r: FindingRow, nowMs: number): Finding {
   const rule = findRule(r.rule_id);
-  const ackLive = r.ack_at !== null && (r.ack_expires_at === null || new Date(r.ack_expires_at).getTime() > nowMs);
+  const ackLive = r.ack_at !== null && (r.ack_expires_at === null || r.ack_expires_at.getTime() > nowMs);
   return {
-    id: Number(r.id),
+    id: r.id,
     ruleId: r.rule_id,
     title: rule?.title ?? r.rule_id,
     category: rule?.category ?? 'agent',
@@ -47,14 +61,14 @@ function toFinding(r: FindingRow, nowMs: number): Finding {
     message: r.message,
     remedy: r.remedy,
     docsPath: docsPathOf(r.rule_id),
-    evidence: typeof r.evidence === 'string' ? JSON.parse(r.evidence) : r.evidence,
+    evidence: r.evidence,
     value: r.value,
     peakValue: r.peak_value,
-    firstSeenAt: iso(r.first_seen_at)!,
+    firstSeenAt: r.first_seen_at.toISOString(),
     openedAt: iso(r.opened_at),
     resolvedAt: iso(r.resolved_at),
-    updatedAt: iso(r.last_evaluated_at)!,
-    acknowledgement: ackLive ? { at: iso(r.ack_at)!, reason: r.ack_reason ?? '', expiresAt: iso(r.ack_expires_at) } : null,
+    updatedAt: r.last_evaluated_at.toISOString(),
+    acknowledgement: ackLive ? { at: r.ack_at!.toISOString(), reason: r.ack_reason ?? '', expiresAt: iso(r.ack_expires_at) } : null,
     effect: effectOf(r),
   };
 }
@@ -88,7 +102,10 @@ export async function listFindings(db: Pick<Database, 'sql'>, query: FindingsQue
   const params: unknown[] = [];
   const where = findingsWhere(query, params);
   params.push(query.limit + 1);
-  const rows = await db.sql.query<FindingRow>(
+  const rows = await queryRows(
+    db.sql,
+    'findings',
+    findingRow,
     `${SELECT} ${where}
      ORDER BY (f.state = 'resolved'), ${SEVERITY_ORDER}, f.first_seen_at DESC, f.id DESC LIMIT $${params.length}`,
     params,
@@ -104,7 +121,7 @@ export async function listFixedFindings(db: Pick<Database, 'sql'>, query: FixedF
   if (query.labels !== undefined) where.push(`h.labels @> $${params.push(JSON.stringify(query.labels))}::jsonb`);
   const from = `FROM findings f LEFT JOIN hosts h ON h.id = f.host_id LEFT JOIN finding_effects e ON e.finding_id = f.id WHERE ${where.join(' AND ')}`;
   const [rows, [totals]] = await Promise.all([
-    db.sql.query<FindingRow>(`SELECT f.*, h.hostname, ${EFFECT_COLUMNS} ${from} ORDER BY f.resolved_at DESC, f.id DESC LIMIT $${params.length + 1}`, [
+    queryRows(db.sql, 'findings', findingRow, `SELECT f.*, h.hostname, ${EFFECT_COLUMNS} ${from} ORDER BY f.resolved_at DESC, f.id DESC LIMIT $${params.length + 1}`, [
       ...params,
       query.limit + 1,
     ]),
@@ -135,7 +152,7 @@ export async function listFixedFindings(db: Pick<Database, 'sql'>, query: FixedF
 }
 
 export async function getFinding(db: Pick<Database, 'sql'>, id: number, now = new Date()): Promise<Finding> {
-  const [row] = await db.sql.query<FindingRow>(`${SELECT} WHERE f.id = $1`, [id]);
+  const [row] = await queryRows(db.sql, 'findings', findingRow, `${SELECT} WHERE f.id = $1`, [id]);
   if (!row) throw new NotFoundError(`finding ${id} not found`);
   return toFinding(row, now.getTime());
 }

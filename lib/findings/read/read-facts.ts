@@ -1,8 +1,11 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { withoutJit } from '../../fleet/without-jit';
 import { MINUTE_MS } from '../../protocol/time';
 import { isUnavailable, type Inventory } from '../../protocol';
-import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts, ResidencyPolicy } from '../types';
+import { readResidencyPolicies } from '../store/residency-policies';
+import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts } from '../types';
 
 /** The window series rules judge: long enough to call a condition sustained, short enough to resolve soon after. */
 export const FINDINGS_WINDOW_MS = 5 * MINUTE_MS;
@@ -27,6 +30,8 @@ function jitless(sql: Sql): Sql {
 }
 
 /** Inventory snapshots are immutable: each is parsed once and kept while it is a host's newest. */
+const snapshotRow = z.object({ id: column.int8, data: column.document<Inventory>() });
+
 export class InventoryCache {
   private readonly byId = new Map<number, Inventory>();
 
@@ -34,11 +39,8 @@ export class InventoryCache {
     const missing = ids.filter((id) => !this.byId.has(id));
     for (let i = 0; i < missing.length; i += 1000) {
       const chunk = missing.slice(i, i + 1000);
-      const rows = await sql.query<{ id: number; data: Inventory | string }>(
-        'SELECT id, data FROM inventory_snapshots WHERE id = ANY($1::int8[])',
-        [chunk],
-      );
-      for (const row of rows) this.byId.set(Number(row.id), typeof row.data === 'string' ? JSON.parse(row.data) : row.data);
+      const rows = await queryRows(sql, 'inventory_snapshots', snapshotRow, 'SELECT id, data FROM inventory_snapshots WHERE id = ANY($1::int8[])', [chunk]);
+      for (const row of rows) this.byId.set(row.id, row.data);
     }
     return new Map(ids.flatMap((id) => (this.byId.has(id) ? [[id, this.byId.get(id)!] as const] : [])));
   }
@@ -256,7 +258,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
         id: h.id,
         hostname: h.hostname,
         region: h.region,
-        labels: typeof h.labels === 'string' ? JSON.parse(h.labels) : h.labels,
+        labels: column.labels.parse(h.labels),
         createdAtMs: new Date(h.created_at).getTime(),
       },
       nowMs: now.getTime(),
@@ -325,16 +327,7 @@ export async function readFleetFacts(sql: Sql, hosts: readonly HostFacts[]): Pro
     if (cpu.flags.includes('avx512f')) entry.withAvx512++;
     cpuModels.set(cpu.model, entry);
   }
-  const policies = await sql.query<{ id: number; name: string; selector: Record<string, string> | string; allowed_regions: string[] | null }>(
-    'SELECT id, name, selector, allowed_regions FROM residency_policies ORDER BY id',
-  );
-  const residencyPolicies = policies.map((p): ResidencyPolicy => ({
-    id: p.id,
-    name: p.name,
-    selector: typeof p.selector === 'string' ? JSON.parse(p.selector) : p.selector,
-    allowedRegions: p.allowed_regions ?? [],
-  }));
-  return { cpuModels, residencyPolicies };
+  return { cpuModels, residencyPolicies: await readResidencyPolicies(sql) };
 }
 
 /** Median probe RTT per region and probe over the probe window, from successful probes only. */

@@ -69,6 +69,17 @@ describe('latency.p99-regression', () => {
     expect(v!.evidence.values).toContainEqual({ label: 'likely cause: steal', value: 'steal 0.4 % → 14 % (most on vCPUs 2–3)' });
   });
 
+  test('a regression with only the model server’s queue rising is saturation: the remedy is replicas, not the host', () => {
+    const queue: LatencySeriesFacts['observed'] = {
+      gauges: [{ gauge: CAUSE_GAUGES.find((g) => g.metric === 'server_queue_mean')!, key: 'vllm', before: 3, after: 55, perMinute: new Map(minutes.map((m, i) => [m, 54 + (i % 3)])) }],
+      inventory: [],
+    };
+    const [v] = p99Regression.evaluate(withLatency({ series: [series(100, { observed: queue })] }), t, ruleContext());
+    expect(v!.message).toBe('p99 of inference.request rose from 40 ms to 100 ms (2.5×) with the model server’s queue (vllm mean queue time 3 → 55 ms) and no host cause: saturation — add replicas.');
+    expect(v!.remedy).toMatch(/^The model server vllm is saturated: .*Add replicas/);
+    expect(v!.evidence.series).toEqual([{ metric: 'server_queue_mean', key: 'vllm' }]);
+  });
+
   test('a regression with nothing moving says "no host-level cause found" and points at the service', () => {
     const [v] = p99Regression.evaluate(withLatency({ series: [series(100)] }), t, ruleContext());
     expect(v!.message).toBe('p99 of inference.request rose from 40 ms to 100 ms (2.5×); no host-level cause found.');

@@ -20,6 +20,10 @@ const REMEDIES: Record<LatencyCause['kind'] | 'none', (cause?: LatencyCause) => 
     `The cgroup ${c?.subject ?? ''} hits its CPU quota: raise it (\`docker update --cpus\`, \`cpu.max\`), or size the service's threads ` +
     'to fit it (OMP_NUM_THREADS and intra-op threads = the quota\'s cores ÷ workers).',
   pressure: (c) => `Tasks wait for ${c?.subject ?? 'a resource'} (PSI): find what competes for it (\`top\`, \`iotop -o\`) or give the service more of it.`,
+  queue: (c) =>
+    `The model server${c?.subject ? ` ${c.subject}` : ''} is saturated: requests wait in its queue while nothing on the host slowed ` +
+    'down. Add replicas (or capacity: another GPU, a larger batch budget) and spread the load; a noisy neighbour or a quota would ' +
+    'have shown here as steal or throttling.',
   inventory: () =>
     'The regression began with the inventory change above: revert it, or size it to what the process may use (OMP_NUM_THREADS = ' +
     'usable CPUs ÷ workers, --cpuset-cpus to whole cores).',
@@ -80,7 +84,7 @@ export const p99Regression = defineHostRule({
         method,
       );
       // Region-wide is not this host's finding; too little data judges nothing.
-      if (explained.verdict !== 'regressed') return [];
+      if (explained.verdict !== 'regressed' && explained.verdict !== 'saturated') return [];
       const causes = explained.causes.slice(0, CAUSES_IN_EVIDENCE);
       const top = causes[0];
       const evidence: FindingEvidence = {

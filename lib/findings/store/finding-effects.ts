@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import type { FindingEffect, FindingEvidence } from '../../protocol/findings';
 import { measuringEffect } from '../effects/judge-effect';
@@ -33,18 +35,21 @@ export interface ResolvedOccurrence {
   evidence: FindingEvidence;
 }
 
-interface DueRow {
-  id: string;
-  host_id: number;
-  first_seen_at: Date;
-  resolved_at: Date;
-  measure_after: Date;
-  evidence: FindingEvidence | string;
-}
+const dueRow = z.object({
+  id: column.int8,
+  host_id: column.id,
+  first_seen_at: column.timestamp,
+  resolved_at: column.timestamp,
+  measure_after: column.timestamp,
+  evidence: column.document<FindingEvidence>(),
+});
 
 /** Occurrences whose window after resolution has passed and that are not measured yet, the oldest first. */
 export async function listDueEffects(sql: Sql, now: Date, limit: number): Promise<ResolvedOccurrence[]> {
-  const rows = await sql.query<DueRow>(
+  const rows = await queryRows(
+    sql,
+    'finding_effects',
+    dueRow,
     `SELECT f.id, f.host_id, f.first_seen_at, f.resolved_at, e.measure_after, f.evidence
        FROM finding_effects e JOIN findings f ON f.id = e.finding_id
       WHERE e.status = 'measuring' AND e.measure_after <= $1
@@ -52,12 +57,12 @@ export async function listDueEffects(sql: Sql, now: Date, limit: number): Promis
     [now, limit],
   );
   return rows.map((r) => ({
-    id: Number(r.id),
+    id: r.id,
     hostId: r.host_id,
-    firstSeenAtMs: new Date(r.first_seen_at).getTime(),
-    resolvedAtMs: new Date(r.resolved_at).getTime(),
-    measureAfterMs: new Date(r.measure_after).getTime(),
-    evidence: typeof r.evidence === 'string' ? (JSON.parse(r.evidence) as FindingEvidence) : r.evidence,
+    firstSeenAtMs: r.first_seen_at.getTime(),
+    resolvedAtMs: r.resolved_at.getTime(),
+    measureAfterMs: r.measure_after.getTime(),
+    evidence: r.evidence,
   }));
 }
 
@@ -72,17 +77,19 @@ export async function saveMeasuredEffect(sql: Sql, findingId: number, effect: Fi
 /** The columns a findings read joins in (`LEFT JOIN finding_effects e ON e.finding_id = f.id`). */
 export const EFFECT_COLUMNS = 'e.status AS effect_status, e.measure_after AS effect_measure_after, e.effect AS effect';
 
-export interface EffectColumns {
-  effect_status: 'measuring' | 'measured' | null;
-  effect_measure_after: Date | null;
-  effect: FindingEffect | string | null;
-}
+/** The row shape of EFFECT_COLUMNS, for the reads that join them to spread into their own. */
+export const effectColumns = {
+  effect_status: z.enum(['measuring', 'measured']).nullable(),
+  effect_measure_after: column.timestamp.nullable(),
+  effect: column.document<FindingEffect>().nullable(),
+};
+export type EffectColumns = z.output<z.ZodObject<typeof effectColumns>>;
 
 /** A finding's effect from its joined columns: null when it is not being measured. */
 export function effectOf(row: EffectColumns & { resolved_at: Date | null }): FindingEffect | null {
-  if (row.effect_status === 'measured' && row.effect !== null) return typeof row.effect === 'string' ? (JSON.parse(row.effect) as FindingEffect) : row.effect;
+  if (row.effect_status === 'measured' && row.effect !== null) return row.effect;
   if (row.effect_status === 'measuring' && row.resolved_at && row.effect_measure_after) {
-    return measuringEffect(new Date(row.resolved_at).getTime(), new Date(row.effect_measure_after).getTime());
+    return measuringEffect(row.resolved_at.getTime(), row.effect_measure_after.getTime());
   }
   return null;
 }

@@ -1,5 +1,7 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
-import type { FindingEvidence, FindingState, Severity } from '../../protocol/findings';
+import { SEVERITIES, type FindingEvidence, type FindingState, type Severity } from '../../protocol/findings';
 import type { Verdict } from '../types';
 
 /** An unresolved finding as the engine diffs against it. */
@@ -41,32 +43,38 @@ export interface FindingChanges {
   discards: number[];
 }
 
-interface ActiveRow {
-  id: number;
-  rule_id: string;
-  host_id: number | null;
-  region: string;
-  subject: string;
-  severity: Severity;
-  state: 'pending' | 'open';
-  peak_value: number | null;
-  first_seen_at: Date;
-}
+const activeRow = z.object({
+  id: column.int8,
+  rule_id: z.string(),
+  host_id: column.id.nullable(),
+  region: z.string(),
+  subject: z.string(),
+  severity: z.enum(SEVERITIES),
+  state: z.enum(['pending', 'open']),
+  peak_value: z.number().nullable(),
+  first_seen_at: column.timestamp,
+});
 
 /** Unresolved findings, of some hosts (and no region findings) or of everything. */
 export async function listActiveFindings(sql: Sql, hostIds?: readonly number[]): Promise<StoredFinding[]> {
   const rows = hostIds
-    ? await sql.query<ActiveRow>(
+    ? await queryRows(
+        sql,
+        'findings',
+        activeRow,
         `SELECT id, rule_id, host_id, region, subject, severity, state, peak_value, first_seen_at FROM findings
          WHERE state <> 'resolved' AND host_id = ANY($1::int4[])`,
         [hostIds],
       )
-    : await sql.query<ActiveRow>(
+    : await queryRows(
+        sql,
+        'findings',
+        activeRow,
         `SELECT id, rule_id, host_id, region, subject, severity, state, peak_value, first_seen_at FROM findings
          WHERE state <> 'resolved'`,
       );
   return rows.map((r) => ({
-    id: Number(r.id),
+    id: r.id,
     ruleId: r.rule_id,
     hostId: r.host_id,
     region: r.region,
@@ -74,7 +82,7 @@ export async function listActiveFindings(sql: Sql, hostIds?: readonly number[]):
     severity: r.severity,
     state: r.state,
     peakValue: r.peak_value,
-    firstSeenAtMs: new Date(r.first_seen_at).getTime(),
+    firstSeenAtMs: r.first_seen_at.getTime(),
   }));
 }
 

@@ -1,32 +1,35 @@
+import { z } from 'zod';
 import type { Database } from '../../db/open';
+import { column, queryRows } from '../../db/rows';
 import { NotFoundError } from '../../errors';
 import { hostExists } from '../../hosts/store';
-import type { ThresholdOverride, ThresholdOverrideInput, ThresholdScope } from '../../protocol/findings';
+import { THRESHOLD_SCOPES, type ThresholdOverride, type ThresholdOverrideInput } from '../../protocol/findings';
 import { FINDING_RULES } from '../registry';
 import { checkOverride } from '../thresholds';
 
-interface OverrideRow {
-  id: number;
-  rule_id: string;
-  scope: ThresholdScope;
-  selector: string;
-  thresholds: Record<string, number> | string;
-  disabled: boolean;
-  updated_at: Date;
-}
+const overrideRow = z.object({
+  id: column.id,
+  rule_id: z.string(),
+  scope: z.enum(THRESHOLD_SCOPES),
+  selector: z.string(),
+  thresholds: z.record(z.string(), z.number()),
+  disabled: z.boolean(),
+  updated_at: column.timestamp,
+});
+type OverrideRow = z.output<typeof overrideRow>;
 
 const toOverride = (r: OverrideRow): ThresholdOverride => ({
   id: r.id,
   ruleId: r.rule_id,
   scope: r.scope,
   selector: r.selector,
-  thresholds: typeof r.thresholds === 'string' ? JSON.parse(r.thresholds) : r.thresholds,
+  thresholds: r.thresholds,
   disabled: r.disabled,
-  updatedAt: new Date(r.updated_at).toISOString(),
+  updatedAt: r.updated_at.toISOString(),
 });
 
 export async function listThresholdOverrides(db: Pick<Database, 'sql'>): Promise<ThresholdOverride[]> {
-  const rows = await db.sql.query<OverrideRow>('SELECT * FROM finding_threshold_overrides ORDER BY rule_id, id');
+  const rows = await queryRows(db.sql, 'finding_threshold_overrides', overrideRow, 'SELECT * FROM finding_threshold_overrides ORDER BY rule_id, id');
   return rows.map(toOverride);
 }
 
@@ -51,7 +54,7 @@ export async function putThresholdOverride(db: Pick<Database, 'sql'>, input: Thr
   if (input.scope === 'host') {
     if (!(await hostExists(sql, input.hostId))) throw new NotFoundError(`host ${input.hostId} not found`);
   }
-  const [row] = await sql.query<OverrideRow>(
+  const [row] = await queryRows(sql, 'finding_threshold_overrides', overrideRow, 
     `INSERT INTO finding_threshold_overrides (rule_id, scope, selector, thresholds, disabled, updated_at)
      VALUES ($1, $2, $3, $4::jsonb, $5, now())
      ON CONFLICT (rule_id, scope, selector)

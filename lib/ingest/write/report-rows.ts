@@ -1,4 +1,4 @@
-import type { CgroupSample, CpuSample, DiskSample, LatencySeries, PerCpu, ProbeSample, ProcessSample, Report } from '../../protocol';
+import type { CgroupSample, CpuSample, DiskSample, LatencySeries, PerCpu, ProbeSample, ProcessSample, Report, ServerSample } from '../../protocol';
 import { isUnavailable } from '../../protocol';
 import { SERIES_KINDS, TABLES, type ColumnOf, type SeriesKind } from '../../series/tables';
 
@@ -146,6 +146,8 @@ const latencyRow = (l: LatencySeries): Row<'latency'> => ({
   zero_count: l.sketch.zeroCount,
   keys: l.sketch.keys,
   counts: l.sketch.counts,
+  // JSON has no Infinity: the wire's null (an open top bucket) is stored as the unbounded error it means.
+  bucket_errors: l.bucketErrors ? l.bucketErrors.map((e) => e ?? Infinity) : null,
 });
 
 const probeRow = (p: ProbeSample): Row<'probe'> => ({
@@ -155,6 +157,19 @@ const probeRow = (p: ProbeSample): Row<'probe'> => ({
   connect_ms: p.connectMs,
   response_ms: p.responseMs,
   error: p.error,
+});
+
+const serverRow = (s: ServerSample): Row<'server'> => ({
+  name: s.name,
+  ok: s.ok,
+  requests_per_s: s.requestsPerS,
+  latency_mean_ms: s.latencyMeanMs,
+  queue_mean_ms: s.queueMeanMs,
+  waiting: s.waiting,
+  running: s.running,
+  batch_size: s.batchSize,
+  dropped_series: s.droppedSeries,
+  error: s.error,
 });
 
 /** Appends the series rows of one validated report; the host comes from the token, never from the report. */
@@ -168,4 +183,5 @@ export function appendReportRows(batch: RowBatch, hostId: number, report: Report
   for (const p of report.processes) pushRow(batch, 'process', hostId, ts, processRow(p));
   for (const l of report.latency) pushRow(batch, 'latency', hostId, ts, latencyRow(l));
   for (const p of report.probes) pushRow(batch, 'probe', hostId, ts, probeRow(p));
+  for (const s of report.servers ?? []) pushRow(batch, 'server', hostId, ts, serverRow(s));
 }

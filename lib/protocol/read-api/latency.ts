@@ -14,6 +14,21 @@ export interface LatencyQuantiles {
   minMs: number | null;
   maxMs: number | null;
   meanMs: number | null;
+  /**
+   * Present when the series came, wholly or in part, from a model server's histogram (the agent's --scrape): a
+   * quantile cannot be finer than the server's bucket it fell in. Per quantile, the relative error of that bucket
+   * (0.41: the true value lies within ±41 % of the one shown); null when it fell in the server's open top bucket
+   * (`le="+Inf"`: the true value is higher). Absent: the agent's own sketch, within 0.8 %.
+   */
+  bucketError?: QuantileErrors;
+}
+
+export interface QuantileErrors {
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
+  p99: number | null;
+  p999: number | null;
 }
 
 export interface LatencyBucket extends LatencyQuantiles {

@@ -27,5 +27,11 @@ export const SERIES_METRICS = [
   'cgroup_throttled_ms',
   'probe_connect',
   'probe_response',
+  'server_requests',
+  'server_latency_mean',
+  'server_queue_mean',
+  'server_waiting',
+  'server_running',
+  'server_batch_size',
 ] as const;
 export type SeriesMetric = (typeof SERIES_METRICS)[number];

@@ -83,6 +83,22 @@ describe('loadConfig', () => {
     expect(configOf(['--print', '--enroll-key-file', file]).enrollKey).toBe('ek_secret');
   });
 
+  test('reads scrape targets from repeated flags or the comma-separated env var, with limits and extra histograms', () => {
+    const fromFlags = configOf(['--print', '--scrape', 'vllm=http://127.0.0.1:8000/metrics', '--scrape', 'triton=http://localhost:8002/metrics', '--scrape-histogram', 'app_infer_ms', '--scrape-histogram', 'app_infer@us']);
+    expect(fromFlags.scrape.targets.map((t) => [t.name, t.url.href])).toEqual([
+      ['vllm', 'http://127.0.0.1:8000/metrics'],
+      ['triton', 'http://localhost:8002/metrics'],
+    ]);
+    expect(fromFlags.scrape.histograms).toEqual([{ metric: 'app_infer_ms', unit: 'ms' }, { metric: 'app_infer', unit: 'us' }]);
+    expect(fromFlags.scrape).toMatchObject({ timeoutMs: 2000, maxBytes: 4 * 1024 * 1024, maxSeries: 100 });
+    const fromEnv = configOf(['--print', '--interval', '1'], { INFERWATCH_SCRAPE: 'vllm=http://127.0.0.1:8000/metrics,tgi=http://[::1]:3000/metrics' });
+    expect(fromEnv.scrape.targets.map((t) => t.name)).toEqual(['vllm', 'tgi']);
+    // The default time limit shrinks to a short interval.
+    expect(fromEnv.scrape.timeoutMs).toBe(1000);
+    const remote = configOf(['--print', '--scrape-allow-remote', '--scrape', 'gpu=http://10.0.0.5:8000/metrics']);
+    expect(remote.scrape.targets[0]!.url.hostname).toBe('10.0.0.5');
+  });
+
   test('returns help and version actions without validating the rest', () => {
     expect(loadConfig({ argv: ['--help', '--interval', 'x'], env: {} }).kind).toBe('help');
     expect(loadConfig({ argv: ['--version'], env: {} }).kind).toBe('version');
@@ -109,6 +125,16 @@ describe('loadConfig', () => {
     ['both key forms', ['--print', '--enroll-key', 'k', '--enroll-key-file', '/x'], {}, /either --enroll-key or --enroll-key-file/],
     ['unreadable key file', ['--print', '--enroll-key-file', '/nonexistent/key'], {}, /invalid --enroll-key-file \/nonexistent\/key: ENOENT/],
     ['missing config file', ['--print', '--config', '/nonexistent.json'], {}, /invalid --config \/nonexistent.json/],
+    ['scrape without =', ['--print', '--scrape', 'http://127.0.0.1:8000/metrics'], {}, /invalid --scrape: invalid scrape target .*missing "="/],
+    ['scrape of another host', ['--print', '--scrape', 'vllm=http://10.0.0.5:8000/metrics'], {}, /10\.0\.0\.5 is not this machine's loopback; add --scrape-allow-remote/],
+    ['scrape of a name that is not localhost', ['--print', '--scrape', 'vllm=http://gpu-1:8000/metrics'], {}, /gpu-1 is not this machine's loopback/],
+    ['remote scrape from env names the variable', ['--print'], { INFERWATCH_SCRAPE: 'vllm=http://gpu-1/metrics' }, /invalid INFERWATCH_SCRAPE \(--scrape\)/],
+    ['scrape with an unsupported scheme', ['--print', '--scrape', 'a=ftp://127.0.0.1/metrics'], {}, /unsupported scheme/],
+    ['duplicate scrape name', ['--print', '--scrape', 'a=http://127.0.0.1:1/m', '--scrape', 'a=http://127.0.0.1:2/m'], {}, /"a" is used twice/],
+    ['histogram without a unit', ['--print', '--scrape-histogram', 'app_latency'], {}, /invalid --scrape-histogram: the unit of "app_latency" is not in its name/],
+    ['histogram with an unknown unit', ['--print', '--scrape-histogram', 'app_latency@min'], {}, /unknown unit "min"/],
+    ['scrape timeout past the interval', ['--print', '--interval', '1', '--scrape-timeout', '2'], {}, /invalid --scrape-timeout: must be at most the interval/],
+    ['too many series', ['--print', '--scrape-max-series', '1000'], {}, /invalid --scrape-max-series: must be at most 250/],
   ];
   test.each(badCases)('rejects %s with a message naming the option', (_name, argv, env, message) => {
     expect(() => configOf(argv, env)).toThrow(ConfigError);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { CollectorContext } from '../../../agent/collectors/types';
 import type { Logger } from '../../../agent/log';
+import type { ScrapeResult } from '../../../agent/scrape/scraper';
 import { canonicalJson, createReportBuilder, type BuildInput, type ReportSources } from '../../../agent/report-builder';
 import type { CpuSample, ProcessInventory } from '../../../lib/protocol';
 
@@ -137,6 +138,40 @@ describe('createReportBuilder', () => {
     expect(calledAt.cpu).toEqual([750, 1000]);
     expect(calledAt.probes).toEqual([1000]);
     expect(report.inventory).toBeDefined();
+  });
+
+  test('the model servers are scraped at warm-up (their baseline) and with every report: their series after StatsD’s, one entry each', async () => {
+    const sketch = { count: 2, sum: 300, min: 150, max: 150, zeroCount: 0, keys: [314], counts: [2] };
+    const scrapedAt: number[] = [];
+    const fake = fakeSources({
+      drainLatency: () => [{ name: 'predict', tags: {}, sketch }],
+      scrape: {
+        name: 'scrape',
+        collect: async (ctx): Promise<ScrapeResult> => {
+          scrapedAt.push(ctx.nowMs);
+          return {
+            latency: [
+              { name: 'predict', tags: {}, sketch, bucketErrors: [1] },
+              { name: 'vllm:e2e_request_latency_seconds', tags: { scrape: 'vllm' }, sketch, bucketErrors: [1] },
+            ],
+            servers: [{ name: 'vllm', ok: true, error: null, requestsPerS: 0.2, latencyMeanMs: 150, queueMeanMs: null, waiting: 3, running: 1, batchSize: null, droppedSeries: 0 }],
+          };
+        },
+      },
+    });
+    const { logger, lines } = capturingLogger();
+    const builder = build(fake.sources, logger);
+    await builder.warmUp({ monoMs: 750, procRoot: '/proc', sysRoot: '/sys' });
+    const report = await builder.build(input(1));
+    expect(scrapedAt).toEqual([750, 1000]);
+    // A scraped series with the name and tags of a StatsD one is left out (one report holds each key once).
+    expect(report.latency.map((l) => [l.name, l.bucketErrors ?? null])).toEqual([
+      ['predict', null],
+      ['vllm:e2e_request_latency_seconds', [1]],
+    ]);
+    expect(report.servers).toEqual([expect.objectContaining({ name: 'vllm', waiting: 3 })]);
+    expect(lines.some((l) => l.includes('scraped latency series left out'))).toBe(true);
+    expect((await build(fakeSources().sources).build(input(1))).servers).toBeUndefined();
   });
 
   test('re-reads the host inventory every 6th report', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { chartAnnotations, latencyChartData, seriesChartData, withOverlay } from '../../../components/host/chart-data';
+import { chartAnnotations, latencyChartData, latencyResolutionNote, seriesChartData, withOverlay } from '../../../components/host/chart-data';
 import type { HostAnnotation } from '../../../lib/protocol/read-api/annotations';
 import type { LatencyBucket, LatencyResponse } from '../../../lib/protocol/read-api/latency';
 import type { HostSeries, HostSeriesResponse, SeriesMetric } from '../../../lib/protocol/read-api/series';
@@ -102,6 +102,27 @@ describe('latency → chart rows', () => {
     expect(chart.series[3]).toMatchObject({ label: 'p99, a week earlier', line: true });
     expect(chart.rows.map((r) => r.s3)).toEqual([null, 12, null]);
     expect(latencyChartData(undefined)).toBeNull();
+  });
+});
+
+describe('the latency chart’s claim about its precision', () => {
+  const total = { count: 9, p50: 650, p90: 3500, p95: 3500, p99: 7700, p999: 7700, minMs: 150, maxMs: 7700, meanMs: 1200 };
+
+  test('the agent’s own sketch claims nothing more', () => {
+    expect(latencyResolutionNote(total)).toBeNull();
+    expect(latencyResolutionNote(undefined)).toBeNull();
+  });
+
+  test('quantiles from a server’s buckets say so, with the widest error of the quantiles drawn', () => {
+    const bucketError = { p50: 0.27, p90: 0.41, p95: 0.41, p99: 0.41, p999: 2 };
+    expect(latencyResolutionNote({ ...total, bucketError })).toBe('From the server’s buckets (±41 %), not the agent’s 0.8 % sketch.');
+  });
+
+  test('a quantile beyond the server’s top bucket is said to be a lower bound', () => {
+    const bucketError = { p50: 0.058, p90: 0.41, p95: 0.41, p99: null, p999: null };
+    expect(latencyResolutionNote({ ...total, bucketError })).toBe(
+      'From the server’s buckets (±41 %), not the agent’s 0.8 % sketch. p99 fell beyond its top bucket: the true value is higher than drawn.',
+    );
   });
 });
 

@@ -20,7 +20,7 @@ const TABLES: Record<string, { owner: string; readers?: string[] }> = {
   rollup_dirty_minutes: { owner: 'lib/series/late-minutes.ts', readers: ['lib/series/rollup.ts'] },
   findings: { owner: 'lib/findings/store/', readers: ['lib/findings/read/', 'lib/fleet/', 'lib/alerts/read/open-findings.ts'] },
   finding_threshold_overrides: { owner: 'lib/findings/store/threshold-overrides.ts' },
-  residency_policies: { owner: 'lib/findings/store/residency-policies.ts', readers: ['lib/findings/read/read-facts.ts'] },
+  residency_policies: { owner: 'lib/findings/store/residency-policies.ts' },
   finding_effects: { owner: 'lib/findings/store/finding-effects.ts', readers: ['lib/findings/read/', 'lib/fleet/host-annotations.ts'] },
   alert_rules: { owner: 'lib/alerts/store/rules.ts', readers: ['lib/fleet/host-annotations.ts'] },
   // Written by the engine's cycle (active-alerts.ts) and by acknowledgements through the API (list-alerts.ts).

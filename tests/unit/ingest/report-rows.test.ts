@@ -15,7 +15,7 @@ describe('reportToRows', () => {
   test('one report becomes 1 host, 1 per-CPU and 1 disk (of arrays), 1 cgroup, 2 process and 3 latency rows for the token host', () => {
     const rows = reportToRows(42, realisticReport(1, TS));
     expect(Object.fromEntries(Object.entries(rows).map(([k, t]) => [k, rowCount(t)]))).toEqual({
-      host: 1, cpu: 1, disk: 1, cgroup: 1, process: 2, latency: 3, probe: 0,
+      host: 1, cpu: 1, disk: 1, cgroup: 1, process: 2, latency: 3, probe: 0, server: 0,
     });
     for (const table of Object.values(rows)) {
       for (let i = 0; i < table.values.length; i += table.width) {
@@ -87,6 +87,16 @@ describe('reportToRows', () => {
     expect(host.slice(3, 12)).toEqual([null, null, null, null, null, null, null, null, null]);
     expect(rowCount(rows.cpu)).toBe(0);
     expect(rowCount(rows.disk)).toBe(0);
+  });
+
+  test('a scraped server becomes a server row; a series from its buckets keeps one error per key, the open top bucket as Infinity', () => {
+    const report = realisticReport(1, TS);
+    report.latency = [{ ...report.latency[0]!, sketch: { count: 3, sum: 9, min: 1, max: 5, zeroCount: 0, keys: [10, 20], counts: [2, 1] }, bucketErrors: [0.41, null] }];
+    report.servers = [{ name: 'vllm', ok: false, error: 'HTTP 503', requestsPerS: null, latencyMeanMs: null, queueMeanMs: null, waiting: null, running: null, batchSize: null, droppedSeries: 2 }];
+    const rows = reportToRows(7, report);
+    const latency = toColumnArrays(rows.latency, SERIES_SPECS.latency);
+    expect(latency.at(-1)).toEqual(['{0.41,Infinity}']);
+    expect(rows.server.values).toEqual([7, '2026-11-29T12:00:00.000Z', 'vllm', false, null, null, null, null, null, null, 2, 'HTTP 503']);
   });
 
   test('latency tags become canonical JSON whatever their order', () => {
