@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { connection } from 'next/server';
 import { EnrollmentKeys } from '@/components/settings/enrollment-keys';
 
@@ -14,6 +15,9 @@ export default async function SettingsPage() {
         <p className="muted">Enrollment keys for new hosts. Changes need the role the server names: editors acknowledge and silence, admins manage keys.</p>
       </div>
       <EnrollmentKeys />
+      <p className="muted">
+        Everything here, and the rest of the HTTP API: <Link href="/settings/api">HTTP API reference</Link>.
+      </p>
     </>
   );
 }

@@ -111,7 +111,7 @@ const MAX_BUCKET_COUNT = 2_147_483_647;
 const bucketArraySchema = z.custom<number[]>(
   (value) => Array.isArray(value) && value.length <= MAX_SKETCH_BUCKETS,
   `expected an array of at most ${MAX_SKETCH_BUCKETS} numbers`,
-);
+).meta({ type: 'array', items: { type: 'integer' }, maxItems: MAX_SKETCH_BUCKETS });
 
 function bucketIssue(keys: readonly unknown[], counts: readonly unknown[]): { path: (string | number)[]; message: string } | null {
   if (keys.length !== counts.length) return { path: ['counts'], message: 'keys and counts must have the same length' };

@@ -3,7 +3,7 @@ import type { Sql } from '../db/sql';
 import { holdTransactionLock } from '../db/locks';
 import { utcDay } from '../db/partitions';
 import { LATE_REPORT_AGE_MS, countLateMinutes, takeLateMinutes } from './late-minutes';
-import { GAUGE_ROLLUPS } from './tables';
+import { GAUGE_ROLLUPS, TABLES } from './tables';
 import {
   LATE_LATENCY_1M_SQL,
   gaugeRollupSql,
@@ -63,6 +63,24 @@ export async function readWatermarks(sql: Sql): Promise<Partial<Record<RollupLev
     'SELECT resolution, rolled_until FROM series_rollup_watermarks',
   );
   return Object.fromEntries(rows.map((r) => [r.resolution, new Date(r.rolled_until)]));
+}
+
+const FIRST_SAMPLE_SQL = `SELECT min(ts) AS first FROM (${Object.values(TABLES)
+  .map((t) => `SELECT min(ts) AS ts FROM ${t.name}`)
+  .join(' UNION ALL ')}) s`;
+
+/** The oldest raw sample of any series table; null while there is none. Scans every partition: run it only before the first watermark. */
+async function readFirstSampleMs(sql: Sql): Promise<number | null> {
+  const [row] = await sql.query<{ first: Date | null }>(FIRST_SAMPLE_SQL);
+  return row?.first ? new Date(row.first).getTime() : null;
+}
+
+async function startWatermark(sql: Sql, level: RollupLevel, at: number): Promise<void> {
+  await sql.query(
+    `INSERT INTO series_rollup_watermarks (resolution, rolled_until) VALUES ($1, $2)
+     ON CONFLICT (resolution) DO UPDATE SET rolled_until = GREATEST(series_rollup_watermarks.rolled_until, EXCLUDED.rolled_until)`,
+    [level, new Date(at)],
+  );
 }
 
 export interface RollupBacklog {
@@ -152,10 +170,22 @@ export async function rollUp(sql: Sql, now: Date, options: RollUpOptions = {}): 
   let closedEnd = floorTo(now.getTime() - settleMs, MINUTE_MS);
   // Late raw rows are re-rolled into minutes; the hours holding those minutes must follow.
   let changedFrom = Infinity;
+  let firstSampleMs: number | null | undefined;
   for (const level of ['1m', '1h'] as const) {
     const step = STEP_MS[level];
-    const mark = marks[level]?.getTime();
-    const resumeAt = mark === undefined ? start : level === '1m' ? mark - latenessMs : Math.min(mark, changedFrom);
+    let mark = marks[level]?.getTime();
+    if (mark === undefined) {
+      // A database never rolled up starts at its first sample, not at `start`: walking empty days from there made
+      // the watermark (and the age /metrics shows) days old on every fresh install. Without samples there is
+      // nothing to roll and no watermark yet.
+      firstSampleMs = firstSampleMs === undefined ? await readFirstSampleMs(sql) : firstSampleMs;
+      if (firstSampleMs !== null) {
+        // Not past what has settled: a first report stamped ahead of the clock must not mark later minutes done.
+        mark = floorTo(Math.min(Math.max(start, firstSampleMs), closedEnd), step);
+        await startWatermark(sql, level, mark);
+      }
+    }
+    const resumeAt = mark === undefined ? floorTo(closedEnd, step) : level === '1m' ? mark - latenessMs : Math.min(mark, changedFrom);
     let from = floorTo(Math.max(floorTo(start, step), resumeAt), step);
     changedFrom = from;
     // Hours are rolled from minutes, so they may not pass the minute watermark.

@@ -47,7 +47,7 @@ export const timeParamSchema = z.string().transform((text, ctx) => {
     return z.NEVER;
   }
   return new Date(ms);
-});
+}).meta({ description: 'An ISO 8601 time (2026-01-31, 2026-01-31T12:00:00Z, 2026-01-31T14:00:00+02:00) or milliseconds since the epoch.' });
 
 export const rangeShape = { from: timeParamSchema.optional(), to: timeParamSchema.optional() };
 
@@ -88,7 +88,8 @@ export const labelsSchema = z
       labels[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
     }
     return labels;
-  });
+  })
+  .meta({ description: '`key:value` pairs separated by commas: hosts whose labels include all of them.' });
 
 /** URLSearchParams → plain object for zod (the first value of each key). */
 export function searchParamsObject(params: URLSearchParams): Record<string, string> {

@@ -1,0 +1,502 @@
+import { z } from 'zod';
+import { enrollmentKeyIdSchema, enrollmentKeyInputSchema } from '../auth/enrollment-key-input';
+import { enrollRequestSchema, enrollResponseSchema, ingestBatchSchema, ingestResponseSchema, reportSchema } from '../protocol';
+import {
+  acknowledgeAlertInputSchema,
+  alertRuleInputSchema,
+  alertRulePatchSchema,
+  alertRulePathSchema,
+  alertsQuerySchema,
+  channelInputSchema,
+  channelPatchSchema,
+  deliveriesQuerySchema,
+  idPathSchema,
+  silenceInputSchema,
+  silencesQuerySchema,
+} from '../protocol/alerts';
+import {
+  FINDINGS_TOPIC_DOCS,
+  acknowledgeInputSchema,
+  findingPathSchema,
+  findingsQuerySchema,
+  findingsSummaryQuerySchema,
+  fixedFindingsQuerySchema,
+  latencyExplainedParamsSchema,
+  residencyPolicyInputSchema,
+  thresholdOverrideInputSchema,
+} from '../protocol/findings';
+import { apiTokenInputSchema, auditQuerySchema, idParamSchema, loginInputSchema, userInputSchema, userPatchSchema } from '../protocol/auth';
+import { hostAnnotationsParamsSchema } from '../protocol/read-api/annotations';
+import { compareChoicesParamsSchema, compareParamsSchema } from '../protocol/read-api/compare';
+import { fleetParamsSchema, sparklineParamsSchema } from '../protocol/read-api/fleet';
+import { hostLatencySeriesParamsSchema, hostPathSchema } from '../protocol/read-api/host';
+import { hostInventoryParamsSchema } from '../protocol/read-api/inventory';
+import { latencyParamsSchema } from '../protocol/read-api/latency';
+import { regionCompareParamsSchema } from '../protocol/read-api/regions';
+import { hostSeriesParamsSchema } from '../protocol/read-api/series';
+import type { Access } from './access';
+import * as r from './responses';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Tag = 'agents' | 'fleet' | 'hosts' | 'findings' | 'alerts' | 'auth' | 'admin' | 'system';
+
+export const TAGS: { name: Tag; description: string }[] = [
+  { name: 'agents', description: 'What the agent calls: enrollment and ingest (docs/protocol.md).' },
+  { name: 'fleet', description: 'The fleet, its regions and latency across hosts.' },
+  { name: 'hosts', description: 'One host: its series, latency, inventory, findings and chart annotations.' },
+  { name: 'findings', description: 'Misconfigurations and conditions with remedies, their rules, thresholds and policies.' },
+  { name: 'alerts', description: 'Alert rules, alerts, silences, notification channels and deliveries (docs/alerts.md).' },
+  { name: 'auth', description: 'Signing in and out, who you are, and your API tokens.' },
+  { name: 'admin', description: 'Users, enrollment keys and the audit log.' },
+  { name: 'system', description: 'Health, Prometheus metrics and this document.' },
+];
+
+export interface Operation {
+  method: Method;
+  /** OpenAPI's form: `{id}` where the app folder has `[id]`. */
+  path: string;
+  tag: Tag;
+  summary: string;
+  access: Access;
+  params?: z.ZodObject;
+  query?: z.ZodType;
+  headers?: z.ZodObject;
+  body?: z.ZodType;
+  ok: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; contentType?: string };
+  /** Error answers beyond those every operation of its kind has (see errorStatuses in document.ts). */
+  errors?: number[];
+  /** false for the few that never touch the database (no 503 `database_unavailable`). */
+  usesDatabase?: false;
+  /** Answers that are not the error envelope. */
+  other?: Record<number, { description: string; schema: z.ZodType }>;
+}
+
+// The two findings doc routes parse their path with these same schemas, declared inline in the route files.
+const findingRulePathSchema = z.object({ id: z.string().trim().min(1).max(100) });
+const findingsTopicPathSchema = z.object({
+  topic: z.string().trim().min(1).max(100).meta({ description: `One of ${FINDINGS_TOPIC_DOCS.join(', ')}.` }),
+});
+
+const ok = (description: string, schema?: z.ZodType, status: 200 | 201 = 200) => ({ status, description, schema });
+const noContent = (description: string) => ({ status: 204 as const, description });
+const listOf = (key: string, item: z.ZodType) => z.object({ [key]: z.array(item) });
+
+const enrollmentKeyPathSchema = z.object({ id: enrollmentKeyIdSchema });
+const hostFindingsQuerySchema = z.object(findingsQuerySchema.shape).omit({ host: true });
+
+/** Every route handler under app/, as it is. tests/unit/openapi/coverage.test.ts keeps the two lists the same. */
+export const OPERATIONS: Operation[] = [
+  // ---- agents ----
+  {
+    method: 'post', path: '/api/v1/enroll', tag: 'agents', access: 'enroll',
+    summary: 'Enroll a host with an enrollment key; answers the host’s own token (a new one on every enrollment).',
+    body: enrollRequestSchema,
+    ok: ok('The host, its token (`iwh_…`) and the seq to continue from.', enrollResponseSchema),
+  },
+  {
+    method: 'post', path: '/api/v1/ingest', tag: 'agents', access: 'ingest',
+    summary: 'Store one report or a batch of up to 1,000 (JSON, optionally gzip); all or nothing, idempotent by (host, seq).',
+    headers: z.object({ 'content-encoding': z.enum(['gzip', 'identity']).optional() }),
+    body: z.union([reportSchema, ingestBatchSchema]),
+    ok: ok('Stored, or already stored (duplicate): every seq of the request is acknowledged.', ingestResponseSchema),
+    errors: [409, 413, 415, 429],
+  },
+
+  // ---- fleet ----
+  {
+    method: 'get', path: '/api/v1/fleet', tag: 'fleet', access: 'viewer',
+    summary: 'One page of hosts (filters, sort, page and limit) with the fleet’s tiles.',
+    query: fleetParamsSchema,
+    ok: ok('The page.', r.fleetPageSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/fleet/sparklines', tag: 'fleet', access: 'viewer',
+    summary: 'The last hour of steal or p99 per host, a point per minute.',
+    query: sparklineParamsSchema,
+    ok: ok('Points per host id.', r.sparklinesResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/latency', tag: 'fleet', access: 'viewer',
+    summary: 'Quantiles of one latency series over a host, region, label set or the fleet, from merged histograms.',
+    query: latencyParamsSchema,
+    ok: ok('The quantiles, and buckets over time when `points` is given.', r.latencyResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/regions/compare', tag: 'fleet', access: 'viewer',
+    summary: 'The regions side by side: steal, iowait, latency, probes and findings.',
+    query: regionCompareParamsSchema,
+    ok: ok('One entry per region.', r.regionCompareResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/compare', tag: 'fleet', access: 'viewer',
+    summary: 'One metric of many hosts on one time axis, the top `limit` by value.',
+    query: compareParamsSchema,
+    ok: ok('The hosts and their points.', r.compareResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/compare/choices', tag: 'fleet', access: 'viewer',
+    summary: 'What the compare page’s pickers offer: regions, latency series, hosts matching `q`.',
+    query: compareChoicesParamsSchema,
+    ok: ok('The choices.', r.compareChoicesSchema),
+  },
+
+  // ---- hosts ----
+  {
+    method: 'get', path: '/api/v1/hosts/{id}', tag: 'hosts', access: 'viewer',
+    summary: 'The host’s fleet row and its newest inventory snapshot.',
+    params: hostPathSchema,
+    ok: ok('The host.', r.hostDetailSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/series', tag: 'hosts', access: 'viewer',
+    summary: 'One metric of the host over [from, to), raw or rolled up to fit `maxPoints`.',
+    params: hostPathSchema,
+    query: hostSeriesParamsSchema,
+    ok: ok('The series, one per key (device, CPU, process…).', r.hostSeriesResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/latency-series', tag: 'hosts', access: 'viewer',
+    summary: 'The latency series names the host reported over [from, to), busiest first.',
+    params: hostPathSchema,
+    query: hostLatencySeriesParamsSchema,
+    ok: ok('The names with their request counts.', r.hostLatencySeriesResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/latency-explained', tag: 'hosts', access: 'viewer',
+    summary: 'Did the host’s p99 of `name` regress against the 24 hours before, and why.',
+    params: hostPathSchema,
+    query: latencyExplainedParamsSchema,
+    ok: ok('The verdict and its likely causes, strongest first.', r.latencyExplanationSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/inventory', tag: 'hosts', access: 'viewer',
+    summary: 'The host’s inventory as of `to` and its change history over [from, to).',
+    params: hostPathSchema,
+    query: hostInventoryParamsSchema,
+    ok: ok('The current snapshot and the changes.', r.hostInventoryResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/annotations', tag: 'hosts', access: 'viewer',
+    summary: 'What the host’s charts mark: inventory changes, findings and alerts opening and ending.',
+    params: hostPathSchema,
+    query: hostAnnotationsParamsSchema,
+    ok: ok('The annotations, oldest first.', r.hostAnnotationsResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/hosts/{id}/findings', tag: 'hosts', access: 'viewer',
+    summary: 'The host’s findings, with the filters of GET /api/v1/findings.',
+    params: hostPathSchema,
+    query: hostFindingsQuerySchema,
+    ok: ok('The findings.', r.findingsResponseSchema),
+  },
+
+  // ---- findings ----
+  {
+    method: 'get', path: '/api/v1/findings', tag: 'findings', access: 'viewer',
+    summary: 'Findings by host, region, labels, rule, severity and state (open by default).',
+    query: findingsQuerySchema,
+    ok: ok('The findings, most severe first.', r.findingsResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/summary', tag: 'findings', access: 'viewer',
+    summary: 'Findings counted per rule, by severity, hosts and acknowledgements.',
+    query: findingsSummaryQuerySchema,
+    ok: ok('One entry per rule.', r.findingsSummaryResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/fixed', tag: 'findings', access: 'viewer',
+    summary: 'Findings resolved over [from, to) and what each fix bought.',
+    query: fixedFindingsQuerySchema,
+    ok: ok('The resolved occurrences and totals.', r.fixedFindingsResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/{id}', tag: 'findings', access: 'viewer',
+    summary: 'One finding occurrence.',
+    params: findingPathSchema,
+    ok: ok('The finding.', r.findingSchema),
+  },
+  {
+    method: 'put', path: '/api/v1/findings/{id}/acknowledgement', tag: 'findings', access: 'editor',
+    summary: 'Acknowledge a finding, optionally until a time.',
+    params: findingPathSchema,
+    body: acknowledgeInputSchema,
+    ok: ok('The acknowledged finding.', r.findingSchema),
+    errors: [409],
+  },
+  {
+    method: 'delete', path: '/api/v1/findings/{id}/acknowledgement', tag: 'findings', access: 'editor',
+    summary: 'Withdraw a finding’s acknowledgement.',
+    params: findingPathSchema,
+    ok: ok('The finding.', r.findingSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/rules', tag: 'findings', access: 'viewer',
+    summary: 'Every findings rule with its default thresholds and doc page.',
+    usesDatabase: false,
+    ok: ok('The rules.', listOf('rules', r.findingRuleDescriptionSchema)),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/rules/{id}', tag: 'findings', access: 'viewer',
+    summary: 'One rule with its doc page as Markdown.',
+    usesDatabase: false,
+    params: findingRulePathSchema,
+    ok: ok('The rule and its doc.', r.findingRuleDocSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/docs/{topic}', tag: 'findings', access: 'viewer',
+    summary: 'A findings doc that is not a rule’s, as Markdown.',
+    usesDatabase: false,
+    params: findingsTopicPathSchema,
+    ok: ok('The doc.', r.findingsTopicDocSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/thresholds', tag: 'findings', access: 'viewer',
+    summary: 'Threshold overrides (fleet, region, labels, host).',
+    ok: ok('The overrides.', listOf('overrides', r.thresholdOverrideSchema)),
+  },
+  {
+    method: 'put', path: '/api/v1/findings/thresholds', tag: 'findings', access: 'editor',
+    summary: 'Create or replace the override of (rule, scope, selector).',
+    body: thresholdOverrideInputSchema,
+    ok: ok('The override.', r.thresholdOverrideSchema),
+  },
+  {
+    method: 'delete', path: '/api/v1/findings/thresholds/{id}', tag: 'findings', access: 'editor',
+    summary: 'Delete a threshold override.',
+    params: findingPathSchema,
+    ok: noContent('Deleted.'),
+  },
+  {
+    method: 'get', path: '/api/v1/findings/residency-policies', tag: 'findings', access: 'viewer',
+    summary: 'Data residency policies: which regions hosts with given labels may run in.',
+    ok: ok('The policies.', listOf('policies', r.residencyPolicySchema)),
+  },
+  {
+    method: 'put', path: '/api/v1/findings/residency-policies', tag: 'findings', access: 'admin',
+    summary: 'Create or replace the policy of that name.',
+    body: residencyPolicyInputSchema,
+    ok: ok('The policy.', r.residencyPolicySchema),
+  },
+  {
+    method: 'delete', path: '/api/v1/findings/residency-policies/{id}', tag: 'findings', access: 'admin',
+    summary: 'Delete a residency policy.',
+    params: findingPathSchema,
+    ok: noContent('Deleted.'),
+  },
+
+  // ---- alerts ----
+  {
+    method: 'get', path: '/api/v1/alerts', tag: 'alerts', access: 'viewer',
+    summary: 'Alerts: active (pending and firing) by default, or firing, pending, resolved, all.',
+    query: alertsQuerySchema,
+    ok: ok('The alerts.', z.object({ alerts: z.array(r.alertSchema), truncated: z.boolean() })),
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/{id}', tag: 'alerts', access: 'viewer',
+    summary: 'One alert.',
+    params: idPathSchema,
+    ok: ok('The alert.', r.alertSchema),
+  },
+  {
+    method: 'put', path: '/api/v1/alerts/{id}/acknowledgement', tag: 'alerts', access: 'editor',
+    summary: 'Acknowledge an unresolved alert.',
+    params: idPathSchema,
+    body: acknowledgeAlertInputSchema,
+    ok: ok('The acknowledged alert.', r.alertSchema),
+    errors: [409],
+  },
+  {
+    method: 'delete', path: '/api/v1/alerts/{id}/acknowledgement', tag: 'alerts', access: 'editor',
+    summary: 'Withdraw an alert’s acknowledgement.',
+    params: idPathSchema,
+    ok: ok('The alert.', r.alertSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/rules', tag: 'alerts', access: 'viewer',
+    summary: 'Alert rules, shipped and own.',
+    ok: ok('The rules.', listOf('rules', r.alertRuleSchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/alerts/rules', tag: 'alerts', access: 'editor',
+    summary: 'Create an alert rule (docs/alerts.md describes the spec).',
+    body: alertRuleInputSchema,
+    ok: ok('The rule.', r.alertRuleSchema, 201),
+    errors: [409],
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/rules/{id}', tag: 'alerts', access: 'viewer',
+    summary: 'One alert rule.',
+    params: alertRulePathSchema,
+    ok: ok('The rule.', r.alertRuleSchema),
+  },
+  {
+    method: 'patch', path: '/api/v1/alerts/rules/{id}', tag: 'alerts', access: 'editor',
+    summary: 'Change a rule’s title, severity, enabled, runbookUrl or spec (as a whole).',
+    params: alertRulePathSchema,
+    body: alertRulePatchSchema,
+    ok: ok('The rule.', r.alertRuleSchema),
+  },
+  {
+    method: 'delete', path: '/api/v1/alerts/rules/{id}', tag: 'alerts', access: 'editor',
+    summary: 'Delete a rule and its history; shipped rules answer 409 (disable them instead).',
+    params: alertRulePathSchema,
+    ok: noContent('Deleted.'),
+    errors: [409],
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/silences', tag: 'alerts', access: 'viewer',
+    summary: 'Silences: active, pending, expired or all (the default).',
+    query: silencesQuerySchema,
+    ok: ok('The silences.', listOf('silences', r.silenceSchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/alerts/silences', tag: 'alerts', access: 'editor',
+    summary: 'Silence the alerts whose labels match, until `endsAt`.',
+    body: silenceInputSchema,
+    ok: ok('The silence.', r.silenceSchema, 201),
+  },
+  {
+    method: 'delete', path: '/api/v1/alerts/silences/{id}', tag: 'alerts', access: 'editor',
+    summary: 'Expire a silence now; it stays listed as history.',
+    params: idPathSchema,
+    ok: ok('The expired silence.', r.silenceSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/channels', tag: 'alerts', access: 'editor',
+    summary: 'Notification channels, their secrets shown as a prefix only.',
+    ok: ok('The channels.', listOf('channels', r.channelSchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/alerts/channels', tag: 'alerts', access: 'editor',
+    summary: 'Create a webhook, Slack or Alertmanager channel.',
+    body: channelInputSchema,
+    ok: ok('The channel.', r.channelSchema, 201),
+    errors: [409],
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/channels/{id}', tag: 'alerts', access: 'editor',
+    summary: 'One channel.',
+    params: idPathSchema,
+    ok: ok('The channel.', r.channelSchema),
+  },
+  {
+    method: 'patch', path: '/api/v1/alerts/channels/{id}', tag: 'alerts', access: 'editor',
+    summary: 'Change a channel’s name, url, secret, minSeverity, matchers or enabled.',
+    params: idPathSchema,
+    body: channelPatchSchema,
+    ok: ok('The channel.', r.channelSchema),
+    errors: [409],
+  },
+  {
+    method: 'delete', path: '/api/v1/alerts/channels/{id}', tag: 'alerts', access: 'editor',
+    summary: 'Delete a channel and its delivery log.',
+    params: idPathSchema,
+    ok: noContent('Deleted.'),
+  },
+  {
+    method: 'get', path: '/api/v1/alerts/deliveries', tag: 'alerts', access: 'editor',
+    summary: 'The delivery log, newest first: attempts, status, last error.',
+    query: deliveriesQuerySchema,
+    ok: ok('The deliveries.', z.object({ deliveries: z.array(r.deliverySchema), truncated: z.boolean() })),
+  },
+
+  // ---- admin ----
+  {
+    method: 'get', path: '/api/v1/admin/users', tag: 'admin', access: 'admin',
+    summary: 'Users, their roles and how they sign in.',
+    ok: ok('The users.', listOf('users', r.userSchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/admin/users', tag: 'admin', access: 'admin',
+    summary: 'Create a user; without a password they sign in through the OpenID provider only.',
+    body: userInputSchema,
+    ok: ok('The user.', r.userSchema, 201),
+    errors: [409],
+  },
+  {
+    method: 'patch', path: '/api/v1/admin/users/{id}', tag: 'admin', access: 'admin',
+    summary: 'Change a user’s name, role or password, or disable them; role, password and access changes end their sessions.',
+    params: idParamSchema,
+    body: userPatchSchema,
+    ok: ok('The user.', r.userSchema),
+    errors: [409],
+  },
+  {
+    method: 'get', path: '/api/v1/admin/audit', tag: 'admin', access: 'admin',
+    summary: 'The audit log of every write, newest first: who, what, when and from where.',
+    query: auditQuerySchema,
+    ok: ok('The entries.', listOf('entries', r.auditEntrySchema)),
+  },
+  {
+    method: 'get', path: '/api/v1/admin/enrollment-keys', tag: 'admin', access: 'admin',
+    summary: 'Enrollment keys, without their secret.',
+    ok: ok('The keys.', listOf('keys', r.enrollmentKeySchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/admin/enrollment-keys', tag: 'admin', access: 'admin',
+    summary: 'Create an enrollment key bound to a region and labels; the key is in this answer only.',
+    body: enrollmentKeyInputSchema,
+    ok: ok('The key, with its plaintext.', r.createdEnrollmentKeySchema, 201),
+  },
+  {
+    method: 'delete', path: '/api/v1/admin/enrollment-keys/{id}', tag: 'admin', access: 'admin',
+    summary: 'Revoke an enrollment key; hosts enrolled with it keep their tokens.',
+    params: enrollmentKeyPathSchema,
+    ok: ok('The revoked key.', r.enrollmentKeySchema),
+  },
+
+  // ---- auth ----
+  {
+    method: 'post', path: '/api/v1/auth/login', tag: 'auth', access: 'public',
+    summary: 'Sign in with email and password: a session cookie. Five failures per email or address in 5 minutes answer 429.',
+    body: loginInputSchema,
+    ok: noContent('Signed in: Set-Cookie iw_session.'),
+    errors: [401, 429],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/logout', tag: 'auth', access: 'public',
+    summary: 'End this browser’s session on the server and clear its cookie.',
+    ok: noContent('Signed out.'),
+  },
+  {
+    method: 'get', path: '/api/v1/auth/session', tag: 'auth', access: 'public',
+    summary: 'Who the request acts as (null for nobody), and whether the server signs loopback visitors in.',
+    ok: ok('The session.', r.sessionInfoSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/auth/tokens', tag: 'auth', access: 'viewer',
+    summary: 'The signed-in user’s API tokens, by prefix.',
+    ok: ok('The tokens.', listOf('tokens', r.apiTokenSchema)),
+  },
+  {
+    method: 'post', path: '/api/v1/auth/tokens', tag: 'auth', access: 'viewer',
+    summary: 'Make an API token for the signed-in user, acting with at most their role; the token is in this answer only.',
+    body: apiTokenInputSchema,
+    ok: ok('The token, with its plaintext.', r.createdApiTokenSchema, 201),
+  },
+  {
+    method: 'delete', path: '/api/v1/auth/tokens/{id}', tag: 'auth', access: 'viewer',
+    summary: 'Revoke one of the signed-in user’s API tokens; it stops working at once.',
+    params: idParamSchema,
+    ok: ok('The revoked token.', r.apiTokenSchema),
+  },
+
+  // ---- system ----
+  {
+    method: 'get', path: '/api/health', tag: 'system', access: 'public',
+    summary: 'Whether the server and its database answer (200 ok, 503 degraded, with the same body).',
+    ok: ok('Healthy.', r.healthSchema),
+    other: { 503: { description: 'The database does not answer.', schema: r.healthSchema } },
+  },
+  {
+    method: 'get', path: '/metrics', tag: 'system', access: 'viewer',
+    summary: 'Prometheus text exposition: per-host gauges, rollup lag, findings, alerts, ingest and the process.',
+    ok: { status: 200, description: 'Metrics (docs/operations.md lists them).', schema: z.string(), contentType: 'text/plain; version=0.0.4' },
+  },
+  {
+    method: 'get', path: '/api/openapi.json', tag: 'system', access: 'public',
+    summary: 'This document.',
+    usesDatabase: false,
+    ok: ok('OpenAPI 3.1.', z.record(z.string(), z.unknown())),
+  },
+];
