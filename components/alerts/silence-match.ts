@@ -17,7 +17,8 @@ export function matcherMatches(matcher: LabelMatcher, labels: Record<string, str
 /** The active silences that hold back this alert's notifications. */
 export function silencesOf(silences: readonly Silence[], labels: Record<string, string>, nowMs: number): Silence[] {
   return silences.filter(
-    (s) => Date.parse(s.startsAt) <= nowMs && nowMs < Date.parse(s.endsAt) && s.matchers.every((m) => matcherMatches(m, labels)),
+    // The server's state counts too: a silence made a moment ago starts after the page's clock last ticked.
+    (s) => (s.state === 'active' || Date.parse(s.startsAt) <= nowMs) && nowMs < Date.parse(s.endsAt) && s.matchers.every((m) => matcherMatches(m, labels)),
   );
 }
 

@@ -40,8 +40,7 @@ test('a finding is grouped under its rule with its remedy and reference, acknowl
   await expect(reference.getByRole('heading', { name: 'How to fix it' })).toBeVisible();
   await expect(group.getByRole('region', { name: `Thresholds of ${RULE}` })).toBeVisible();
 
-  // Without the token the action is there but off; with it, the acknowledgement is stored and shown.
-  await expect(item.getByRole('button', { name: 'Acknowledge…' })).toBeDisabled();
+  // The local admin (the e2e server listens on loopback) may acknowledge; the acknowledgement is stored and shown.
   await expectAdminAccepted(page);
   await item.getByRole('button', { name: 'Acknowledge…' }).click();
   await item.getByLabel('Why is this known and accepted?').fill('old CPUs until the March migration');

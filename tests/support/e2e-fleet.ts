@@ -85,5 +85,5 @@ export async function createStealRule(request: APIRequestContext, input: { id: s
 
 /** The e2e server listens on loopback, so the browser is signed in as the local admin: wait until the page says so. */
 export async function expectAdminAccepted(page: Page): Promise<void> {
-  await expect(page.getByTestId('session-menu')).toHaveAttribute('data-role', 'admin');
+  await expect(page.getByTestId('session-menu')).toHaveAttribute('data-role', 'admin', { timeout: 20_000 });
 }

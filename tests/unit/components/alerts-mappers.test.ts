@@ -22,10 +22,19 @@ test('an alert is silenced only by silences in force whose matchers all match', 
   const now = Date.parse('2026-01-01T12:00:00Z');
   const silences: Silence[] = [
     { ...base, id: 1, matchers: [{ name: 'host', value: 'gpu-1', isRegex: false, isEqual: true }], startsAt: '2026-01-01T11:00:00Z', endsAt: '2026-01-01T13:00:00Z' },
-    { ...base, id: 2, matchers: [{ name: 'host', value: 'gpu-1', isRegex: false, isEqual: true }], startsAt: '2026-01-01T13:00:00Z', endsAt: '2026-01-01T14:00:00Z' },
+    { ...base, id: 2, state: 'pending', matchers: [{ name: 'host', value: 'gpu-1', isRegex: false, isEqual: true }], startsAt: '2026-01-01T13:00:00Z', endsAt: '2026-01-01T14:00:00Z' },
     { ...base, id: 3, matchers: [{ name: 'host', value: 'gpu-1', isRegex: false, isEqual: true }, { name: 'region', value: 'fra', isRegex: false, isEqual: true }], startsAt: '2026-01-01T11:00:00Z', endsAt: '2026-01-01T13:00:00Z' },
   ];
   expect(silencesOf(silences, labels, now).map((s) => s.id)).toEqual([1]);
+});
+
+test('a silence the server calls active holds the alert even if it starts after the page’s clock last ticked', () => {
+  const justMade: Silence = {
+    id: 4, comment: 'x', createdBy: 'y', createdAt: '2026-01-01T12:00:05Z', state: 'active',
+    matchers: [{ name: 'host', value: 'gpu-1', isRegex: false, isEqual: true }], startsAt: '2026-01-01T12:00:05Z', endsAt: '2026-01-01T13:00:00Z',
+  };
+  expect(silencesOf([justMade], labels, Date.parse('2026-01-01T12:00:00Z')).map((s) => s.id)).toEqual([4]);
+  expect(silencesOf([justMade], labels, Date.parse('2026-01-01T13:00:00Z'))).toEqual([]);
 });
 
 test('a silence started from an alert matches its rule and instance, not its severity', () => {
