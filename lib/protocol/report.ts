@@ -7,6 +7,7 @@ import {
   nonNegativeSchema,
   orUnavailable,
   pctSchema,
+  refuseNul,
 } from './primitives';
 
 export const PROTOCOL_VERSION = 1;
@@ -315,7 +316,7 @@ export const agentStatusSchema = z.object({
   reportEveryMs: z.number().int().positive().max(MAX_INTERVAL_MS).optional(),
 });
 
-export const reportSchema = z.object({
+export const reportSchema = refuseNul(z.object({
   v: z.literal(PROTOCOL_VERSION),
   seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   /** End of the measured interval, epoch milliseconds. */
@@ -334,7 +335,7 @@ export const reportSchema = z.object({
   latency: z.array(latencySeriesSchema).max(500),
   probes: z.array(probeSampleSchema).max(64),
   inventory: inventorySchema.optional(),
-});
+}));
 export type Report = z.infer<typeof reportSchema>;
 
 export const MAX_REPORTS_PER_REQUEST = 1000;
@@ -370,10 +371,10 @@ export const ingestResponseSchema = z.object({
 });
 export type IngestResponse = z.infer<typeof ingestResponseSchema>;
 
-export const enrollRequestSchema = z.object({
+export const enrollRequestSchema = refuseNul(z.object({
   hostname: z.string().min(1).max(253),
   machineId: z.string().max(128).nullable(),
-});
+}));
 export type EnrollRequest = z.infer<typeof enrollRequestSchema>;
 
 export const enrollResponseSchema = z.object({
