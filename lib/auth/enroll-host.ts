@@ -6,7 +6,8 @@ import { tokenAuthFor } from './authenticate-host';
 import { enrollmentKeyRefusal, findEnrollmentKey, type EnrollmentKeyGrant } from './enrollment-keys';
 import { HOST_TOKEN_PREFIX, generateToken, hashToken } from './tokens';
 
-async function findValidKey(db: Database, key: string | null, now: Date): Promise<EnrollmentKeyGrant> {
+/** The grant of a usable enrollment key; 401 for a missing or unknown key, 403 for a revoked or expired one. */
+export async function requireEnrollmentKey(db: Pick<Database, 'prisma'>, key: string | null, now = new Date()): Promise<EnrollmentKeyGrant> {
   const grant = await findEnrollmentKey(db, key);
   const refusal = enrollmentKeyRefusal(grant, now);
   if (refusal) throw refusal;
@@ -18,9 +19,8 @@ async function findValidKey(db: Database, key: string | null, now: Date): Promis
  * it gets a new token, the old one stops working, and it continues after its last stored seq. A known hostname with
  * a new machine-id (a reinstalled machine) is the same host too, since hostnames are unique per region.
  */
-export async function enrollHost(database: Database, key: string | null, request: EnrollRequest): Promise<EnrollResponse> {
-  const now = new Date();
-  const enrollmentKey = await findValidKey(database, key, now);
+export async function enrollHost(database: Database, key: string | null | EnrollmentKeyGrant, request: EnrollRequest): Promise<EnrollResponse> {
+  const enrollmentKey = typeof key === 'object' && key !== null ? key : await requireEnrollmentKey(database, key);
   const token = generateToken(HOST_TOKEN_PREFIX);
   const tokenHash = hashToken(token);
   const machine = { region: enrollmentKey.region, hostname: request.hostname, machineId: request.machineId };

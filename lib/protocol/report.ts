@@ -376,6 +376,8 @@ export const enrollRequestSchema = refuseNul(z.object({
   machineId: z.string().max(128).nullable(),
 }));
 export type EnrollRequest = z.infer<typeof enrollRequestSchema>;
+/** An enroll request is a few hundred bytes; anything past this is refused (413) while it streams in. */
+export const MAX_ENROLL_BODY_BYTES = 16 * 1024;
 
 export const enrollResponseSchema = z.object({
   hostId: z.number().int().positive(),

@@ -207,12 +207,15 @@ describe('enrollment HTTP routes', () => {
     const enrolled = await enroll.POST(new Request('http://x', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ hostname: 'h', machineId: null }) }));
     expect(enrolled.status).toBe(200);
     expect(await enrolled.json()).toMatchObject({ region: 'oslo', nextSeq: 0 });
+    const invalid = await enroll.POST(new Request('http://x', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ hostname: '' }) }));
+    expect(invalid.status).toBe(400);
 
     const revoked = await keyById.DELETE(new Request('http://x', { method: 'DELETE', headers: admin }), { params: Promise.resolve({ id: String(id) }) });
     expect(revoked.status).toBe(200);
     const refused = await enroll.POST(new Request('http://x', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ hostname: 'h2', machineId: null }) }));
     expect(refused.status).toBe(403);
-    const invalid = await enroll.POST(new Request('http://x', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ hostname: '' }) }));
-    expect(invalid.status).toBe(400);
+    // The key is judged before the body: a revoked key is refused whatever it sends.
+    const invalidAfterRevoke = await enroll.POST(new Request('http://x', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ hostname: '' }) }));
+    expect(invalidAfterRevoke.status).toBe(403);
   });
 });
