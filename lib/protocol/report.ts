@@ -374,6 +374,8 @@ export type IngestResponse = z.infer<typeof ingestResponseSchema>;
 export const enrollRequestSchema = refuseNul(z.object({
   hostname: z.string().min(1).max(253),
   machineId: z.string().max(128).nullable(),
+  /** The host token the agent holds, if any: proof that it is the host it enrolled as before. */
+  hostToken: z.string().min(1).max(200).optional(),
 }));
 export type EnrollRequest = z.infer<typeof enrollRequestSchema>;
 /** An enroll request is a few hundred bytes; anything past this is refused (413) while it streams in. */
