@@ -27,7 +27,7 @@ export function tokenAuthFor(db: Database): TokenAuth {
   holder.__inferwatchTokenAuth ??= new WeakMap();
   let auth = holder.__inferwatchTokenAuth.get(db);
   if (!auth) {
-    auth = createTokenAuth(db.sql);
+    auth = createTokenAuth(db.ingestSql);
     holder.__inferwatchTokenAuth.set(db, auth);
   }
   return auth;
@@ -46,7 +46,7 @@ export async function authenticateHost(database: Database, token: string | null,
   const cached = cache.get(tokenHash, Date.now());
   if (cached) return cached;
   const generation = cache.generation;
-  const row = await findHostByTokenHash(database.sql, tokenHash);
+  const row = await findHostByTokenHash(database.ingestSql, tokenHash);
   if (!row) throw new UnauthorizedError('unknown host token: never issued, or replaced when this host enrolled again');
   if (row.revoked) {
     throw new UnauthorizedError(

@@ -1,7 +1,7 @@
 import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { requireReader } from '@/lib/auth/require-reader';
 import { createRule, listRules } from '@/lib/alerts';
-import { getDb } from '@/lib/db';
+import { getDb, getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { readJsonBody } from '@/lib/http/json-body';
 import { alertRuleInputSchema } from '@/lib/protocol/alerts';
@@ -12,7 +12,7 @@ export const runtime = 'nodejs';
 export async function GET(request: Request) {
   try {
     await requireReader(request);
-    return Response.json({ rules: await listRules(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json({ rules: await listRules(await getReadDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

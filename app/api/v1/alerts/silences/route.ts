@@ -1,7 +1,7 @@
 import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { requireReader } from '@/lib/auth/require-reader';
 import { createSilence, listSilences } from '@/lib/alerts';
-import { getDb } from '@/lib/db';
+import { getDb, getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { readJsonBody } from '@/lib/http/json-body';
 import { silenceInputSchema, silencesQuerySchema } from '@/lib/protocol/alerts';
@@ -14,7 +14,7 @@ export async function GET(request: Request) {
   try {
     await requireReader(request);
     const query = silencesQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json({ silences: await listSilences(await getDb(), query) }, { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json({ silences: await listSilences(await getReadDb(), query) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,6 +1,6 @@
 import { authorizeAdmin } from '@/lib/auth/admin-auth';
 import { requireReader } from '@/lib/auth/require-reader';
-import { getDb } from '@/lib/db';
+import { getDb, getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { listResidencyPolicies, putResidencyPolicy } from '@/lib/findings/store/residency-policies';
 import { readJsonBody } from '@/lib/http/json-body';
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(request: Request) {
   try {
     await requireReader(request);
-    return Response.json({ policies: await listResidencyPolicies(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json({ policies: await listResidencyPolicies(await getReadDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }
