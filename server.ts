@@ -11,6 +11,7 @@ import { describeTarget } from './lib/db/target';
 import { demoEnabled, startDemoFleet } from './lib/demo/start';
 import { serverEnvironmentOrExit } from './lib/server/environment';
 import { startLocalAgent } from './lib/server/local-agent';
+import { stampClientAddress } from './lib/http/client-address';
 import { signInRedirect } from './lib/server/page-gate';
 import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
@@ -38,6 +39,7 @@ const handleWithNext = app.getRequestHandler();
 
 // Ingest is the one path whose cost grows with the fleet, so it skips Next's routing.
 const server = http.createServer((req, res) => {
+  stampClientAddress(req);
   if (req.method === 'POST' && req.url?.split('?')[0] === '/api/v1/ingest') {
     void handleIngestHttp(req, res);
     return;

@@ -162,7 +162,10 @@ export interface AgentConfig {
   server: string | null;
   intervalMs: number;
   stateDir: string;
+  /** --enroll-key: the key itself. */
   enrollKey: string | null;
+  /** --enroll-key-file: read only when the agent has no host token and must enroll (readEnrollKey). */
+  enrollKeyFile: string | null;
   watchProcesses: string[];
   watchPids: number[];
   watchLogs: string[];
@@ -251,6 +254,11 @@ function describeSource(name: OptionName, source: 'file' | 'env' | 'flag' | 'def
   return `--${name}`;
 }
 
+/** The enrollment key, from --enroll-key or its file; null when neither is given. Called only to enroll. */
+export function readEnrollKey(config: Pick<AgentConfig, 'enrollKey' | 'enrollKeyFile'>): string | null {
+  return config.enrollKey ?? (config.enrollKeyFile ? readKeyFile(config.enrollKeyFile) : null);
+}
+
 function readKeyFile(file: string): string {
   try {
     const key = readFileSync(file, 'utf8').trim();
@@ -334,7 +342,8 @@ export function loadConfig(input: LoadConfigInput): CliAction {
       server: raw.server ?? null,
       intervalMs: Math.round(raw.interval * 1000),
       stateDir: path.resolve(raw['state-dir'] ?? defaultStateDir(isRoot, input.homeDir ?? os.homedir())),
-      enrollKey: raw['enroll-key'] ?? (raw['enroll-key-file'] ? readKeyFile(raw['enroll-key-file']) : null),
+      enrollKey: raw['enroll-key'] ?? null,
+      enrollKeyFile: raw['enroll-key-file'] ? path.resolve(raw['enroll-key-file']) : null,
       watchProcesses: raw['watch-process'],
       watchPids: raw['watch-pid'],
       watchLogs: raw['watch-log'],

@@ -4,11 +4,11 @@ import path from 'node:path';
 import type { Report } from '../lib/protocol';
 import { systemClock, type Clock } from './clock';
 import { createReportSources, type ReportSourcesHandle } from './collectors';
-import type { AgentConfig } from './config';
+import { ConfigError, readEnrollKey, type AgentConfig } from './config';
 import type { Logger } from './log';
 import { createReportBuilder, type ReportSources } from './report-builder';
 import { DEFAULT_BACKOFF, backoffDelayMs, type BackoffSettings } from './transport/backoff';
-import { EnrollError, enroll, readHostToken, readMachineId, type HostToken } from './transport/enroll';
+import { EnrollError, enroll, readHostToken, readMachineId, readStateMachineId, readTokenForOrigin, type HostToken } from './transport/enroll';
 import { createSender } from './transport/sender';
 import { openSeqStore, type SeqStore } from './transport/seq-store';
 import { openSpool, type Spool } from './transport/spool';
@@ -172,17 +172,33 @@ async function prepareDelivery(
   const existing = await readHostToken(config.stateDir, server);
   if (existing) return { spool, seqs, token: existing };
 
-  if (!config.enrollKey) {
+  // The key is read only now, with no token to use: once enrolled, its file may be deleted.
+  let enrollKey: string | null;
+  try {
+    enrollKey = readEnrollKey(config);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    log.error(err.message, { server });
+    return EXIT_CONFIG;
+  }
+  if (!enrollKey) {
     log.error('no host token for this server in the state dir: enroll once with --enroll-key or --enroll-key-file', {
       server,
       stateDir: config.stateDir,
     });
     return EXIT_CONFIG;
   }
+  // What proves this is the host it enrolled as before: its machine-id (else one kept in the state dir, so a retried
+  // enrollment whose answer was lost still proves itself), and a token it holds for the same server under another URL.
+  const request = {
+    ...host,
+    machineId: host.machineId ?? (await readStateMachineId(config.stateDir)),
+    ...(await readTokenForOrigin(config.stateDir, server).then((token) => (token ? { hostToken: token.token } : {}))),
+  };
   const backoff = opts.backoff ?? DEFAULT_BACKOFF;
   for (let attempt = 1; !signal.aborted; attempt++) {
     try {
-      const enrolled = await enroll({ server, stateDir: config.stateDir, enrollKey: config.enrollKey, request: host });
+      const enrolled = await enroll({ server, stateDir: config.stateDir, enrollKey, request });
       await seqs.raiseTo(enrolled.nextSeq);
       log.info('enrolled', { server, hostId: enrolled.hostId, nextSeq: seqs.nextSeq });
       return { spool, seqs, token: enrolled };

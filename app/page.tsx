@@ -7,7 +7,7 @@ import { fleetQueryKey, fleetQueryString, toFleetQuery } from '@/components/flee
 import { FleetTable } from '@/components/fleet/fleet-table';
 import { FleetTiles } from '@/components/fleet/fleet-tiles';
 import { loadFleetSearchParams } from '@/components/fleet/search-params';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { getFleetPage } from '@/lib/fleet';
 import { fleetParamsSchema } from '@/lib/protocol/read-api/fleet';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
@@ -59,7 +59,7 @@ async function FleetData({ searchParams }: Props) {
     queryKey: fleetQueryKey(query),
     queryFn: async () => {
       const params = fleetParamsSchema.parse(searchParamsObject(new URLSearchParams(fleetQueryString(query))));
-      return getFleetPage(await getDb(), params);
+      return getFleetPage(await getReadDb(), params);
     },
   });
   return (

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -7,6 +8,8 @@ import { writeFileAtomic } from './atomic-file';
 import { httpPost, type HttpAnswer } from './http-post';
 
 export const TOKEN_FILE = 'host-token.json';
+/** The id a host without /etc/machine-id enrolls with, kept beside its token. */
+export const STATE_MACHINE_ID_FILE = 'machine-id';
 
 const hostTokenSchema = z.object({ hostId: z.number().int().positive(), token: z.string().min(1), server: z.string() });
 export type HostToken = z.infer<typeof hostTokenSchema>;
@@ -28,6 +31,29 @@ export async function readHostToken(stateDir: string, server: string): Promise<H
   } catch {
     return null;
   }
+}
+
+/** The token file's token when it was issued by the same origin as `server` under another spelling of its URL. */
+export async function readTokenForOrigin(stateDir: string, server: string): Promise<HostToken | null> {
+  try {
+    const token = hostTokenSchema.parse(JSON.parse(readFileSync(path.join(stateDir, TOKEN_FILE), 'utf8')));
+    return new URL(token.server).origin === new URL(server).origin ? token : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An id for a host without /etc/machine-id (most containers): 128 random bits, made once and kept in the state dir
+ * (0600). A machine-id the server stored is what proves a re-enrollment, so an agent that keeps its state keeps it.
+ */
+export async function readStateMachineId(stateDir: string): Promise<string> {
+  const file = path.join(stateDir, STATE_MACHINE_ID_FILE);
+  const existing = await readMachineId(file);
+  if (existing && /^[0-9a-f]{32}$/.test(existing)) return existing;
+  const id = randomBytes(16).toString('hex');
+  await writeFileAtomic(file, `${id}\n`, 0o600);
+  return id;
 }
 
 export async function readMachineId(etcMachineIdPath = '/etc/machine-id'): Promise<string | null> {
@@ -63,7 +89,9 @@ export async function enroll(input: EnrollInput): Promise<HostToken & { nextSeq:
   const { status, text } = response;
   if (status < 200 || status > 299) {
     const retryable = status >= 500 || status === 429;
-    const hint = status === 401 || status === 403 ? ' — the enrollment key was rejected' : '';
+    // 401/403 `unauthorized`/`forbidden` are about the key; a refused host (revoked, not proven) says why itself.
+    const keyRefused = (status === 401 || status === 403) && ['unauthorized', 'forbidden', undefined].includes(errorCodeOf(text));
+    const hint = keyRefused ? ' — the enrollment key was rejected' : '';
     throw new EnrollError(`enrollment failed: HTTP ${status}${hint}: ${errorMessageOf(text)}`, retryable);
   }
   let parsed: z.infer<typeof enrollResponseSchema>;
@@ -75,6 +103,15 @@ export async function enroll(input: EnrollInput): Promise<HostToken & { nextSeq:
   const token: HostToken = { hostId: parsed.hostId, token: parsed.token, server: input.server };
   await writeFileAtomic(path.join(input.stateDir, TOKEN_FILE), JSON.stringify(token), 0o600);
   return { ...token, nextSeq: parsed.nextSeq };
+}
+
+function errorCodeOf(body: string): string | undefined {
+  try {
+    const code = (JSON.parse(body) as { error?: { code?: unknown } }).error?.code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The message of the server's error envelope `{ error: { message } }`, or the start of the body. */

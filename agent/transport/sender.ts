@@ -14,7 +14,7 @@ const MAX_RETRY_AFTER_MS = 3_600_000;
 export type SendOutcome =
   | { kind: 'acked'; seqs: number[] }
   | { kind: 'retry'; reason: string; retryAfterMs?: number }
-  | { kind: 'unauthorized'; status: number }
+  | { kind: 'unauthorized'; status: number; message: string }
   | { kind: 'rejected'; status: number; message: string }
   | { kind: 'too-large' };
 
@@ -52,7 +52,7 @@ export async function postBatch(input: PostBatchInput): Promise<SendOutcome> {
     if (!parsed.success) return { kind: 'retry', reason: `HTTP ${status} with an unexpected body` };
     return { kind: 'acked', seqs: parsed.data.acknowledgedSeqs };
   }
-  if (status === 401 || status === 403) return { kind: 'unauthorized', status };
+  if (status === 401 || status === 403) return { kind: 'unauthorized', status, message: errorMessageOf(text) };
   if (status === 413) return { kind: 'too-large' };
   if (status === 429 || status >= 500 || status === 408) {
     const retryAfterMs = parseRetryAfterMs(answer.retryAfter);
@@ -140,9 +140,11 @@ export function createSender(opts: SenderOptions): Sender {
         return deliver(batch.slice(half));
       }
       case 'unauthorized':
-        log.error('host token rejected — re-enroll with --enroll-key (reports stay in the spool)', {
+        // The server says why (an unknown or replaced token, or one an administrator revoked) and what to do.
+        log.error('host token rejected; reports stay in the spool', {
           status: outcome.status,
           server: opts.server,
+          error: outcome.message,
         });
         return outcome;
       case 'retry':

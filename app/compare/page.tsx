@@ -3,7 +3,7 @@ import type { Metadata } from 'next';
 import { connection } from 'next/server';
 import { compareChoicesQueryKey } from '@/components/compare/compare-mappers';
 import { CompareView } from '@/components/compare/compare-view';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { getCompareChoices } from '@/lib/fleet';
 import { compareChoicesParamsSchema } from '@/lib/protocol/read-api/compare';
 import '@/components/charts/time-charts.css';
@@ -18,7 +18,7 @@ export default async function ComparePage() {
   // The pickers (regions, latency series) paint with the page; the chart loads in the browser.
   await queryClient.prefetchQuery({
     queryKey: compareChoicesQueryKey(''),
-    queryFn: async () => getCompareChoices(await getDb(), compareChoicesParamsSchema.parse({})),
+    queryFn: async () => getCompareChoices(await getReadDb(), compareChoicesParamsSchema.parse({})),
   });
   return (
     <>

@@ -8,7 +8,7 @@ import { FixedReport } from '@/components/findings/fixed-report';
 import { loadFindingsSearchParams } from '@/components/findings/search-params';
 import { TopicDocPanel } from '@/components/findings/topic-doc-panel';
 import { AccessNote } from '@/components/session/access-note';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { FINDING_RULES, describeRule } from '@/lib/findings/registry';
 import { summarizeFindings } from '@/lib/findings/read/summarize-findings';
 import { findingsSummaryQuerySchema } from '@/lib/protocol/findings';
@@ -22,7 +22,7 @@ export default async function FindingsPage({ searchParams }: { searchParams: Pro
   await Promise.all([
     queryClient.prefetchQuery({
       queryKey: findingsSummaryKey(filter),
-      queryFn: async () => summarizeFindings(await getDb(), findingsSummaryQuerySchema.parse(filter)),
+      queryFn: async () => summarizeFindings(await getReadDb(), findingsSummaryQuerySchema.parse(filter)),
     }),
     queryClient.prefetchQuery({ queryKey: findingRulesKey, queryFn: () => ({ rules: FINDING_RULES.map(describeRule) }) }),
   ]);

@@ -1,5 +1,5 @@
 import { renderAlertMetrics } from '@/lib/alerts/metrics';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { countOpenFindings } from '@/lib/findings/read/host-summaries';
 import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFindingMetrics, renderFleetMetrics, renderRollupMetrics } from '@/lib/fleet';
@@ -12,7 +12,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
-    const db = await getDb();
+    const db = await getReadDb();
     const summary = await getFleetSummary(db);
     const [backlog, openFindings, alerts] = await Promise.all([readRollupBacklog(db), countOpenFindings(db), renderAlertMetrics(db)]);
     const text =

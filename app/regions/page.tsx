@@ -9,7 +9,7 @@ import { RegionProbes } from '@/components/regions/region-probes';
 import { RegionResidency } from '@/components/regions/region-residency';
 import { RegionSummary } from '@/components/regions/region-summary';
 import { loadRegionSearchParams } from '@/components/regions/search-params';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { listFindings } from '@/lib/findings/read/list-findings';
 import { listResidencyPolicies } from '@/lib/findings/store/residency-policies';
 import { compareRegions } from '@/lib/fleet';
@@ -19,7 +19,7 @@ import { regionCompareParamsSchema } from '@/lib/protocol/read-api/regions';
 export const metadata: Metadata = { title: 'Regions' };
 
 async function readRegionComparison(query: RegionCompareQuery) {
-  return compareRegions(await getDb(), regionCompareParamsSchema.parse(compareRangeOf(query, Date.now())));
+  return compareRegions(await getReadDb(), regionCompareParamsSchema.parse(compareRangeOf(query, Date.now())));
 }
 
 export default async function RegionsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
@@ -33,11 +33,11 @@ export default async function RegionsPage({ searchParams }: { searchParams: Prom
     }),
     queryClient.prefetchQuery({
       queryKey: residencyPoliciesKey(),
-      queryFn: async () => ({ policies: await listResidencyPolicies(await getDb()) }),
+      queryFn: async () => ({ policies: await listResidencyPolicies(await getReadDb()) }),
     }),
     queryClient.prefetchQuery({
       queryKey: findingsKey(RESIDENCY_FINDINGS),
-      queryFn: async () => listFindings(await getDb(), findingsQuerySchema.parse(RESIDENCY_FINDINGS)),
+      queryFn: async () => listFindings(await getReadDb(), findingsQuerySchema.parse(RESIDENCY_FINDINGS)),
     }),
   ]);
   return (

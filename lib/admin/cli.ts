@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { recordAudit } from '../auth/audit';
 import { revokeHostToken } from '../auth/authenticate-host';
+import { approveReenrollment } from '../auth/enroll-host';
 import { createEnrollmentKey, listEnrollmentKeys, revokeEnrollmentKey } from '../auth/enrollment-keys';
 import { createUser, listUsers } from '../auth/users';
 import { closeDb, getDb } from '../db';
@@ -13,7 +14,7 @@ async function run(cmd: Exclude<AdminCommand, { command: 'help' }>): Promise<voi
     case 'keys create': {
       const created = await createEnrollmentKey(db, cmd.input);
       console.log(`created enrollment key ${created.id} "${created.name}" for region ${created.region}` +
-        (created.expiresAt ? `, expires ${created.expiresAt}` : ''));
+        (created.expiresAt ? `, expires ${created.expiresAt}` : '') + (created.maxHosts !== null ? `, at most ${created.maxHosts} hosts` : ''));
       console.log(`key (shown once, store it now): ${created.key}`);
       return;
     }
@@ -22,7 +23,8 @@ async function run(cmd: Exclude<AdminCommand, { command: 'help' }>): Promise<voi
       if (keys.length === 0) console.log('no enrollment keys');
       for (const k of keys) {
         const state = k.revokedAt ? `revoked ${k.revokedAt}` : k.expiresAt ? `expires ${k.expiresAt}` : 'active';
-        console.log(`${k.id}\t${k.tokenPrefix}…\t${k.name}\t${k.region}\t${JSON.stringify(k.labels)}\t${state}`);
+        const cap = k.maxHosts === null ? 'any number of hosts' : `at most ${k.maxHosts} hosts`;
+        console.log(`${k.id}\t${k.tokenPrefix}…\t${k.name}\t${k.region}\t${JSON.stringify(k.labels)}\t${state}\t${cap}`);
       }
       return;
     }
@@ -33,8 +35,14 @@ async function run(cmd: Exclude<AdminCommand, { command: 'help' }>): Promise<voi
     }
     case 'hosts revoke-token':
       await revokeHostToken(db, cmd.hostId);
-      console.log(`host ${cmd.hostId}: token revoked (re-enroll the agent to give it a new one)`);
+      console.log(`host ${cmd.hostId}: token revoked; it stays revoked until you approve a re-enrollment (hosts approve-reenroll ${cmd.hostId})`);
       return;
+    case 'hosts approve-reenroll': {
+      const approval = await approveReenrollment(db, cmd.hostId);
+      console.log(`host ${approval.hostId} (region ${approval.region}): its next enrollment is let through until ${approval.approvedUntil}, once.`);
+      console.log('On that machine, delete host-token.json in the agent\'s state directory (if it has one) and restart the agent with its enrollment key.');
+      return;
+    }
     case 'users create': {
       // Generated rather than typed on the command line, where shells keep history.
       const password = randomBytes(18).toString('base64url');

@@ -3,10 +3,11 @@ import { userInputSchema, type Role } from '../protocol/auth';
 import { enrollmentKeyIdSchema, enrollmentKeyInputSchema, parseDurationMs, type EnrollmentKeyRequest } from '../auth/enrollment-key-input';
 
 export const ADMIN_USAGE = `usage:
-  npm run admin -- keys create --name NAME --region REGION [--label k=v ...] [--expires 30d]
+  npm run admin -- keys create --name NAME --region REGION [--label k=v ...] [--expires 30d] [--max-hosts N]
   npm run admin -- keys list
   npm run admin -- keys revoke ID
   npm run admin -- hosts revoke-token HOST_ID
+  npm run admin -- hosts approve-reenroll HOST_ID
   npm run admin -- users create --email EMAIL --role viewer|editor|admin [--name NAME]
   npm run admin -- users list`;
 
@@ -16,6 +17,7 @@ export type AdminCommand =
   | { command: 'keys list' }
   | { command: 'keys revoke'; keyId: number }
   | { command: 'hosts revoke-token'; hostId: number }
+  | { command: 'hosts approve-reenroll'; hostId: number }
   | { command: 'users create'; email: string; role: Role; name: string }
   | { command: 'users list' };
 
@@ -59,7 +61,7 @@ export function parseAdminCommand(argv: readonly string[], nowMs = Date.now()): 
   const command = `${area} ${verb ?? ''}`;
   switch (command) {
     case 'keys create': {
-      const { values } = strictArgs(rest, { name: { type: 'string' }, region: { type: 'string' }, label: { type: 'string', multiple: true }, expires: { type: 'string' } }, 0);
+      const { values } = strictArgs(rest, { name: { type: 'string' }, region: { type: 'string' }, label: { type: 'string', multiple: true }, expires: { type: 'string' }, 'max-hosts': { type: 'string' } }, 0);
       if (values.help) return { command: 'help' };
       if (values.name === undefined) throw new UsageError('--name is required');
       if (values.region === undefined) throw new UsageError('--region is required');
@@ -71,10 +73,12 @@ export function parseAdminCommand(argv: readonly string[], nowMs = Date.now()): 
           throw new UsageError(`--expires: ${(err as Error).message}`);
         }
       }
-      const input = enrollmentKeyInputSchema.safeParse({ name: values.name, region: values.region, labels: parseLabels(values.label ?? []), expiresAt });
+      const maxHosts = values['max-hosts'] === undefined ? null : Number(values['max-hosts']);
+      const input = enrollmentKeyInputSchema.safeParse({ name: values.name, region: values.region, labels: parseLabels(values.label ?? []), expiresAt, maxHosts });
       if (!input.success) {
         const first = input.error.issues[0]!;
-        throw new UsageError(`--${first.path[0] === 'labels' ? 'label' : String(first.path[0])}: ${first.message}`);
+        const flag = { labels: 'label', maxHosts: 'max-hosts' }[String(first.path[0])] ?? String(first.path[0]);
+        throw new UsageError(`--${flag}: ${first.message}`);
       }
       return { command, input: input.data };
     }
@@ -86,7 +90,8 @@ export function parseAdminCommand(argv: readonly string[], nowMs = Date.now()): 
       const { values, positionals } = strictArgs(rest, {}, 1);
       return values.help ? { command: 'help' } : { command, keyId: id(positionals[0], 'the enrollment key ID') };
     }
-    case 'hosts revoke-token': {
+    case 'hosts revoke-token':
+    case 'hosts approve-reenroll': {
       const { values, positionals } = strictArgs(rest, {}, 1);
       return values.help ? { command: 'help' } : { command, hostId: id(positionals[0], 'HOST_ID') };
     }

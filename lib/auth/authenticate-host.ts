@@ -27,14 +27,14 @@ export function tokenAuthFor(db: Database): TokenAuth {
   holder.__inferwatchTokenAuth ??= new WeakMap();
   let auth = holder.__inferwatchTokenAuth.get(db);
   if (!auth) {
-    auth = createTokenAuth(db.sql);
+    auth = createTokenAuth(db.ingestSql);
     holder.__inferwatchTokenAuth.set(db, auth);
   }
   return auth;
 }
 
 /**
- * The host a token belongs to; 401 when the token is missing, unknown or revoked. Lookups are cached for 10 min;
+ * The host a token belongs to; 401 when the token is missing, unknown or revoked (saying which, and what to do). Lookups are cached for 10 min;
  * a revocation is seen at once through the same handle and within REVOCATION_CHECK_MS (1 s) everywhere else.
  */
 export async function authenticateHost(database: Database, token: string | null, auth?: TokenAuth): Promise<AuthenticatedHost> {
@@ -46,8 +46,14 @@ export async function authenticateHost(database: Database, token: string | null,
   const cached = cache.get(tokenHash, Date.now());
   if (cached) return cached;
   const generation = cache.generation;
-  const row = await findHostByTokenHash(database.sql, tokenHash);
-  if (!row) throw new UnauthorizedError('invalid or revoked host token');
+  const row = await findHostByTokenHash(database.ingestSql, tokenHash);
+  if (!row) throw new UnauthorizedError('unknown host token: never issued, or replaced when this host enrolled again');
+  if (row.revoked) {
+    throw new UnauthorizedError(
+      `this host token (host ${row.id}) was revoked by an administrator; once one approves its re-enrollment ` +
+        `(npm run admin -- hosts approve-reenroll ${row.id}), delete host-token.json in the agent's state directory and restart it with its enrollment key`,
+    );
+  }
   const host = { id: row.id, region: row.region };
   cache.set(tokenHash, host, Date.now(), generation);
   return host;

@@ -8,6 +8,8 @@ export const enrollmentKeyInputSchema = z.object({
   region: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
   labels: z.record(labelKey, z.string().max(200)).default({}),
   expiresAt: z.coerce.date().nullable().optional(),
+  /** At most this many hosts may enroll with the key (re-enrolling one of them does not count again). */
+  maxHosts: z.number().int().min(1).max(1_000_000).nullable().optional(),
 });
 export type EnrollmentKeyRequest = z.infer<typeof enrollmentKeyInputSchema>;
 

@@ -9,6 +9,7 @@ export interface EnrollmentKeyInput {
   region: string;
   labels: Record<string, string>;
   expiresAt?: Date | null;
+  maxHosts?: number | null;
 }
 
 export interface EnrollmentKeySummary {
@@ -20,6 +21,8 @@ export interface EnrollmentKeySummary {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** At most this many hosts may enroll with the key; null: no cap. */
+  maxHosts: number | null;
 }
 
 export interface CreatedEnrollmentKey extends EnrollmentKeySummary {
@@ -36,6 +39,7 @@ interface EnrollmentKeyRow {
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  maxHosts: number | null;
 }
 
 function toSummary(row: EnrollmentKeyRow): EnrollmentKeySummary {
@@ -48,6 +52,7 @@ function toSummary(row: EnrollmentKeyRow): EnrollmentKeySummary {
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
+    maxHosts: row.maxHosts,
   };
 }
 
@@ -60,6 +65,7 @@ const summarySelect = {
   createdAt: true,
   expiresAt: true,
   revokedAt: true,
+  maxHosts: true,
 } as const;
 
 type PrismaDb = Pick<Database, 'prisma'>;
@@ -73,6 +79,7 @@ export async function createEnrollmentKey(db: PrismaDb, input: EnrollmentKeyInpu
       region: input.region,
       labels: input.labels,
       expiresAt: input.expiresAt ?? null,
+      maxHosts: input.maxHosts ?? null,
       tokenHash: hashToken(key),
       tokenPrefix: tokenDisplayPrefix(key),
     },
@@ -103,6 +110,7 @@ export interface EnrollmentKeyGrant {
   labels: Record<string, string>;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  maxHosts: number | null;
 }
 
 /** The stored key a plaintext enrollment key stands for; null for anything that is not one. */
@@ -110,7 +118,7 @@ export async function findEnrollmentKey(db: PrismaDb, key: string | null): Promi
   if (!key || !key.startsWith(ENROLLMENT_KEY_PREFIX)) return null;
   const row = await db.prisma.enrollmentKey.findUnique({
     where: { tokenHash: hashToken(key) },
-    select: { id: true, region: true, labels: true, expiresAt: true, revokedAt: true },
+    select: { id: true, region: true, labels: true, expiresAt: true, revokedAt: true, maxHosts: true },
   });
   return row && { ...row, labels: column.labels.parse(row.labels ?? {}) };
 }

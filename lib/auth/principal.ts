@@ -1,6 +1,7 @@
 import 'server-only';
 import { getDb, type Database } from '../db';
 import { ForbiddenError, UnauthorizedError } from '../errors';
+import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
 import type { PrincipalKind, PrincipalView, Role } from '../protocol/auth';
 import { serverEnvironment } from '../server/environment';
 import { authenticateApiToken } from './api-tokens';
@@ -90,9 +91,12 @@ export async function requireRole(request: Request, role: Role, database?: Datab
   return principal;
 }
 
-/** The address the request came from, as the custom server forwards it (x-forwarded-for), for the audit log. */
+/**
+ * The address the request came from, for the audit log and the sign-in limit: the socket's, as server.ts stamps it
+ * over anything a client sent; X-Forwarded-For only where nothing stamped it (a route called in-process).
+ */
 export function clientAddress(request: Request): string {
-  return request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() ?? request.headers.get('x-real-ip') ?? '';
+  return request.headers.get(CLIENT_ADDRESS_HEADER) ?? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() ?? '';
 }
 
 /** Cookies carry Secure when the browser reached us over HTTPS (directly, or through a proxy that says so). */

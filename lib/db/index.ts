@@ -22,3 +22,20 @@ export async function closeDb(): Promise<void> {
   holder.__inferwatchDb = undefined;
   if (pending) await (await pending).close();
 }
+
+const readViews = new WeakMap<Database, Database>();
+
+/**
+ * The handle pages and the read API read through: the same database, with `sql` on the read pool (its own
+ * connections, every statement timed out), so a slow read neither runs forever nor takes engines' or ingest's
+ * connections. Pass it to the same lib read functions as getDb()'s.
+ */
+export async function getReadDb(): Promise<Database> {
+  const db = await getDb();
+  let view = readViews.get(db);
+  if (!view) {
+    view = { ...db, sql: db.readSql };
+    readViews.set(db, view);
+  }
+  return view;
+}

@@ -8,6 +8,7 @@ const TRANSACTION_LOCKS = {
   migrate: 72707369,
   rollup: 72707370,
   alerts: 72707371,
+  enroll: 72707372,
 } as const;
 
 export async function holdTransactionLock(tx: Pick<Sql, 'query'>, lock: keyof typeof TRANSACTION_LOCKS): Promise<void> {

@@ -11,9 +11,22 @@ import type { DatabaseTarget } from './target';
 export interface Database {
   target: DatabaseTarget;
   prisma: PrismaClient;
+  /** Engines, maintenance and writes through the API. */
   sql: Sql;
-  /** The server's connection pool (COPY on the ingest path); undefined on embedded PGlite. */
+  /** The server's main connection pool; undefined on embedded PGlite. */
   pool?: pg.Pool;
+  /**
+   * Pages and the read API (lib/db's getReadDb): on a server a pool of their own, INFERWATCH_DB_READ_POOL_SIZE
+   * connections whose every statement times out after INFERWATCH_READ_TIMEOUT_MS. On PGlite, `sql`.
+   */
+  readSql: Sql;
+  /**
+   * Ingest's own pool on a server (INFERWATCH_DB_INGEST_POOL_SIZE): group-commit flushes with COPY and host token
+   * lookups, so reads and engines holding every other connection never make ingest wait. Undefined on PGlite.
+   */
+  ingestPool?: pg.Pool;
+  /** Ingest's queries: `ingestPool` on a server, `sql` on PGlite (its one connection serves everything). */
+  ingestSql: Sql;
   close(): Promise<void>;
 }
 
@@ -25,22 +38,29 @@ const INT8_ARRAY_OID = 1016 as Parameters<typeof pg.types.getTypeParser>[0];
 const parseTextArray = pg.types.getTypeParser(INT8_ARRAY_OID) as (value: string) => (string | null)[];
 pg.types.setTypeParser(INT8_ARRAY_OID, (value: string) => parseTextArray(value).map((v) => (v === null ? null : Number(v))));
 
+function serverPool(url: string, max: number, name: string, options?: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, ...(options ? { options } : {}) });
+  pool.on('error', (err) => console.error(`database ${name} pool error: ${err.message}`));
+  return pool;
+}
+
 async function openServer(target: Extract<DatabaseTarget, { kind: 'server' }>): Promise<Database> {
-  const pool = new pg.Pool({
-    connectionString: target.url,
-    max: serverEnvironment().dbPoolSize,
-    connectionTimeoutMillis: 5_000,
-  });
-  pool.on('error', (err) => console.error(`database pool error: ${err.message}`));
+  const environment = serverEnvironment();
+  const pool = serverPool(target.url, environment.dbPoolSize, 'main');
+  const readPool = serverPool(target.url, environment.dbReadPoolSize, 'read', `-c statement_timeout=${environment.readTimeoutMs}`);
+  const ingestPool = serverPool(target.url, environment.dbIngestPoolSize, 'ingest');
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     target,
     prisma,
     sql: poolSql(pool),
     pool,
+    readSql: poolSql(readPool),
+    ingestPool,
+    ingestSql: poolSql(ingestPool),
     async close() {
       await prisma.$disconnect();
-      await pool.end().catch(() => {});
+      await Promise.all([pool, readPool, ingestPool].map((p) => p.end().catch(() => {})));
     },
   };
 }
@@ -52,10 +72,14 @@ async function openEmbedded(target: Extract<DatabaseTarget, { kind: 'embedded' }
     const { PrismaPGlite } = await import('pglite-prisma-adapter');
     const pglite = await PGlite.create(target.dataDir);
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) as never });
+    const sql = pgliteSql(pglite);
+    // One connection: reads, ingest and everything else take turns on it, and PGlite cannot time a statement out.
     return {
       target,
       prisma,
-      sql: pgliteSql(pglite),
+      sql,
+      readSql: sql,
+      ingestSql: sql,
       async close() {
         await prisma.$disconnect();
         await pglite.close();

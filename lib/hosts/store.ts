@@ -13,11 +13,11 @@ export async function hostExists(sql: Pick<Sql, 'query'>, hostId: number): Promi
   return (await sql.query('SELECT 1 FROM hosts WHERE id = $1', [hostId])).length > 0;
 }
 
-const tokenHostRow = z.object({ id: column.id, region: z.string() });
+const tokenHostRow = z.object({ id: column.id, region: z.string(), revoked: z.boolean() });
 
-/** The host a token hash belongs to, unless its token was revoked. */
+/** The host a token hash belongs to, and whether an administrator revoked that token. */
 export function findHostByTokenHash(sql: Pick<Sql, 'query'>, tokenHash: string) {
-  return queryRow(sql, 'hosts', tokenHostRow, 'SELECT id, region FROM hosts WHERE token_hash = $1 AND token_revoked_at IS NULL', [tokenHash]);
+  return queryRow(sql, 'hosts', tokenHostRow, 'SELECT id, region, token_revoked_at IS NOT NULL AS revoked FROM hosts WHERE token_hash = $1', [tokenHash]);
 }
 
 const versionRow = z.object({ version: column.int8 });
@@ -50,33 +50,74 @@ export interface MachineIdentity {
   machineId: string | null;
 }
 
+const candidateRow = z.object({
+  id: column.id,
+  hostname: z.string(),
+  machine_id: z.string().nullable(),
+  revoked: z.boolean(),
+  token_match: z.boolean(),
+  approved: z.boolean(),
+});
+/** The host an enrollment would take over, with what the request proved about it. */
+export type EnrollCandidate = z.output<typeof candidateRow>;
+
 /**
- * The host this machine already is, locked for the enrolling transaction: the same machine-id in the region first,
- * else the same hostname (an agent without a machine-id, or a reinstalled machine).
+ * The host in the region this enrollment is about, locked for its transaction: the one whose current token (or the
+ * token it replaced less than `rotatedTokenProofMs` ago) was presented first, else the same machine-id, else the same
+ * hostname. Whether the request may take it (token, machine-id, an administrator's approval) is the caller's call.
  */
-export function lockEnrolledHost(tx: Sql, machine: MachineIdentity) {
+export function lockEnrollCandidate(tx: Sql, machine: MachineIdentity, tokenHash: string | null, rotatedTokenProofMs: number) {
   return queryRow(
     tx,
     'hosts',
-    enrolledRow,
-    `SELECT id, last_seq FROM hosts
-      WHERE region = $1 AND (($2::text IS NOT NULL AND machine_id = $2) OR hostname = $3)
-      ORDER BY (machine_id IS NOT DISTINCT FROM $2) DESC, id
+    candidateRow,
+    `SELECT id, hostname, machine_id, token_revoked_at IS NOT NULL AS revoked,
+            COALESCE(token_hash = $4 OR (previous_token_hash = $4 AND token_rotated_at > now() - make_interval(secs => $5 / 1000.0)), false) AS token_match,
+            COALESCE(reenroll_approved_until > now(), false) AS approved
+       FROM hosts
+      WHERE region = $1 AND (($2::text IS NOT NULL AND machine_id = $2) OR hostname = $3 OR ($4::text IS NOT NULL AND (token_hash = $4 OR previous_token_hash = $4)))
+      ORDER BY token_match DESC, (machine_id IS NOT DISTINCT FROM $2) DESC, id
+      LIMIT 1
       FOR UPDATE`,
-    [machine.region, machine.machineId, machine.hostname],
+    [machine.region, machine.machineId, machine.hostname, tokenHash, rotatedTokenProofMs],
+  );
+}
+
+/** How many hosts enrolled with this enrollment key (its max_hosts cap counts them). */
+export async function countHostsOfEnrollmentKey(sql: Pick<Sql, 'query'>, enrollmentKeyId: number): Promise<number> {
+  const row = await queryRow(sql, 'hosts', z.object({ n: column.int8 }), 'SELECT count(*) AS n FROM hosts WHERE enrollment_key_id = $1', [enrollmentKeyId]);
+  return row?.n ?? 0;
+}
+
+const approvalRow = z.object({ id: column.id, hostname: z.string(), region: z.string(), reenroll_approved_until: column.timestamp });
+
+/** Lets one enrollment take the host without proof until `validMs` from now (also after a revocation); undefined: no such host. */
+export function approveHostReenrollment(sql: Pick<Sql, 'query'>, hostId: number, validMs: number) {
+  return queryRow(
+    sql,
+    'hosts',
+    approvalRow,
+    `UPDATE hosts SET reenroll_approved_until = now() + make_interval(secs => $2 / 1000.0) WHERE id = $1
+     RETURNING id, hostname, region, reenroll_approved_until`,
+    [hostId, validMs],
   );
 }
 
 // hosts.last_seq is written a few seconds behind ingest (see GroupCommitWriter): the ledger has every stored seq.
 const LAST_SEQ = 'GREATEST(last_seq, (SELECT max(l.seq) FROM report_ledger l WHERE l.host_id = hosts.id)) AS last_seq';
 
-/** Gives an enrolled host a new token (the old one stops at once) and returns its last stored seq. */
+/**
+ * Gives an enrolled host a new token (the old one stops at once, and stays proof on enroll for a while unless it had
+ * been revoked), uses up an approval, and returns the host's last stored seq.
+ */
 export async function rotateHostToken(tx: Sql, hostId: number, tokenHash: string, machine: MachineIdentity): Promise<EnrolledHost> {
   const [updated] = await queryRows(
     tx,
     'hosts',
     enrolledRow,
-    `UPDATE hosts SET token_hash = $2, token_revoked_at = NULL, hostname = $3, machine_id = COALESCE($4, machine_id)
+    `UPDATE hosts SET previous_token_hash = CASE WHEN token_revoked_at IS NULL THEN token_hash END, token_rotated_at = now(),
+                      token_hash = $2, token_revoked_at = NULL, reenroll_approved_until = NULL,
+                      hostname = $3, machine_id = COALESCE($4, machine_id)
       WHERE id = $1 RETURNING id, ${LAST_SEQ}`,
     [hostId, tokenHash, machine.hostname, machine.machineId],
   );

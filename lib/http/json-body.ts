@@ -1,13 +1,16 @@
-import { InvalidJsonError, PayloadTooLargeError } from '../errors';
+import { InvalidJsonError } from '../errors';
+import { readBodyLimited } from './limited-body';
 
 const MAX_JSON_BYTES = 256 * 1024;
 
-/** A write endpoint's JSON body, or 400/413 with the error envelope; the caller's zod schema does the rest. */
+/**
+ * A write endpoint's JSON body, or 400/413 with the error envelope; the caller's zod schema does the rest. Read as it
+ * streams in and refused as soon as it passes `maxBytes`; call it after the route's credential check.
+ */
 export async function readJsonBody(request: Request, maxBytes = MAX_JSON_BYTES): Promise<unknown> {
-  const text = await request.text();
-  if (Buffer.byteLength(text) > maxBytes) throw new PayloadTooLargeError(`request body exceeds ${maxBytes} bytes`);
+  const body = await readBodyLimited(request.body, request.headers.get('content-length'), maxBytes);
   try {
-    return JSON.parse(text);
+    return JSON.parse(body.toString('utf8'));
   } catch {
     throw new InvalidJsonError('body is not valid JSON');
   }

@@ -10,7 +10,8 @@ import { GroupCommitWriter } from './write/group-commit/group-commit-writer';
 import type { ReportWriter } from './write/writer';
 
 function createWriter(db: Database, metrics?: IngestMetrics): ReportWriter {
-  return db.pool ? new GroupCommitWriter(db.pool, { onFlush: (flush) => metrics?.observeFlush(flush) }) : new EmbeddedWriter(db.sql);
+  const pool = db.ingestPool ?? db.pool;
+  return pool ? new GroupCommitWriter(pool, { onFlush: (flush) => metrics?.observeFlush(flush) }) : new EmbeddedWriter(db.sql);
 }
 
 /**

@@ -9,11 +9,15 @@ import type { HostRateLimiter } from './rate-limit';
 import { validateReports } from './validate/validate-reports';
 import type { ReportWriter, WriteResult } from './write/writer';
 
+/** Reads the request body, refusing it (413) as soon as it passes `maxBytes`. */
+export type BodyReader = (maxBytes: number) => Promise<Buffer>;
+
 export interface IngestInput {
   authorization: string | null | undefined;
   contentEncoding: string | null | undefined;
   contentType: string | null | undefined;
-  body: Buffer;
+  /** The body, or how to read it: a transport passes a reader, so nothing is read before the token is checked. */
+  body: Buffer | BodyReader;
 }
 
 export interface IngestOutput {
@@ -55,10 +59,8 @@ interface Submitted {
  * Decodes, validates and hands the reports to the writer, synchronously: the parsed body and its reports are
  * garbage once this returns, instead of living in the awaiting request's frame until its flush commits.
  */
-function submit(input: IngestInput, deps: IngestDeps, hostId: number): Submitted {
-  deps.rateLimiter.takeRequest(hostId, deps.nowMs());
+function submit(input: IngestInput & { body: Buffer }, deps: IngestDeps, hostId: number): Submitted {
   const nowMs = deps.nowMs();
-  checkContentType(input.contentType);
   const json = parseJson(decodeBody(input.body, input.contentEncoding, deps.limits));
   const reports = validateReports(json, { nowMs, maxFutureMs: deps.limits.maxFutureMs, maxAgeMs: deps.limits.maxAgeMs });
   deps.rateLimiter.takeReports(hostId, reports.length, nowMs);
@@ -68,7 +70,10 @@ function submit(input: IngestInput, deps: IngestDeps, hostId: number): Submitted
 
 async function accept(input: IngestInput, deps: IngestDeps): Promise<IngestOutput> {
   const host = await deps.authenticate(bearerToken(input.authorization));
-  const { written, acknowledgedSeqs } = submit(input, deps, host.id);
+  deps.rateLimiter.takeRequest(host.id, deps.nowMs());
+  checkContentType(input.contentType);
+  const raw = typeof input.body === 'function' ? await input.body(deps.limits.maxCompressedBytes) : input.body;
+  const { written, acknowledgedSeqs } = submit({ ...input, body: raw }, deps, host.id);
   const result = await written;
   if (result.acceptedSeqs.length > 0) deps.onStored?.(host.id);
   const body: IngestResponse = {

@@ -19,14 +19,17 @@ interface Buckets {
 
 const IDLE_FORGET_MS = 10 * 60_000;
 
-/** Two token buckets per host (requests and reports), refilled continuously; beyond them a request gets 429. */
-export class HostRateLimiter {
-  private readonly hosts = new Map<number, Buckets>();
+/**
+ * Two token buckets per host (requests and reports), refilled continuously; beyond them a request gets 429. Keyed by
+ * host id for ingest, by client address for enrollment (lib/auth/enroll-rate-limit.ts).
+ */
+export class HostRateLimiter<Key extends number | string = number> {
+  private readonly hosts = new Map<Key, Buckets>();
   private lastSweepMs = 0;
 
   constructor(private readonly limits: RateLimits) {}
 
-  private buckets(hostId: number, nowMs: number): Buckets {
+  private buckets(hostId: Key, nowMs: number): Buckets {
     let b = this.hosts.get(hostId);
     if (!b) {
       b = { requests: this.limits.requestBurst, reports: this.limits.reportBurst, updatedMs: nowMs };
@@ -41,13 +44,13 @@ export class HostRateLimiter {
     return b;
   }
 
-  takeRequest(hostId: number, nowMs: number): void {
+  takeRequest(hostId: Key, nowMs: number, message?: string): void {
     const b = this.buckets(hostId, nowMs);
-    if (b.requests < 1) throw new RateLimitedError((1 - b.requests) / this.limits.requestsPerS);
+    if (b.requests < 1) throw new RateLimitedError((1 - b.requests) / this.limits.requestsPerS, message);
     b.requests -= 1;
   }
 
-  takeReports(hostId: number, count: number, nowMs: number): void {
+  takeReports(hostId: Key, count: number, nowMs: number): void {
     const b = this.buckets(hostId, nowMs);
     if (b.reports < count) {
       const needed = Math.min(count, this.limits.reportBurst) - b.reports;

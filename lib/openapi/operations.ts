@@ -89,9 +89,11 @@ export const OPERATIONS: Operation[] = [
   // ---- agents ----
   {
     method: 'post', path: '/api/v1/enroll', tag: 'agents', access: 'enroll',
-    summary: 'Enroll a host with an enrollment key; answers the host’s own token (a new one on every enrollment).',
+    summary:
+      'Enroll a host with an enrollment key; answers the host’s own token (a new one on every enrollment). Re-enrolling a known host needs its current token, its machine id or an admin’s approval (409 otherwise); a revoked host answers 403.',
     body: enrollRequestSchema,
     ok: ok('The host, its token (`iwh_…`) and the seq to continue from.', enrollResponseSchema),
+    errors: [409, 413, 429],
   },
   {
     method: 'post', path: '/api/v1/ingest', tag: 'agents', access: 'ingest',

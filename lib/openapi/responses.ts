@@ -130,6 +130,7 @@ export const enrollmentKeySchema = z.object({
   createdAt: time,
   expiresAt: time.nullable(),
   revokedAt: time.nullable(),
+  maxHosts: z.number().int().nullable().meta({ description: 'How many hosts the key may enroll; null: no cap.' }),
 }) satisfies z.ZodType<EnrollmentKeyView>;
 
 export const createdEnrollmentKeySchema = enrollmentKeySchema.extend({

@@ -9,6 +9,8 @@ export interface EnrollmentKeyView {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** At most this many hosts may enroll with the key; null: no cap. */
+  maxHosts: number | null;
 }
 
 export interface CreatedEnrollmentKeyView extends EnrollmentKeyView {

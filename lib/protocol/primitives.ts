@@ -19,3 +19,32 @@ export function orUnavailable<T extends z.ZodType>(schema: T) {
 export function isUnavailable(value: unknown): value is Unavailable {
   return typeof value === 'object' && value !== null && 'unavailable' in value;
 }
+
+const MAX_NUL_ISSUES = 20;
+
+/** Each string (and object key) in a parsed value that holds a NUL, by its path; at most `max`. */
+function nulPaths(value: unknown, path: (string | number)[], found: (string | number)[][], max: number): void {
+  if (found.length >= max) return;
+  if (typeof value === 'string') {
+    if (value.includes('\0')) found.push(path);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) nulPaths(value[i], [...path, i], found, max);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\0')) found.push([...path, key]);
+      nulPaths(item, [...path, key], found, max);
+    }
+  }
+}
+
+/**
+ * The one rule for every string the agent sends: no NUL (U+0000). PostgreSQL's text values and its simple-query
+ * messages cannot carry one, so it is refused here, naming the field, rather than failing a write shared with others.
+ */
+export function refuseNul<T extends z.ZodType>(schema: T): T {
+  return schema.check((ctx) => {
+    const found: (string | number)[][] = [];
+    nulPaths(ctx.value, [], found, MAX_NUL_ISSUES);
+    for (const path of found) ctx.issues.push({ code: 'custom', message: 'must not contain a NUL character (\\u0000)', input: ctx.value, path });
+  }) as T;
+}

@@ -7,6 +7,7 @@ import {
   nonNegativeSchema,
   orUnavailable,
   pctSchema,
+  refuseNul,
 } from './primitives';
 
 export const PROTOCOL_VERSION = 1;
@@ -351,7 +352,7 @@ export const agentStatusSchema = z.object({
   reportEveryMs: z.number().int().positive().max(MAX_INTERVAL_MS).optional(),
 });
 
-export const reportSchema = z.object({
+export const reportSchema = refuseNul(z.object({
   v: z.literal(PROTOCOL_VERSION),
   seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   /** End of the measured interval, epoch milliseconds. */
@@ -372,7 +373,7 @@ export const reportSchema = z.object({
   /** The scraped model servers; absent from agents before --scrape and when none is configured. */
   servers: z.array(serverSampleSchema).max(32).optional(),
   inventory: inventorySchema.optional(),
-});
+}));
 export type Report = z.infer<typeof reportSchema>;
 
 export const MAX_REPORTS_PER_REQUEST = 1000;
@@ -408,11 +409,15 @@ export const ingestResponseSchema = z.object({
 });
 export type IngestResponse = z.infer<typeof ingestResponseSchema>;
 
-export const enrollRequestSchema = z.object({
+export const enrollRequestSchema = refuseNul(z.object({
   hostname: z.string().min(1).max(253),
   machineId: z.string().max(128).nullable(),
-});
+  /** The host token the agent holds, if any: proof that it is the host it enrolled as before. */
+  hostToken: z.string().min(1).max(200).optional(),
+}));
 export type EnrollRequest = z.infer<typeof enrollRequestSchema>;
+/** An enroll request is a few hundred bytes; anything past this is refused (413) while it streams in. */
+export const MAX_ENROLL_BODY_BYTES = 16 * 1024;
 
 export const enrollResponseSchema = z.object({
   hostId: z.number().int().positive(),

@@ -3,6 +3,7 @@ import type { Sql } from '../db/sql';
 import { BadRequestError } from '../errors';
 import { quantileOfWire } from '../sketch';
 import { isLatencyCompareMetric, type CompareParams, type CompareResponse, type CompareScope, type ComparedHost } from '../protocol/read-api/compare';
+import { readCostIssue } from '../protocol/read-api/params';
 import type { SeriesMetric, SeriesPoint, SeriesResolution } from '../protocol/read-api/series';
 import { mergeHistograms } from './merge-histograms';
 import { METRIC_SOURCES, segmentColumns, type MetricSource } from './metrics';
@@ -95,6 +96,8 @@ export async function compareHosts(db: Pick<Database, 'sql'>, query: ComparePara
     readWatermarks(sql),
   ]);
   const ids = hosts.map((h) => h.id);
+  const cost = readCostIssue({ from: query.from, to: query.to, hosts: ids.length });
+  if (cost) throw new BadRequestError(`the ${query.scope.kind} matches ${cost.message}`);
   const fromMs = query.from.getTime();
   const toMs = query.to.getTime();
   const { resolution, bucketMs } = resolutionFor(query.from, query.to, query.maxPoints, options);

@@ -1,5 +1,6 @@
 import type { Database } from '../db/open';
 import { ensurePartitions, utcDay } from '../db/partitions';
+import { expireInventorySnapshots } from '../ingest/write/inventory';
 import { applyRetention } from './retention';
 import { serverEnvironment } from '../server/environment';
 import type { RetentionDays } from './retention-config';
@@ -23,14 +24,16 @@ export interface SeriesMaintenance {
   runOnce(): Promise<void>;
 }
 
-/** Partitions for the next days and retention: run at start and then every housekeeping interval. */
+/** Partitions for the next days and retention (series partitions, inventory snapshots): at start, then every housekeeping interval. */
 export async function runHousekeeping(db: Pick<Database, 'sql'>, now: Date, retention: RetentionDays): Promise<string[]> {
   await ensurePartitions(db.sql, now, Math.ceil(retention.raw), 2);
   await db.sql.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [
     utcDay(new Date(now.getTime() - 2 * DAY_MS)),
     utcDay(new Date(now.getTime() + 2 * DAY_MS)),
   ]);
-  return applyRetention(db.sql, now, retention);
+  const dropped = await applyRetention(db.sql, now, retention);
+  await expireInventorySnapshots(db.sql, now, retention.oneHour);
+  return dropped;
 }
 
 /**

@@ -1,10 +1,9 @@
-import type { SeriesResolution } from '../protocol/read-api/series';
+import { DEFAULT_MAX_POINTS, type SeriesResolution } from '../protocol/read-api/series';
 import { serverEnvironment } from '../server/environment';
 import type { RetentionDays } from './retention-config';
 import { DAY_MS, HOUR_MS, MINUTE_MS, ceilTo, floorTo } from '../protocol/time';
 
 const RAW_INTERVAL_MS = 10_000;
-const MAX_POINTS = 1000;
 
 const RESOLUTION_STEP_MS: Record<SeriesResolution, number> = { raw: RAW_INTERVAL_MS, '1m': MINUTE_MS, '1h': HOUR_MS };
 const FINEST_FIRST: SeriesResolution[] = ['raw', '1m', '1h'];
@@ -35,7 +34,7 @@ export function chooseResolution(input: {
   retention: RetentionDays;
   maxPoints?: number;
 }): ResolutionChoice {
-  const maxPoints = input.maxPoints ?? MAX_POINTS;
+  const maxPoints = input.maxPoints ?? DEFAULT_MAX_POINTS;
   const rangeMs = input.toMs - input.fromMs;
   for (const resolution of FINEST_FIRST) {
     const kept = input.fromMs >= input.nowMs - retentionDaysOf(resolution, input.retention) * DAY_MS;

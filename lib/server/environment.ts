@@ -10,7 +10,14 @@ export interface ServerEnvironment {
   port: number;
   host: string;
   database: DatabaseTarget;
+  /** Connections of the main pool (engines, maintenance, writes through the API). */
   dbPoolSize: number;
+  /** Connections of the pool that serves pages and the read API: at most this many read statements at once. */
+  dbReadPoolSize: number;
+  /** Connections of ingest's own pool (the group-commit writer, host token lookups). */
+  dbIngestPoolSize: number;
+  /** statement_timeout of every read statement (the read pool's), in milliseconds. */
+  readTimeoutMs: number;
   stateDir: string;
   localAgent: { enabled: boolean; intervalS: number };
   /** undefined: on with the embedded database only. */
@@ -60,6 +67,9 @@ const VARIABLES = {
   INFERWATCH_DATA_DIR: z.string(),
   INFERWATCH_STATE_DIR: z.string(),
   INFERWATCH_DB_POOL_SIZE: positiveInteger('connections'),
+  INFERWATCH_DB_READ_POOL_SIZE: positiveInteger('connections'),
+  INFERWATCH_DB_INGEST_POOL_SIZE: positiveInteger('connections'),
+  INFERWATCH_READ_TIMEOUT_MS: positiveInteger('milliseconds'),
   INFERWATCH_LOCAL_AGENT: flag,
   INFERWATCH_LOCAL_AGENT_INTERVAL: number('must be a number of seconds from 0.1 to 3600', (n) => n >= 0.1 && n <= 3600),
   INFERWATCH_DEMO: flag,
@@ -115,6 +125,9 @@ export function parseServerEnvironment(env: Readonly<Record<string, string | und
       ? { kind: 'server', url: v.DATABASE_URL }
       : { kind: 'embedded', dataDir: path.resolve(cwd, v.INFERWATCH_DATA_DIR ?? path.join('.inferwatch', 'data')) },
     dbPoolSize: v.INFERWATCH_DB_POOL_SIZE ?? 16,
+    dbReadPoolSize: v.INFERWATCH_DB_READ_POOL_SIZE ?? 8,
+    dbIngestPoolSize: v.INFERWATCH_DB_INGEST_POOL_SIZE ?? 4,
+    readTimeoutMs: v.INFERWATCH_READ_TIMEOUT_MS ?? 15_000,
     stateDir,
     localAgent: { enabled: v.INFERWATCH_LOCAL_AGENT ?? true, intervalS: v.INFERWATCH_LOCAL_AGENT_INTERVAL ?? 10 },
     demo: v.INFERWATCH_DEMO,

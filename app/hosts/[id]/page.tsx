@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { HostInventory } from '@/components/host/host-inventory';
 import { HostView } from '@/components/host/host-view';
 import { hostFindingsQuery, hostQueryKey } from '@/components/host/host-queries';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { NotFoundError } from '@/lib/errors';
 import { listFindings } from '@/lib/findings/read/list-findings';
 import { getHostDetail, getHostInventory } from '@/lib/fleet';
@@ -24,14 +24,14 @@ async function hostIdOf(params: Props['params']): Promise<number> {
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const id = await hostIdOf(params);
-  const host = await getHostDetail(await getDb(), id).catch(() => null);
+  const host = await getHostDetail(await getReadDb(), id).catch(() => null);
   return { title: host ? host.hostname : `Host ${id}` };
 }
 
 export default async function HostPage({ params }: Props) {
   // The leaves read the range and panels from the URL; the page itself needs only the host.
   const hostId = await hostIdOf(params);
-  const db = await getDb();
+  const db = await getReadDb();
   const queryClient = new QueryClient();
   try {
     queryClient.setQueryData(hostQueryKey(hostId), await getHostDetail(db, hostId));

@@ -2,10 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadTooLargeError, toErrorEnvelope } from '../../errors';
 import type { IngestInput, IngestOutput } from '../ingest-request';
 
-const MAX_COMPRESSED_BYTES = 1024 * 1024;
-
 /** Reads the body, refusing it as soon as it passes the limit (by Content-Length, or while it streams). */
-function readBodyLimited(req: IncomingMessage, maxBytes = MAX_COMPRESSED_BYTES): Promise<Buffer> {
+function readBodyLimited(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > maxBytes) {
@@ -17,8 +15,9 @@ function readBodyLimited(req: IncomingMessage, maxBytes = MAX_COMPRESSED_BYTES):
     req.on('data', (chunk: Buffer) => {
       length += chunk.length;
       if (length > maxBytes) {
+        // Stop reading: the answer closes the connection rather than draining the rest.
         req.removeAllListeners('data');
-        req.resume();
+        req.pause();
         reject(new PayloadTooLargeError(`request body exceeds ${maxBytes} bytes`));
         return;
       }
@@ -27,6 +26,12 @@ function readBodyLimited(req: IncomingMessage, maxBytes = MAX_COMPRESSED_BYTES):
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length)));
     req.on('error', reject);
   });
+}
+
+// A refused request whose body was not read (it never had a valid token, or it is too large) gets its connection
+// closed, instead of Node reading the rest of it only to throw it away.
+function closeUnread(req: IncomingMessage, output: IngestOutput): IngestOutput {
+  return output.status >= 400 && !req.complete ? { ...output, headers: { ...output.headers, Connection: 'close' } } : output;
 }
 
 function send(res: ServerResponse, output: IngestOutput): void {
@@ -51,16 +56,16 @@ export function createIngestHttpHandler(ingest: IngestFn) {
         send(res, { status: 405, body: { error: { code: 'method_not_allowed', message: 'use POST' } }, headers: {} });
         return;
       }
-      const body = await readBodyLimited(req);
-      send(res, await ingest({
+      const output = await ingest({
         authorization: req.headers.authorization,
         contentEncoding: req.headers['content-encoding'],
         contentType: req.headers['content-type'],
-        body,
-      }));
+        body: (maxBytes) => readBodyLimited(req, maxBytes),
+      });
+      send(res, closeUnread(req, output));
     } catch (err) {
       const { status, body, headers } = toErrorEnvelope(err);
-      send(res, { status, body, headers: { ...headers, ...(status === 413 ? { Connection: 'close' } : {}) } });
+      send(res, closeUnread(req, { status, body, headers: headers ?? {} }));
     }
   };
 }

@@ -2,7 +2,7 @@ import type { Sql } from '../../db/sql';
 import { lateMinutesOf, markLateMinutes } from '../../series/late-minutes';
 import { hostProgress, hostUpdateParams } from './host-progress';
 import { RECORD_HOST_PROGRESS_SQL } from '../../hosts/store';
-import { INSERT_INVENTORY_SQL, inventoryChanges, inventoryParams } from './inventory';
+import { inventoryChanges, inventoryStatements } from './inventory';
 import { pgArrayLiteral } from './pg-array';
 import { planWrites, resultsByRequest } from './plan';
 import { appendReportRows, emptyRowBatch, type CellValue, type TableRows } from './report-rows';
@@ -74,8 +74,7 @@ export class EmbeddedWriter implements ReportWriter {
         await tx.query(INSERT_SQL.get(kind)!, toColumnArrays(batch[kind], SERIES_SPECS[kind]));
       }
       await tx.query(RECORD_HOST_PROGRESS_SQL, hostUpdateParams(hostProgress(stored, Date.now())));
-      const inventories = inventoryChanges(stored);
-      if (inventories.length > 0) await tx.query(INSERT_INVENTORY_SQL, inventoryParams(inventories));
+      for (const statement of inventoryStatements(inventoryChanges(stored))) await tx.query(statement.text, statement.params);
       await markLateMinutes(tx, lateMinutesOf(stored.map((e) => ({ hostId: e.hostId, ts: e.report.ts })), Date.now()));
     }
     return resultsByRequest(plan, isNew, 1)[0]!;

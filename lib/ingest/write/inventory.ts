@@ -1,5 +1,17 @@
+import type { Sql } from '../../db/sql';
 import type { Inventory } from '../../protocol';
+import { DAY_MS, MINUTE_MS } from '../../protocol/time';
 import type { PlannedReport } from './plan';
+
+/**
+ * A host's snapshots are bounded three ways: changes closer together than a minute (a hash that flips every report)
+ * make one snapshot, dated at the first of them and holding the newest inventory; a host keeps its newest
+ * MAX_SNAPSHOTS_PER_HOST and at most MAX_SNAPSHOT_BYTES_PER_HOST of them; retention drops those older than the
+ * coarsest series. A host's newest snapshot — its current inventory — is always kept.
+ */
+export const SNAPSHOT_SPACING_MS = MINUTE_MS;
+export const MAX_SNAPSHOTS_PER_HOST = 200;
+export const MAX_SNAPSHOT_BYTES_PER_HOST = 64 * 1024 * 1024;
 
 interface InventoryChange {
   hostId: number;
@@ -7,7 +19,10 @@ interface InventoryChange {
   inventory: Inventory;
 }
 
-/** Per host in ts order, the inventories whose hash differs from the one before (the database checks the first). */
+/**
+ * Per host in ts order, the inventories whose hash differs from the one before (the database checks the first), a
+ * change less than SNAPSHOT_SPACING_MS after the one kept before it folded into that one.
+ */
 export function inventoryChanges(stored: readonly PlannedReport[]): InventoryChange[] {
   const withInventory = stored.filter((entry) => entry.report.inventory !== undefined);
   if (withInventory.length === 0) return [];
@@ -17,25 +32,74 @@ export function inventoryChanges(stored: readonly PlannedReport[]): InventoryCha
   for (const { hostId, report } of withInventory) {
     const inventory = report.inventory!;
     if (previous && previous.hostId === hostId && previous.inventory.hash === inventory.hash) continue;
+    if (previous && previous.hostId === hostId && report.ts - previous.takenAtMs < SNAPSHOT_SPACING_MS) {
+      previous.inventory = inventory;
+      continue;
+    }
     previous = { hostId, takenAtMs: report.ts, inventory };
     changes.push(previous);
   }
   return changes;
 }
 
-export const INSERT_INVENTORY_SQL = `
+// Each host's first change is judged against its stored newest: the same hash is no change; within a minute of it,
+// it replaces it (a new row with the newest's time: snapshots stay immutable, and readers notice new ids). The
+// host's later changes in this batch are already a minute apart and differ from the one before.
+const INSERT_INVENTORY_SQL = `
+WITH v AS (
+  SELECT * FROM unnest($1::int4[], $2::text[], $3::timestamptz[], $4::text[]) WITH ORDINALITY AS v(host_id, hash, taken_at, data, n)
+), newest AS (
+  SELECT DISTINCT ON (s.host_id) s.host_id, s.id, s.hash, s.taken_at FROM inventory_snapshots s
+   WHERE s.host_id = ANY($1::int4[]) ORDER BY s.host_id, s.taken_at DESC, s.id DESC
+), judged AS (
+  SELECT v.*, nw.id AS newest_id, nw.taken_at AS newest_taken_at,
+         COALESCE(v.hash = nw.hash, false) AS unchanged,
+         COALESCE(v.taken_at >= nw.taken_at AND v.taken_at < nw.taken_at + make_interval(secs => ${SNAPSHOT_SPACING_MS / 1000}), false) AS replaces
+    FROM v
+    LEFT JOIN newest nw ON nw.host_id = v.host_id AND v.n = (SELECT min(f.n) FROM v f WHERE f.host_id = v.host_id)
+), replaced AS (
+  DELETE FROM inventory_snapshots s USING judged j WHERE s.id = j.newest_id AND j.replaces AND NOT j.unchanged
+)
 INSERT INTO inventory_snapshots (host_id, hash, taken_at, data)
-SELECT v.host_id, v.hash, v.taken_at, v.data::jsonb
-  FROM unnest($1::int4[], $2::text[], $3::timestamptz[], $4::text[]) WITH ORDINALITY AS v(host_id, hash, taken_at, data, n)
- WHERE v.hash IS DISTINCT FROM (SELECT s.hash FROM inventory_snapshots s WHERE s.host_id = v.host_id
-                                 ORDER BY s.taken_at DESC, s.id DESC LIMIT 1)
- ORDER BY v.n`;
+SELECT host_id, hash, CASE WHEN replaces THEN newest_taken_at ELSE taken_at END, data::jsonb
+  FROM judged WHERE NOT unchanged ORDER BY n`;
 
-export function inventoryParams(changes: readonly InventoryChange[]): unknown[] {
+/** The snapshots of the hosts in $1 (all hosts without it) beyond the per-host caps, or older than $2; never a host's newest. */
+const capSql = (hosts: boolean) => `
+DELETE FROM inventory_snapshots s USING (
+  SELECT id, taken_at, row_number() OVER w AS rank, sum(pg_column_size(data)) OVER w AS bytes
+    FROM inventory_snapshots ${hosts ? 'WHERE host_id = ANY($1::int4[])' : ''}
+  WINDOW w AS (PARTITION BY host_id ORDER BY taken_at DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+) r
+ WHERE s.id = r.id AND r.rank > 1
+   AND (r.rank > ${MAX_SNAPSHOTS_PER_HOST} OR r.bytes > ${MAX_SNAPSHOT_BYTES_PER_HOST}${hosts ? '' : ' OR r.taken_at < $1'})`;
+const CAP_HOSTS_SQL = capSql(true);
+const CAP_ALL_SQL = capSql(false);
+
+/** The statements that store a flush's inventory changes and keep their hosts within the caps (array params only). */
+export function inventoryStatements(changes: readonly InventoryChange[]): { text: string; params: unknown[][] }[] {
+  if (changes.length === 0) return [];
+  const hostIds = [...new Set(changes.map((c) => c.hostId))];
   return [
-    changes.map((c) => c.hostId),
-    changes.map((c) => c.inventory.hash),
-    changes.map((c) => new Date(c.takenAtMs).toISOString()),
-    changes.map((c) => JSON.stringify(c.inventory)),
+    {
+      text: INSERT_INVENTORY_SQL,
+      params: [
+        changes.map((c) => c.hostId),
+        changes.map((c) => c.inventory.hash),
+        changes.map((c) => new Date(c.takenAtMs).toISOString()),
+        changes.map((c) => JSON.stringify(c.inventory)),
+      ],
+    },
+    { text: CAP_HOSTS_SQL, params: [hostIds] },
   ];
+}
+
+/**
+ * Retention for snapshots (series maintenance runs it with the partitions'): every host within the caps, and no
+ * snapshot older than `retentionDays` (the 1-hour rollups', so a chart's whole range can still be explained) unless
+ * it is the host's current inventory. Returns how many it deleted.
+ */
+export async function expireInventorySnapshots(sql: Pick<Sql, 'query'>, now: Date, retentionDays: number): Promise<number> {
+  const deleted = await sql.query(`${CAP_ALL_SQL} RETURNING s.id`, [new Date(now.getTime() - retentionDays * DAY_MS)]);
+  return deleted.length;
 }

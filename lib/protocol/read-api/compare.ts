@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HOUR_MS } from '../time';
-import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema, withDefaultRange } from './params';
+import { checkReadCost, hostIdSchema, labelsSchema, rangeShape, regionSchema, withDefaultRange } from './params';
 import {
   COMPARE_METRICS,
   COMPARE_RANKS,
@@ -10,7 +10,7 @@ import {
   type CompareMetric,
   type CompareRank,
 } from './compare-metrics';
-import type { SeriesPoint, SeriesResolution } from './series';
+import { DEFAULT_MAX_POINTS, type SeriesPoint, type SeriesResolution } from './series';
 
 export * from './compare-metrics';
 const MAX_PICKED_HOSTS = 200;
@@ -42,8 +42,11 @@ export const compareParamsSchema = z
     ...rangeShape,
     maxPoints: z.coerce.number().int().min(10).max(5000).optional(),
   })
+  .superRefine(
+    // Named hosts count against the read budget here; a region's, labels' or the fleet's once matched (lib/series).
+    checkReadCost({ hosts: (v) => v.hosts?.length, points: (v) => v.limit * (v.maxPoints ?? DEFAULT_MAX_POINTS), paths: { points: 'maxPoints' } }),
+  )
   .superRefine((value, ctx) => {
-    checkRange(value, ctx);
     if ([value.region, value.labels, value.hosts].filter((v) => v !== undefined).length > 1) {
       ctx.addIssue({ code: 'custom', path: ['region'], message: 'give at most one of region, labels, hosts' });
     }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FindingCounts, TopFinding } from '../findings';
-import { labelsSchema, regionSchema } from './params';
+import { checkReadCost, labelsSchema, regionSchema } from './params';
 
 /** The host table's sort keys; `attention` puts hosts with the most severe open findings first. */
 export const FLEET_SORTS = ['attention', 'hostname', 'region', 'status', 'steal', 'iowait', 'diskQueue', 'p99', 'findings', 'lastSeen'] as const;
@@ -142,11 +142,13 @@ export const SPARKLINE_METRICS = ['steal', 'p99'] as const;
 export type SparklineMetric = (typeof SPARKLINE_METRICS)[number];
 export const SPARKLINE_WINDOW_MS = 60 * 60_000;
 
-export const sparklineParamsSchema = z.object({
-  ids: commaList(z.coerce.number().int().positive().max(2_147_483_647)).refine((ids) => ids.length > 0, 'give at least one host id'),
-  metric: z.enum(SPARKLINE_METRICS),
-  latency: z.string().trim().min(1).max(200).optional(),
-});
+export const sparklineParamsSchema = z
+  .object({
+    ids: commaList(z.coerce.number().int().positive().max(2_147_483_647)).refine((ids) => ids.length > 0, 'give at least one host id'),
+    metric: z.enum(SPARKLINE_METRICS),
+    latency: z.string().trim().min(1).max(200).optional(),
+  })
+  .superRefine(checkReadCost<{ ids: number[] }>({ points: (v) => v.ids.length * (SPARKLINE_WINDOW_MS / 60_000), paths: { points: 'ids' } }));
 export type SparklineParams = z.infer<typeof sparklineParamsSchema>;
 
 export interface SparklinePoint {

@@ -51,15 +51,75 @@ export const timeParamSchema = z.string().transform((text, ctx) => {
 
 export const rangeShape = { from: timeParamSchema.optional(), to: timeParamSchema.optional() };
 
-export function checkRange(value: { from?: Date; to?: Date }, ctx: z.core.$RefinementCtx) {
-  if (value.from && value.to) {
-    if (value.from.getTime() >= value.to.getTime()) {
-      ctx.addIssue({ code: 'custom', path: ['from'], message: 'must be before to' });
-    } else if (value.to.getTime() - value.from.getTime() > MAX_RANGE_MS) {
-      ctx.addIssue({ code: 'custom', path: ['from'], message: 'range must be at most 400 days' });
+/**
+ * What one read may cost, whatever endpoint serves it: the time it covers, the hosts times that time it reads, and the
+ * points it answers with. Checked by readCostIssue at parse time, and again by a read whose hosts are known only once
+ * its scope (a region, labels, the fleet) is matched. Reads past this are refused with 400, not attempted.
+ */
+export const READ_BUDGET = {
+  maxRangeMs: MAX_RANGE_MS,
+  /** hosts × days of range (e.g. 125 hosts over 400 days, 1,600 over 30). */
+  maxHostDays: 50_000,
+  /** Series × points per series in one response. */
+  maxPoints: 100_000,
+} as const;
+
+export interface ReadExtent {
+  /** When `to` is not given, the read ends now. */
+  from?: Date;
+  to?: Date;
+  /** How many hosts the read covers, when known. */
+  hosts?: number;
+  /** How many points it answers with, when known. */
+  points?: number;
+}
+
+export interface ReadCostIssue {
+  path: 'from' | 'hosts' | 'points';
+  message: string;
+}
+
+/** The first way `extent` breaks READ_BUDGET, or null. */
+export function readCostIssue(extent: ReadExtent, nowMs = Date.now()): ReadCostIssue | null {
+  if (extent.from) {
+    const toMs = extent.to?.getTime() ?? nowMs;
+    const fromMs = extent.from.getTime();
+    if (fromMs >= toMs) return { path: 'from', message: extent.to ? 'must be before to' : 'must be before to (now, when to is not given)' };
+    if (toMs - fromMs > READ_BUDGET.maxRangeMs) {
+      return { path: 'from', message: `range must be at most ${READ_BUDGET.maxRangeMs / DAY_MS} days${extent.to ? '' : ' (to is now when not given)'}` };
+    }
+    const hostDays = extent.hosts === undefined ? 0 : (extent.hosts * (toMs - fromMs)) / DAY_MS;
+    if (hostDays > READ_BUDGET.maxHostDays) {
+      const days = Math.round((toMs - fromMs) / DAY_MS);
+      return {
+        path: 'hosts',
+        message: `${extent.hosts} hosts over ${days} days: ${Math.round(hostDays)} host-days, more than ${READ_BUDGET.maxHostDays}; narrow the range or the hosts`,
+      };
     }
   }
+  if (extent.points !== undefined && extent.points > READ_BUDGET.maxPoints) {
+    return { path: 'points', message: `the answer would hold ${extent.points} points, more than ${READ_BUDGET.maxPoints}: ask for fewer hosts or points` };
+  }
+  return null;
 }
+
+/**
+ * The read budget as a zod refinement: `hosts` and `points` say how a schema's own fields count, and `paths` which
+ * field an issue names.
+ */
+type Ranged<T> = T & { from?: Date; to?: Date };
+
+export function checkReadCost<T extends object = object>(
+  counts: { hosts?: (value: T) => number | undefined; points?: (value: T) => number | undefined; paths?: Partial<Record<ReadCostIssue['path'], string>> } = {},
+) {
+  return (value: Ranged<T>, ctx: z.core.$RefinementCtx) => {
+    const issue = readCostIssue({ from: value.from, to: value.to, hosts: counts.hosts?.(value), points: counts.points?.(value) });
+    if (issue) ctx.addIssue({ code: 'custom', path: [counts.paths?.[issue.path] ?? issue.path], message: issue.message });
+  };
+}
+
+/** The range rule alone (at most 400 days; `to` is now when only `from` is given), for reads of one host or a list. */
+export const checkRange = checkReadCost();
 
 /** Fills in what a query left out: `to` is now, `from` is `spanMs` before `to`. */
 export function withDefaultRange(spanMs: number) {

@@ -7,6 +7,9 @@ export { SERIES_METRICS, type SeriesMetric } from './series-metrics';
 
 export type SeriesResolution = 'raw' | '1m' | '1h';
 
+/** How many points a series read answers with when it does not say (`maxPoints`). */
+export const DEFAULT_MAX_POINTS = 1000;
+
 export interface SeriesPoint {
   /** Bucket start, ms since the epoch. */
   t: number;

@@ -8,14 +8,21 @@ describe('admin command line', () => {
   test('keys create reads its name, region, repeated labels and expiry', () => {
     expect(parseAdminCommand(['keys', 'create', '--name', 'oslo-prod', '--region=oslo', '--label', 'team=ml', '--label', 'tier=a=b', '--expires', '30d'], NOW)).toEqual({
       command: 'keys create',
-      input: { name: 'oslo-prod', region: 'oslo', labels: { team: 'ml', tier: 'a=b' }, expiresAt: new Date(NOW + 30 * 86_400_000) },
+      input: { name: 'oslo-prod', region: 'oslo', labels: { team: 'ml', tier: 'a=b' }, expiresAt: new Date(NOW + 30 * 86_400_000), maxHosts: null },
     });
   });
 
   test('keys create without --expires makes a key that never expires', () => {
     expect(parseAdminCommand(['keys', 'create', '--name', 'n', '--region', 'oslo'], NOW)).toEqual({
       command: 'keys create',
-      input: { name: 'n', region: 'oslo', labels: {}, expiresAt: null },
+      input: { name: 'n', region: 'oslo', labels: {}, expiresAt: null, maxHosts: null },
+    });
+  });
+
+  test('keys create --max-hosts caps how many hosts may enroll with the key', () => {
+    expect(parseAdminCommand(['keys', 'create', '--name', 'n', '--region', 'oslo', '--max-hosts', '25'], NOW)).toMatchObject({
+      command: 'keys create',
+      input: { maxHosts: 25 },
     });
   });
 
@@ -23,6 +30,7 @@ describe('admin command line', () => {
     expect(parseAdminCommand(['keys', 'list'])).toEqual({ command: 'keys list' });
     expect(parseAdminCommand(['keys', 'revoke', '12'])).toEqual({ command: 'keys revoke', keyId: 12 });
     expect(parseAdminCommand(['hosts', 'revoke-token', '7'])).toEqual({ command: 'hosts revoke-token', hostId: 7 });
+    expect(parseAdminCommand(['hosts', 'approve-reenroll', '7'])).toEqual({ command: 'hosts approve-reenroll', hostId: 7 });
   });
 
   test('no arguments or --help asks for the usage', () => {
@@ -44,6 +52,9 @@ describe('admin command line', () => {
     [['keys', 'revoke', 'abc'], /must be a positive whole number, not "abc"/],
     [['keys', 'revoke', '1', '2'], /unexpected argument '2'/],
     [['hosts', 'revoke-token', '7', '--force'], /Unknown option '--force'/],
+    [['hosts', 'approve-reenroll'], /HOST_ID is missing/],
+    [['keys', 'create', '--name', 'n', '--region', 'oslo', '--max-hosts', '0'], /--max-hosts: Too small/],
+    [['keys', 'create', '--name', 'n', '--region', 'oslo', '--max-hosts', 'many'], /--max-hosts: /],
     [['keys', 'delete', '1'], /unknown command "keys delete"/],
   ])('%j is refused: %s', (argv, message) => {
     expect(refused(argv)).toThrow(UsageError);

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig, type AgentConfig } from '../../../agent/config';
+import { ConfigError, loadConfig, readEnrollKey, type AgentConfig } from '../../../agent/config';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'iw-config-'));
@@ -78,9 +78,15 @@ describe('loadConfig', () => {
     expect(config.httpIntakeAddr).toEqual({ host: '::1', port: 9000 });
   });
 
-  test('reads the enroll key from --enroll-key-file, trimmed', () => {
+  test('reads the enroll key from --enroll-key-file only when asked (to enroll), trimmed', () => {
     const file = writeJson('key', 'ek_secret\n');
-    expect(configOf(['--print', '--enroll-key-file', file]).enrollKey).toBe('ek_secret');
+    const config = configOf(['--print', '--enroll-key-file', file]);
+    expect(config).toMatchObject({ enrollKey: null, enrollKeyFile: file });
+    expect(readEnrollKey(config)).toBe('ek_secret');
+    expect(readEnrollKey(configOf(['--print', '--enroll-key', 'ek_flag']))).toBe('ek_flag');
+    // A missing file is no error until the agent must enroll: an enrolled agent never reads it.
+    const missing = configOf(['--print', '--enroll-key-file', '/nonexistent/key']);
+    expect(() => readEnrollKey(missing)).toThrow(/invalid --enroll-key-file \/nonexistent\/key: ENOENT/);
   });
 
   test('reads scrape targets from repeated flags or the comma-separated env var, with limits and extra histograms', () => {
@@ -123,7 +129,6 @@ describe('loadConfig', () => {
     ['http intake port out of range', ['--print', '--http-intake-addr', '127.0.0.1:70000'], {}, /invalid --http-intake-addr/],
     ['spool size negative', ['--print', '--spool-max-mb=-1'], {}, /invalid --spool-max-mb: must be greater than 0/],
     ['both key forms', ['--print', '--enroll-key', 'k', '--enroll-key-file', '/x'], {}, /either --enroll-key or --enroll-key-file/],
-    ['unreadable key file', ['--print', '--enroll-key-file', '/nonexistent/key'], {}, /invalid --enroll-key-file \/nonexistent\/key: ENOENT/],
     ['missing config file', ['--print', '--config', '/nonexistent.json'], {}, /invalid --config \/nonexistent.json/],
     ['scrape without =', ['--print', '--scrape', 'http://127.0.0.1:8000/metrics'], {}, /invalid --scrape: invalid scrape target .*missing "="/],
     ['scrape of another host', ['--print', '--scrape', 'vllm=http://10.0.0.5:8000/metrics'], {}, /10\.0\.0\.5 is not this machine's loopback; add --scrape-allow-remote/],

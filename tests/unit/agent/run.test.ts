@@ -131,3 +131,47 @@ describe('runAgent loop', () => {
     expect(reports.slice(1).every((r) => r.inventory === undefined)).toBe(true);
   });
 });
+
+describe('runAgent enrollment', () => {
+  test('enrolls once with its key file; restarted with its token it keeps its host without reading the key again', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const http = await import('node:http');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const seen: { url: string; auth: string | undefined; body: string }[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('latin1')));
+      req.on('end', () => {
+        seen.push({ url: req.url!, auth: req.headers.authorization, body });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (req.url === '/api/v1/enroll') res.end(JSON.stringify({ hostId: 9, token: 'iwh_granted', region: 'oslo', nextSeq: 0 }));
+        else res.end(JSON.stringify({ accepted: 1, duplicate: 0, acknowledgedSeqs: [0, 1] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'iw-run-enroll-'));
+    const keyFile = path.join(dir, 'key');
+    writeFileSync(keyFile, 'iwk_secret\n');
+    const runOnce = async () => {
+      const action = loadConfig({ argv: ['--server', url, '--state-dir', path.join(dir, 'state'), '--enroll-key-file', keyFile, '--once'], env: {} });
+      if (action.kind !== 'run') throw new Error('expected run');
+      const clock = createVirtualClock();
+      const errors: string[] = [];
+      const log: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: (msg) => errors.push(msg) };
+      const code = await runAgent({ config: action.config, log, signal: new AbortController().signal, sources: sourcesTaking(clock, 0, []), clock, warmupMs: 0 });
+      return { code, errors };
+    };
+    try {
+      expect(await runOnce()).toEqual({ code: 0, errors: [] });
+      expect(seen.map((r) => [r.url, r.auth])).toEqual([['/api/v1/enroll', 'Bearer iwk_secret'], ['/api/v1/ingest', 'Bearer iwh_granted']]);
+      rmSync(keyFile);
+      expect(await runOnce()).toEqual({ code: 0, errors: [] });
+      expect(seen.slice(2).map((r) => [r.url, r.auth])).toEqual([['/api/v1/ingest', 'Bearer iwh_granted']]);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -137,8 +137,15 @@ describe('write plans', () => {
 
   test('only inventories whose hash differs from the previous one of the host are kept', () => {
     const inv = (hash: string) => ({ hash }) as unknown as Report['inventory'];
-    const r = (seq: number, hash?: string) => ({ ...realisticReport(seq, TS + seq), ...(hash ? { inventory: inv(hash) } : {}) });
+    const r = (seq: number, hash?: string) => ({ ...realisticReport(seq, TS + seq * 60_000), ...(hash ? { inventory: inv(hash) } : {}) });
     const plan = planWrites([{ hostId: 1, reports: [r(1, 'a'), r(2, 'a'), r(3), r(4, 'b'), r(5, 'a')] }]);
     expect(inventoryChanges(plan.unique).map((c) => c.inventory.hash)).toEqual(['a', 'b', 'a']);
+  });
+
+  test('changes less than a minute after the one kept before fold into it: its time, the newest inventory', () => {
+    const inv = (hash: string) => ({ hash }) as unknown as Report['inventory'];
+    const r = (seq: number, atS: number, hash: string) => ({ ...realisticReport(seq, TS + atS * 1000), inventory: inv(hash) });
+    const plan = planWrites([{ hostId: 1, reports: [r(1, 0, 'a'), r(2, 10, 'b'), r(3, 50, 'c'), r(4, 60, 'd'), r(5, 70, 'e'), r(6, 130, 'f')] }]);
+    expect(inventoryChanges(plan.unique).map((c) => [c.takenAtMs - TS, c.inventory.hash])).toEqual([[0, 'c'], [60_000, 'e'], [130_000, 'f']]);
   });
 });

@@ -1,10 +1,16 @@
 import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import { findingsQuerySchema } from '../../../lib/protocol/findings';
+import { compareParamsSchema } from '../../../lib/protocol/read-api/compare';
+import { sparklineParamsSchema } from '../../../lib/protocol/read-api/fleet';
+import { hostInventoryParamsSchema } from '../../../lib/protocol/read-api/inventory';
 import { latencyParamsSchema } from '../../../lib/protocol/read-api/latency';
+import { READ_BUDGET, timeParamSchema } from '../../../lib/protocol/read-api/params';
 import { regionCompareParamsSchema } from '../../../lib/protocol/read-api/regions';
 import { hostSeriesParamsSchema } from '../../../lib/protocol/read-api/series';
 import { DAY_MS, HOUR_MS } from '../../../lib/protocol/time';
 
-const fromOf = (from: string) => regionCompareParamsSchema.safeParse({ from });
+const fromOf = (from: string) => z.object({ from: timeParamSchema }).safeParse({ from });
 
 describe('a time parameter', () => {
   test.each([
@@ -60,6 +66,46 @@ describe('a time parameter', () => {
     const parsed = hostSeriesParamsSchema.safeParse({ metric: 'cpu_steal', from: '2026-01-31', to: '-1' });
     expect(parsed.success).toBe(false);
     expect(parsed.error!.issues.map((issue) => issue.path.join('.'))).toEqual(['to']);
+  });
+});
+
+// Before, the 400-day cap held only when both ends were given: `/api/v1/compare?metric=latency_p99&latency=…&from=0`
+// read every row since 1970.
+describe('the read budget, one rule for every read', () => {
+  const DAYS_AGO = (days: number) => String(Date.now() - days * DAY_MS);
+  const issuesOf = (parsed: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
+    parsed.error?.issues.map((issue) => [issue.path.join('.'), issue.message]) ?? [];
+
+  test.each([
+    ['compare', (from: string) => compareParamsSchema.safeParse({ metric: 'latency_p99', latency: 'request', from })],
+    ['host series', (from: string) => hostSeriesParamsSchema.safeParse({ metric: 'cpu_steal', from })],
+    ['latency', (from: string) => latencyParamsSchema.safeParse({ name: 'request', from })],
+    ['region compare', (from: string) => regionCompareParamsSchema.safeParse({ from })],
+    ['host inventory', (from: string) => hostInventoryParamsSchema.safeParse({ from })],
+    ['findings', (from: string) => findingsQuerySchema.safeParse({ from })],
+  ])('%s: a range given only its start ends now, and is held to 400 days', (_, parse) => {
+    expect(issuesOf(parse('0'))).toEqual([['from', 'range must be at most 400 days (to is now when not given)']]);
+    expect(issuesOf(parse(DAYS_AGO(401)))).toEqual([['from', 'range must be at most 400 days (to is now when not given)']]);
+    expect(parse(DAYS_AGO(399)).success).toBe(true);
+    expect(issuesOf(parse(String(Date.now() + DAY_MS)))).toEqual([['from', 'must be before to (now, when to is not given)']]);
+  });
+
+  test('compare: named hosts times the range are held to the host-days budget', () => {
+    const hosts = Array.from({ length: 200 }, (_, i) => i + 1).join(',');
+    const compare = (days: number) => compareParamsSchema.safeParse({ metric: 'cpu_steal', hosts, from: DAYS_AGO(days) });
+    expect(compare(READ_BUDGET.maxHostDays / 200 - 1).success).toBe(true);
+    expect(issuesOf(compare(READ_BUDGET.maxHostDays / 200 + 1))).toEqual([['hosts', '200 hosts over 251 days: 50200 host-days, more than 50000; narrow the range or the hosts']]);
+  });
+
+  test('compare: hosts shown times points per host are held to the points budget', () => {
+    expect(compareParamsSchema.safeParse({ metric: 'cpu_steal', limit: '50', maxPoints: '2000' }).success).toBe(true);
+    expect(issuesOf(compareParamsSchema.safeParse({ metric: 'cpu_steal', limit: '50', maxPoints: '5000' }))).toEqual([
+      ['maxPoints', 'the answer would hold 250000 points, more than 100000: ask for fewer hosts or points'],
+    ]);
+  });
+
+  test('sparklines count their hosts\' points against the same budget', () => {
+    expect(sparklineParamsSchema.safeParse({ ids: '1,2,3', metric: 'steal' }).success).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { requireRole } from '@/lib/auth/principal';
 import { listAlerts } from '@/lib/alerts';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { alertsQuerySchema } from '@/lib/protocol/alerts';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
@@ -13,7 +13,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const query = alertsQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await listAlerts(await getDb(), query), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await listAlerts(await getReadDb(), query), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

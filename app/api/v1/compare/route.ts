@@ -1,5 +1,5 @@
 import { requireRole } from '@/lib/auth/principal';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { compareParamsSchema } from '@/lib/protocol/read-api/compare';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
@@ -12,7 +12,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const params = compareParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await compareHosts(await getDb(), params), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await compareHosts(await getReadDb(), params), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

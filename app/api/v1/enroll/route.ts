@@ -1,21 +1,23 @@
-import { enrollHost } from '@/lib/auth/enroll-host';
+import { enrollHost, requireEnrollmentKey } from '@/lib/auth/enroll-host';
+import { limitEnrollAttempt } from '@/lib/auth/enroll-rate-limit';
 import { getDb } from '@/lib/db';
 import { bearerToken } from '@/lib/auth/tokens';
-import { InvalidJsonError, toErrorResponse } from '@/lib/errors';
-import { enrollRequestSchema } from '@/lib/protocol';
+import { toErrorResponse } from '@/lib/errors';
+import { clientAddressOf } from '@/lib/http/client-address';
+import { readJsonBody } from '@/lib/http/json-body';
+import { MAX_ENROLL_BODY_BYTES, enrollRequestSchema } from '@/lib/protocol';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-/** POST /api/v1/enroll with `Authorization: Bearer <enrollment key>` → the host's own token. */
+/** POST /api/v1/enroll with `Authorization: Bearer <enrollment key>` → the host's own token. Rate, then key, then body. */
 export async function POST(request: Request) {
   try {
-    const key = bearerToken(request.headers.get('authorization'));
-    const json = await request.json().catch(() => {
-      throw new InvalidJsonError('body is not valid JSON');
-    });
-    const input = enrollRequestSchema.parse(json);
-    return Response.json(await enrollHost(await getDb(), key, input), { headers: { 'Cache-Control': 'no-store' } });
+    limitEnrollAttempt(clientAddressOf(request.headers));
+    const db = await getDb();
+    const key = await requireEnrollmentKey(db, bearerToken(request.headers.get('authorization')));
+    const input = enrollRequestSchema.parse(await readJsonBody(request, MAX_ENROLL_BODY_BYTES));
+    return Response.json(await enrollHost(db, key, input), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,5 +1,5 @@
 import { requireRole } from '@/lib/auth/principal';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { listFindings } from '@/lib/findings/read/list-findings';
 import { findingsQuerySchema } from '@/lib/protocol/findings';
@@ -11,7 +11,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const query = findingsQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await listFindings(await getDb(), query), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await listFindings(await getReadDb(), query), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

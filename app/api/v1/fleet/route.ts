@@ -1,4 +1,4 @@
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getFleetPage } from '@/lib/fleet';
 import { DEFAULT_FLEET_PAGE_SIZE, fleetParamsSchema } from '@/lib/protocol/read-api/fleet';
@@ -12,7 +12,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const params = fleetParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    const page = await getFleetPage(await getDb(), { ...params, limit: params.limit ?? DEFAULT_FLEET_PAGE_SIZE });
+    const page = await getFleetPage(await getReadDb(), { ...params, limit: params.limit ?? DEFAULT_FLEET_PAGE_SIZE });
     return Response.json(page, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);

@@ -11,7 +11,7 @@ import { isDataError, isLedgerConflict, isMissingPartition, isRetryableConflict,
 import { LEDGER, SERIES_KINDS, SERIES_SPECS, type TableSpec } from '../table-specs';
 import { HostProgressMap, hostUpdateParams } from '../host-progress';
 import { RECORD_HOST_PROGRESS_SQL } from '../../../hosts/store';
-import { INSERT_INVENTORY_SQL, inventoryChanges, inventoryParams } from '../inventory';
+import { inventoryChanges, inventoryStatements } from '../inventory';
 import { inlineArrayParams } from '../pg-array';
 import { planWrites, resultsByRequest, type PlannedReport, type WritePlan } from '../plan';
 import type { ReportWriter, WriteRequest, WriteResult } from '../writer';
@@ -94,8 +94,7 @@ function copiesOf(stored: Stored, withLedger: boolean): CopyData[] {
 /** The stored reports' COPYs, inventory changes and late minutes as one pipelined message, encoded into `w`. */
 function storeMessage(w: BinaryWriter, stored: Stored, withLedger: boolean, leading: string[], trailing: string[]): Buffer {
   const sql: string[] = [];
-  const inventories = inventoryChanges(stored);
-  if (inventories.length > 0) sql.push(inlineArrayParams(INSERT_INVENTORY_SQL, inventoryParams(inventories), pg.escapeLiteral));
+  for (const statement of inventoryStatements(inventoryChanges(stored))) sql.push(inlineArrayParams(statement.text, statement.params, pg.escapeLiteral));
   for (const late of lateMinuteStatements(stored, Date.now())) sql.push(inlineArrayParams(late.text, late.params, pg.escapeLiteral));
   return encodePipelinedMessage(w, copiesOf(stored, withLedger), [...sql, ...trailing], leading);
 }

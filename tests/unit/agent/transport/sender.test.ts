@@ -125,14 +125,16 @@ describe('sender', { timeout: HANG_GUARD_MS }, () => {
     expect(lines.some((l) => l.startsWith('error') && l.includes('reports.0.cpu: bad'))).toBe(true);
   });
 
-  test('keeps the spool on 401 and says to re-enroll, without logging the token', async () => {
+  test('keeps the spool on 401 and logs what the server says to do, without logging the token', async () => {
     const spool = await spoolWith([0, 1]);
-    answers = [() => ({ status: 401, body: { error: { code: 'unauthorized', message: 'bad token' } } })];
+    const revoked = 'this host token (host 7) was revoked by an administrator; once one approves its re-enrollment (npm run admin -- hosts approve-reenroll 7), …';
+    answers = [() => ({ status: 401, body: { error: { code: 'unauthorized', message: revoked } } })];
     const { logger, lines } = capturingLogger();
     const outcome = await senderFor(spool, logger).sendOldestBatch();
-    expect(outcome).toEqual({ kind: 'unauthorized', status: 401 });
+    expect(outcome).toEqual({ kind: 'unauthorized', status: 401, message: revoked });
     expect(await remaining(spool)).toEqual([0, 1]);
-    expect(lines.join('\n')).toContain('host token rejected — re-enroll with --enroll-key');
+    expect(lines.join('\n')).toContain('host token rejected; reports stay in the spool');
+    expect(lines.join('\n')).toContain('hosts approve-reenroll 7');
     expect(lines.join('\n')).not.toContain('host-token-123');
   });
 

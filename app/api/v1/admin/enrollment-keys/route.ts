@@ -2,7 +2,8 @@ import { audit, requireRole } from '@/lib/auth/principal';
 import { createEnrollmentKey, listEnrollmentKeys } from '@/lib/auth/enrollment-keys';
 import { enrollmentKeyInputSchema } from '@/lib/auth/enrollment-key-input';
 import { getDb } from '@/lib/db';
-import { InvalidJsonError, toErrorResponse } from '@/lib/errors';
+import { toErrorResponse } from '@/lib/errors';
+import { readJsonBody } from '@/lib/http/json-body';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -20,10 +21,7 @@ export async function GET(request: Request) {
 export async function POST(request: Request) {
   try {
     const principal = await requireRole(request, 'admin');
-    const json = await request.json().catch(() => {
-      throw new InvalidJsonError('body is not valid JSON');
-    });
-    const input = enrollmentKeyInputSchema.parse(json);
+    const input = enrollmentKeyInputSchema.parse(await readJsonBody(request));
     const result = await createEnrollmentKey(await getDb(), input);
     await audit(request, principal, { action: 'enrollment-key.create', target: `enrollment key ${result.name} (${result.region})` });
     return Response.json(result, { status: 201, headers: { 'Cache-Control': 'no-store' } });

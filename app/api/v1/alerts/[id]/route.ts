@@ -1,6 +1,6 @@
 import { requireRole } from '@/lib/auth/principal';
 import { getAlert } from '@/lib/alerts';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { idPathSchema } from '@/lib/protocol/alerts';
 
@@ -11,7 +11,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
   try {
     await requireRole(request, 'viewer');
     const { id } = idPathSchema.parse(await context.params);
-    return Response.json(await getAlert(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getAlert(await getReadDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,6 +1,6 @@
 import { audit, requireRole } from '@/lib/auth/principal';
 import { createRule, listRules } from '@/lib/alerts';
-import { getDb } from '@/lib/db';
+import { getDb, getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { readJsonBody } from '@/lib/http/json-body';
 import { alertRuleInputSchema } from '@/lib/protocol/alerts';
@@ -11,7 +11,7 @@ export const runtime = 'nodejs';
 export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
-    return Response.json({ rules: await listRules(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json({ rules: await listRules(await getReadDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,6 +1,6 @@
 import { audit, requireRole } from '@/lib/auth/principal';
 import { createSilence, listSilences } from '@/lib/alerts';
-import { getDb } from '@/lib/db';
+import { getDb, getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { readJsonBody } from '@/lib/http/json-body';
 import { silenceInputSchema, silencesQuerySchema } from '@/lib/protocol/alerts';
@@ -13,7 +13,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const query = silencesQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json({ silences: await listSilences(await getDb(), query) }, { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json({ silences: await listSilences(await getReadDb(), query) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

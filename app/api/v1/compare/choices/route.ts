@@ -1,5 +1,5 @@
 import { requireRole } from '@/lib/auth/principal';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getCompareChoices } from '@/lib/fleet';
 import { compareChoicesParamsSchema } from '@/lib/protocol/read-api/compare';
@@ -12,7 +12,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const params = compareChoicesParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await getCompareChoices(await getDb(), params), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getCompareChoices(await getReadDb(), params), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

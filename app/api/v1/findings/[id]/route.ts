@@ -1,5 +1,5 @@
 import { requireRole } from '@/lib/auth/principal';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getFinding } from '@/lib/findings/read/list-findings';
 import { findingPathSchema } from '@/lib/protocol/findings';
@@ -10,7 +10,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
   try {
     await requireRole(request, 'viewer');
     const { id } = findingPathSchema.parse(await context.params);
-    return Response.json(await getFinding(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getFinding(await getReadDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

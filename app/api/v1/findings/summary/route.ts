@@ -1,5 +1,5 @@
 import { requireRole } from '@/lib/auth/principal';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { summarizeFindings } from '@/lib/findings/read/summarize-findings';
 import { findingsSummaryQuerySchema } from '@/lib/protocol/findings';
@@ -12,7 +12,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const query = findingsSummaryQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await summarizeFindings(await getDb(), query), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await summarizeFindings(await getReadDb(), query), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,5 +1,5 @@
 import { audit, requireRole } from '@/lib/auth/principal';
-import { getDb } from '@/lib/db';
+import { getDb, getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { listThresholdOverrides, putThresholdOverride } from '@/lib/findings/store/threshold-overrides';
 import { readJsonBody } from '@/lib/http/json-body';
@@ -10,7 +10,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
-    return Response.json({ overrides: await listThresholdOverrides(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json({ overrides: await listThresholdOverrides(await getReadDb()) }, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,4 +1,4 @@
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getFleetSparklines } from '@/lib/fleet';
 import { sparklineParamsSchema } from '@/lib/protocol/read-api/fleet';
@@ -12,7 +12,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const params = sparklineParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await getFleetSparklines(await getDb(), params), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getFleetSparklines(await getReadDb(), params), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,4 +1,4 @@
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getHostDetail } from '@/lib/fleet';
 import { hostPathSchema } from '@/lib/protocol/read-api/host';
@@ -10,7 +10,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
   try {
     await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
-    return Response.json(await getHostDetail(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getHostDetail(await getReadDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

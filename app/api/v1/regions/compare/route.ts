@@ -1,4 +1,4 @@
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { compareRegions } from '@/lib/fleet';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
@@ -11,7 +11,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const params = regionCompareParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await compareRegions(await getDb(), params), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await compareRegions(await getReadDb(), params), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,6 +1,6 @@
 import { audit, requireRole } from '@/lib/auth/principal';
 import { deleteRule, getRule, updateRule } from '@/lib/alerts';
-import { getDb } from '@/lib/db';
+import { getDb, getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { readJsonBody } from '@/lib/http/json-body';
 import { alertRulePatchSchema, alertRulePathSchema } from '@/lib/protocol/alerts';
@@ -14,7 +14,7 @@ export async function GET(request: Request, context: Context) {
   try {
     await requireRole(request, 'viewer');
     const { id } = alertRulePathSchema.parse(await context.params);
-    return Response.json(await getRule(await getDb(), id), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getRule(await getReadDb(), id), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,5 +1,5 @@
 import { requireRole } from '@/lib/auth/principal';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { getHostAnnotations } from '@/lib/fleet';
 import { hostAnnotationsParamsSchema } from '@/lib/protocol/read-api/annotations';
@@ -14,7 +14,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
     await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     const params = hostAnnotationsParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await getHostAnnotations(await getDb(), { hostId: id, ...params }), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getHostAnnotations(await getReadDb(), { hostId: id, ...params }), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,5 +1,5 @@
 import { requireRole } from '@/lib/auth/principal';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { explainLatency } from '@/lib/findings/latency/explain-latency';
 import { latencyExplainedParamsSchema } from '@/lib/protocol/findings';
@@ -14,7 +14,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
     await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     const params = latencyExplainedParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    const explanation = await explainLatency((await getDb()).sql, { hostId: id, ...params });
+    const explanation = await explainLatency((await getReadDb()).sql, { hostId: id, ...params });
     return Response.json(explanation, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);

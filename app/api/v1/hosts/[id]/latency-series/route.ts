@@ -1,5 +1,5 @@
 import { requireRole } from '@/lib/auth/principal';
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { hostLatencySeriesParamsSchema, hostPathSchema } from '@/lib/protocol/read-api/host';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
@@ -13,7 +13,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
     await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     const params = hostLatencySeriesParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await listHostLatencySeries(await getDb(), { hostId: id, ...params }), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await listHostLatencySeries(await getReadDb(), { hostId: id, ...params }), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

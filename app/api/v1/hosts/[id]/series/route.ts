@@ -1,4 +1,4 @@
-import { getDb } from '@/lib/db';
+import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { hostPathSchema } from '@/lib/protocol/read-api/host';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
@@ -13,7 +13,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
     await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
     const params = hostSeriesParamsSchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    const series = await getHostSeries(await getDb(), { hostId: id, ...params });
+    const series = await getHostSeries(await getReadDb(), { hostId: id, ...params });
     return Response.json(series, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
