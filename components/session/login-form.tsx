@@ -2,6 +2,7 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useSessionQuery } from '../hooks/use-session-query';
 import { sendJson } from '../send-json';
 
 /** Where to go after signing in: a path on this server only, never another site (an open redirect). */
@@ -13,6 +14,8 @@ function nextPath(): string {
 export function LoginForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // Known only once the browser asked the server, so the link (which reads window.location) never renders on the server.
+  const sso = useSessionQuery().data?.sso === true;
   const signIn = useMutation({
     mutationFn: () => sendJson<void>('/api/v1/auth/login', { method: 'POST', body: JSON.stringify({ email, password }) }),
     onSuccess: () => window.location.assign(nextPath()),
@@ -39,6 +42,11 @@ export function LoginForm() {
       <button type="submit" className="button" disabled={signIn.isPending}>
         Sign in
       </button>
+      {sso && (
+        <a className="button" href={`/api/v1/auth/oidc/start?next=${encodeURIComponent(nextPath())}`}>
+          Sign in with SSO
+        </a>
+      )}
     </form>
   );
 }
