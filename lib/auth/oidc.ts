@@ -15,7 +15,13 @@ export const CALLBACK_PATH = '/api/v1/auth/oidc/callback';
 const FLOW_COOKIE = 'iw_oidc';
 /** The time a person has at the provider between start and callback. */
 const FLOW_MAX_AGE_S = 600;
-const SCOPE = 'openid email profile';
+const SCOPES = ['openid', 'email', 'profile'];
+
+/** The standard scopes, and the role claim's own scope where the provider has one (Okta's and Keycloak's `groups`). */
+function scopeFor(config: client.Configuration, roleClaim: string): string {
+  const supported = config.serverMetadata().scopes_supported ?? [];
+  return [...SCOPES, ...(supported.includes(roleClaim) && !SCOPES.includes(roleClaim) ? [roleClaim] : [])].join(' ');
+}
 
 /** Where to go after signing in: a path on this server only, never another site (an open redirect). */
 export function localPath(next: string | null | undefined): string {
@@ -101,7 +107,7 @@ export async function startSignIn(settings: OidcSettings, request: Request, opti
   const flow: Flow = { state: client.randomState(), nonce: client.randomNonce(), verifier, next: localPath(options.next), expiresAt: now + FLOW_MAX_AGE_S * 1000 };
   const url = client.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri(request, options.publicUrl).href,
-    scope: SCOPE,
+    scope: scopeFor(config, settings.roleClaim),
     response_type: 'code',
     code_challenge: await client.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
