@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createUser } from '../../lib/auth/users';
 import type { SessionInfo } from '../../lib/protocol/auth';
 import { createServerDatabase, type TestDatabase } from './ingest-helpers';
 
@@ -27,6 +28,7 @@ const accounts = new Map<string, Account>([
   ['sub-ada', { email: 'ada@example.com', name: 'Ada', groups: ['ops-admins', 'staff'] }],
   ['sub-bob', { email: 'bob@example.com', name: 'Bob', groups: ['ops'] }],
   ['sub-eve', { email: 'eve@example.com', name: 'Eve', groups: ['sales'] }],
+  ['sub-cy', { email: 'Cy@Example.com', name: 'Cy', groups: ['ops'] }],
 ]);
 /** Who signs in at the provider's login page next. */
 let signingIn = 'sub-ada';
@@ -229,6 +231,15 @@ describe('single sign-on with OpenID Connect', () => {
     );
     expect((await sessionOf(jar)).principal).toBeNull();
     expect(await t.db.prisma.user.count({ where: { email: 'eve@example.com' } })).toBe(0);
+  });
+
+  test('a user an admin created for SSO (no password) is linked by the verified email, not duplicated', async () => {
+    const made = await createUser(t.db, { email: 'cy@example.com', name: '', role: 'viewer' });
+    const { response, jar } = await signIn('sub-cy');
+    expect(response.status).toBe(303);
+    expect((await sessionOf(jar)).principal).toEqual({ kind: 'user', name: 'Cy', email: 'cy@example.com', role: 'editor' });
+    const users = await t.db.prisma.user.findMany({ where: { email: 'cy@example.com' } });
+    expect(users.map((u) => [u.id, u.oidcSubject])).toEqual([[made.id, 'sub-cy']]);
   });
 
   test('`next` is a local path only: another site falls back to /', async () => {
