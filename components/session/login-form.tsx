@@ -11,7 +11,8 @@ function nextPath(): string {
   return next.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
 
-export function LoginForm() {
+/** `ssoError`: why the last SSO sign-in was refused (the callback sends the browser back to /login?sso_error=…). */
+export function LoginForm({ ssoError }: { ssoError?: string }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   // Known only once the browser asked the server, so the link (which reads window.location) never renders on the server.
@@ -34,6 +35,11 @@ export function LoginForm() {
         Password
         <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
       </label>
+      {ssoError && !signIn.error && (
+        <p className="error" role="alert">
+          {ssoError}
+        </p>
+      )}
       {signIn.error && (
         <p className="error" role="alert">
           {signIn.error.message}

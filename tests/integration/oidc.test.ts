@@ -231,6 +231,16 @@ describe('single sign-on with OpenID Connect', () => {
     );
     expect((await sessionOf(jar)).principal).toBeNull();
     expect(await t.db.prisma.user.count({ where: { email: 'eve@example.com' } })).toBe(0);
+    // A browser is sent back to the sign-in page, which shows the same message.
+    signingIn = 'sub-eve';
+    const browser = new CookieJar();
+    const { callbackUrl } = await toProviderAndBack(browser, '/');
+    const request = appRequest(callbackUrl, browser);
+    request.headers.set('accept', 'text/html,application/xhtml+xml');
+    const refused = await routes.callback(request);
+    expect(refused.status).toBe(303);
+    expect(new URL(refused.headers.get('location')!, ORIGIN).searchParams.get('sso_error')).toMatch(/^eve@example.com has no role here/);
+    expect(refused.headers.getSetCookie()).toEqual([expect.stringMatching(/^iw_oidc=; Max-Age=0/)]);
   });
 
   test('a user an admin created for SSO (no password) is linked by the verified email, not duplicated', async () => {

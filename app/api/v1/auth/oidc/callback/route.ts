@@ -2,13 +2,16 @@ import { clearFlowCookie, finishSignIn } from '@/lib/auth/oidc';
 import { clientAddress, secureCookies } from '@/lib/auth/principal';
 import { sessionCookie } from '@/lib/auth/sessions';
 import { getDb } from '@/lib/db';
-import { NotFoundError, toErrorResponse } from '@/lib/errors';
+import { NotFoundError, toErrorEnvelope, toErrorResponse } from '@/lib/errors';
 import { serverEnvironment } from '@/lib/server/environment';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-/** The provider's answer: checked against this browser's flow cookie, then a session cookie and a redirect to `next`. */
+/**
+ * The provider's answer: checked against this browser's flow cookie, then a session cookie and a redirect to `next`;
+ * a refusal redirects a browser to /login?sso_error=… and answers anyone else the error envelope.
+ */
 export async function GET(request: Request) {
   const secure = secureCookies(request);
   try {
@@ -21,6 +24,13 @@ export async function GET(request: Request) {
     headers.append('Set-Cookie', clearFlowCookie(secure));
     return new Response(null, { status: 303, headers });
   } catch (err) {
+    // A browser (it arrived here from the provider) goes back to the sign-in page, which shows why; a script gets JSON.
+    if (request.headers.get('accept')?.includes('text/html')) {
+      const message = toErrorEnvelope(err).body.error.message;
+      const headers = new Headers({ Location: `/login?sso_error=${encodeURIComponent(message)}`, 'Cache-Control': 'no-store' });
+      headers.append('Set-Cookie', clearFlowCookie(secure));
+      return new Response(null, { status: 303, headers });
+    }
     const response = toErrorResponse(err);
     response.headers.append('Set-Cookie', clearFlowCookie(secure));
     return response;
