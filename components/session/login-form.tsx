@@ -2,6 +2,7 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useSessionQuery } from '../hooks/use-session-query';
 import { sendJson } from '../send-json';
 
 /** Where to go after signing in: a path on this server only, never another site (an open redirect). */
@@ -10,9 +11,12 @@ function nextPath(): string {
   return next.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
 
-export function LoginForm() {
+/** `ssoError`: why the last SSO sign-in was refused (the callback sends the browser back to /login?sso_error=…). */
+export function LoginForm({ ssoError }: { ssoError?: string }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // Known only once the browser asked the server, so the link (which reads window.location) never renders on the server.
+  const sso = useSessionQuery().data?.sso === true;
   const signIn = useMutation({
     mutationFn: () => sendJson<void>('/api/v1/auth/login', { method: 'POST', body: JSON.stringify({ email, password }) }),
     onSuccess: () => window.location.assign(nextPath()),
@@ -31,6 +35,11 @@ export function LoginForm() {
         Password
         <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
       </label>
+      {ssoError && !signIn.error && (
+        <p className="error" role="alert">
+          {ssoError}
+        </p>
+      )}
       {signIn.error && (
         <p className="error" role="alert">
           {signIn.error.message}
@@ -39,6 +48,11 @@ export function LoginForm() {
       <button type="submit" className="button" disabled={signIn.isPending}>
         Sign in
       </button>
+      {sso && (
+        <a className="button" href={`/api/v1/auth/oidc/start?next=${encodeURIComponent(nextPath())}`}>
+          Sign in with SSO
+        </a>
+      )}
     </form>
   );
 }

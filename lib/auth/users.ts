@@ -100,3 +100,39 @@ export async function updateUser(db: PrismaDb, id: number, patch: UserPatch): Pr
 export async function countActiveAdmins(db: PrismaDb): Promise<number> {
   return db.prisma.user.count({ where: { role: 'admin', disabledAt: null } });
 }
+
+export interface OidcIdentity {
+  issuer: string;
+  subject: string;
+  email: string;
+  /** Whether the provider vouches for the email: only then may it link a user an admin created with that email. */
+  emailVerified: boolean;
+  name: string;
+  role: Role;
+}
+
+/**
+ * The user an OpenID provider signed in, by (issuer, subject): created on first sign-in, or an unlinked user an admin
+ * made for that email linked when the provider verified it; the email, name and role follow the provider's claims on
+ * every sign-in (the provider is where roles are managed). A disabled user stays refused.
+ */
+export async function upsertOidcUser(db: PrismaDb, identity: OidcIdentity): Promise<{ user: StoredUser; created: boolean }> {
+  const email = identity.email.trim().toLowerCase();
+  const data = { email, name: identity.name.slice(0, 200), role: identity.role };
+  const key = { oidcIssuer: identity.issuer, oidcSubject: identity.subject };
+  try {
+    const linked = await db.prisma.user.findUnique({ where: { oidcIssuer_oidcSubject: key } });
+    if (linked) return { user: toStored(await db.prisma.user.update({ where: { id: linked.id }, data: linked.disabledAt ? {} : data })), created: false };
+    const byEmail = await db.prisma.user.findUnique({ where: { email } });
+    if (byEmail) {
+      if (byEmail.oidcSubject !== null || !identity.emailVerified) {
+        throw new ConflictError(`a user with email ${email} exists and is not linked to this sign-in; an admin can remove or rename it`);
+      }
+      return { user: toStored(await db.prisma.user.update({ where: { id: byEmail.id }, data: byEmail.disabledAt ? key : { ...data, ...key } })), created: false };
+    }
+    return { user: toStored(await db.prisma.user.create({ data: { ...data, ...key } })), created: true };
+  } catch (err) {
+    if (isUniqueViolation(err) || (err as { code?: string }).code === 'P2002') throw new ConflictError(`a user with email ${email} exists`);
+    throw err;
+  }
+}

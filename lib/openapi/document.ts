@@ -55,7 +55,9 @@ const ERRORS: Record<number, { description: string; headers?: typeof retryAfter 
   413: { description: '`payload_too_large`: over 1 MiB on the wire or 16 MiB after gunzip.' },
   415: { description: '`unsupported_media_type`: a content-encoding other than gzip/identity, or a content-type other than JSON.' },
   429: { description: '`rate_limited`: over the host’s rate.', headers: retryAfter },
+  403: { description: '`forbidden`: refused for what the message says.' },
   500: { description: '`internal`: logged on the server, nothing of it in the answer.' },
+  502: { description: '`sso_unavailable` or `sso_failed`: the OpenID provider could not be reached, or its answer failed a check.' },
   503: { description: '`database_unavailable`: PostgreSQL cannot be reached.', headers: retryAfter },
 };
 
@@ -86,7 +88,7 @@ function responsesOf(op: Operation): Record<number, ResponseConfig> {
     },
   };
   for (const status of errorStatuses(op)) {
-    const known = status === 403 ? { description: FORBIDDEN[op.access]! } : ERRORS[status]!;
+    const known = status === 403 && FORBIDDEN[op.access] ? { description: FORBIDDEN[op.access]! } : ERRORS[status]!;
     responses[status] = { ...known, content: error };
   }
   for (const [status, other] of Object.entries(op.other ?? {})) {

@@ -62,7 +62,7 @@ export interface Operation {
   query?: z.ZodType;
   headers?: z.ZodObject;
   body?: z.ZodType;
-  ok: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; contentType?: string };
+  ok: { status: 200 | 201 | 204 | 302 | 303; description: string; schema?: z.ZodType; contentType?: string };
   /** Error answers beyond those every operation of its kind has (see errorStatuses in document.ts). */
   errors?: number[];
   /** false for the few that never touch the database (no 503 `database_unavailable`). */
@@ -464,6 +464,21 @@ export const OPERATIONS: Operation[] = [
     method: 'get', path: '/api/v1/auth/session', tag: 'auth', access: 'public',
     summary: 'Who the request acts as (null for nobody), and whether the server signs loopback visitors in.',
     ok: ok('The session.', r.sessionInfoSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/auth/oidc/start', tag: 'auth', access: 'public',
+    summary: 'Sign in with SSO: a redirect to the OpenID provider (authorization code with PKCE, state and nonce in a sealed, 10-minute cookie).',
+    query: z.object({ next: z.string().optional().meta({ description: 'A path on this server to return to after signing in.' }) }),
+    ok: { status: 302, description: 'To the provider’s authorization endpoint; Set-Cookie iw_oidc.' },
+    errors: [404, 502],
+    usesDatabase: false,
+  },
+  {
+    method: 'get', path: '/api/v1/auth/oidc/callback', tag: 'auth', access: 'public',
+    summary: 'Where the OpenID provider returns: checks state, exchanges the code with PKCE, checks the ID token, maps the role claim, signs in.',
+    query: z.object({ code: z.string().optional(), state: z.string().optional(), iss: z.string().optional(), error: z.string().optional(), error_description: z.string().optional() }),
+    ok: { status: 303, description: 'Signed in: Set-Cookie iw_session, and to `next`.' },
+    errors: [403, 404, 409, 502],
   },
   {
     method: 'get', path: '/api/v1/auth/tokens', tag: 'auth', access: 'viewer',

@@ -84,6 +84,7 @@ export const sessionInfoSchema = z.object({
     .object({ kind: z.enum(['user', 'token', 'bootstrap', 'local']), name: z.string(), email: z.string().nullable(), role })
     .nullable(),
   localSignIn: z.boolean(),
+  sso: z.boolean(),
 }) satisfies z.ZodType<SessionInfo>;
 
 export const userSchema = z.object({

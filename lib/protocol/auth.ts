@@ -51,10 +51,12 @@ export interface PrincipalView {
   role: Role;
 }
 
-/** GET /api/v1/auth/session: who this request acts as, or null; and whether the server signs in loopback visitors. */
+/** GET /api/v1/auth/session: who this request acts as, or null; whether the server signs in loopback visitors; whether SSO is on. */
 export interface SessionInfo {
   principal: PrincipalView | null;
   localSignIn: boolean;
+  /** An OpenID provider is configured: the sign-in page offers GET /api/v1/auth/oidc/start. */
+  sso: boolean;
 }
 
 export interface UserView {

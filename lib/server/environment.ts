@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseSecretKey } from '../alerts/channels/secret-key';
 import type { DatabaseTarget } from '../db/target';
 import type { RateLimits } from '../ingest/rate-limit';
+import { ROLES, type Role } from '../protocol/auth';
 import { DEFAULT_RETENTION_DAYS, type RetentionDays } from '../series/retention-config';
 
 /** Everything the server takes from its environment, checked once; README.md's Configuration table lists the same. */
@@ -35,6 +36,22 @@ export interface ServerEnvironment {
   /** The windows before a fix and after its resolution that lib/findings/effects compares. */
   fixWindowMs: number;
   ingestRate: RateLimits;
+  /** Single sign-on through an OpenID provider; undefined: INFERWATCH_OIDC_ISSUER unset. */
+  oidc: OidcSettings | undefined;
+}
+
+/** A value of the role claim and the role it gives; `*` gives its role to whoever matches no other entry. */
+export interface OidcRoleMapping {
+  value: string;
+  role: Role;
+}
+
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  roleClaim: string;
+  roles: OidcRoleMapping[];
 }
 
 export class EnvironmentError extends Error {}
@@ -57,6 +74,30 @@ const flag = z.string().transform((text, ctx) => {
 });
 
 const httpUrl = z.string().refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http:// or https:// URL');
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+// https, or http to a provider on this machine (a development or test provider): the client secret and the codes
+// travel over this connection.
+const oidcIssuer = httpUrl.refine((text) => {
+  const url = new URL(text);
+  return url.protocol === 'https:' || LOOPBACK_NAMES.has(url.hostname) || url.hostname.startsWith('127.');
+}, 'must be an https:// URL (http:// only for a provider on loopback)');
+
+const oidcRoles = z.string().transform((text, ctx) => {
+  const mappings: OidcRoleMapping[] = [];
+  for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const eq = entry.lastIndexOf('=');
+    const value = entry.slice(0, eq).trim();
+    const role = entry.slice(eq + 1).trim();
+    if (eq <= 0 || !value || !(ROLES as readonly string[]).includes(role)) {
+      ctx.addIssue({ code: 'custom', message: `must be claim-value=role pairs separated by commas, each role one of ${ROLES.join(', ')} (\`*=viewer\` for everyone else)` });
+      return z.NEVER;
+    }
+    mappings.push({ value, role: role as Role });
+  }
+  if (mappings.length === 0) ctx.addIssue({ code: 'custom', message: 'must map at least one claim value to a role' });
+  return mappings;
+});
 
 const VARIABLES = {
   PORT: number('must be a port number from 0 to 65535', (n) => Number.isInteger(n) && n >= 0 && n <= 65535),
@@ -93,10 +134,15 @@ const VARIABLES = {
   INFERWATCH_INGEST_REQUEST_BURST: positiveNumber('requests'),
   INFERWATCH_INGEST_REPORTS_PER_MIN: positiveNumber('reports per minute'),
   INFERWATCH_INGEST_REPORT_BURST: positiveNumber('reports'),
+  INFERWATCH_OIDC_ISSUER: oidcIssuer,
+  INFERWATCH_OIDC_CLIENT_ID: z.string(),
+  INFERWATCH_OIDC_CLIENT_SECRET: z.string(),
+  INFERWATCH_OIDC_ROLE_CLAIM: z.string(),
+  INFERWATCH_OIDC_ROLES: oidcRoles,
 };
 export const SERVER_VARIABLES = Object.keys(VARIABLES) as (keyof typeof VARIABLES)[];
 // Their values may hold a password or a key: an error names them without repeating the value into a log.
-const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'INFERWATCH_ADMIN_TOKEN', 'INFERWATCH_SECRET_KEY']);
+const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'INFERWATCH_ADMIN_TOKEN', 'INFERWATCH_SECRET_KEY', 'INFERWATCH_OIDC_CLIENT_SECRET']);
 
 // An empty variable counts as unset: `FOO= npm start` and env files with blank values mean "the default".
 const unsetIfBlank = (value: unknown) => (typeof value === 'string' ? value.trim() || undefined : value);
@@ -117,6 +163,7 @@ export function parseServerEnvironment(env: Readonly<Record<string, string | und
     throw new EnvironmentError(`invalid environment:\n${lines.join('\n')}`);
   }
   const v = parsed.data;
+  const oidc = oidcSettings(v);
   const stateDir = path.resolve(cwd, v.INFERWATCH_STATE_DIR ?? '.inferwatch');
   return {
     port: v.PORT ?? 3000,
@@ -149,6 +196,25 @@ export function parseServerEnvironment(env: Readonly<Record<string, string | und
       reportsPerMin: v.INFERWATCH_INGEST_REPORTS_PER_MIN ?? 1000,
       reportBurst: v.INFERWATCH_INGEST_REPORT_BURST ?? 1000,
     },
+    oidc,
+  };
+}
+
+/** SSO is on with an issuer, and then needs its client and a role mapping too: a half-configured one stops the start. */
+function oidcSettings(v: z.infer<typeof environmentSchema>): OidcSettings | undefined {
+  const issuer = v.INFERWATCH_OIDC_ISSUER;
+  const missing = (['INFERWATCH_OIDC_CLIENT_ID', 'INFERWATCH_OIDC_CLIENT_SECRET', 'INFERWATCH_OIDC_ROLES'] as const).filter((name) => v[name] === undefined);
+  if (issuer === undefined) {
+    if (missing.length < 3) throw new EnvironmentError('invalid environment:\n  INFERWATCH_OIDC_ISSUER must be set when the other INFERWATCH_OIDC_ variables are');
+    return undefined;
+  }
+  if (missing.length > 0) throw new EnvironmentError(`invalid environment:\n${missing.map((name) => `  ${name} must be set when INFERWATCH_OIDC_ISSUER is`).join('\n')}`);
+  return {
+    issuer,
+    clientId: v.INFERWATCH_OIDC_CLIENT_ID!,
+    clientSecret: v.INFERWATCH_OIDC_CLIENT_SECRET!,
+    roleClaim: v.INFERWATCH_OIDC_ROLE_CLAIM ?? 'groups',
+    roles: v.INFERWATCH_OIDC_ROLES!,
   };
 }
 

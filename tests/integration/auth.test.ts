@@ -81,7 +81,7 @@ describe('accounts and roles', () => {
     expect((await routes.fleet(request('/api/v1/fleet'))).status).toBe(401);
     expect((await routes.fleet(request('/api/v1/fleet', { token: 'iwt_nope' }))).status).toBe(401);
     const session = (await (await routes.session(request('/api/v1/auth/session'))).json()) as SessionInfo;
-    expect(session).toEqual({ principal: null, localSignIn: false });
+    expect(session).toEqual({ principal: null, localSignIn: false, sso: false });
   });
 
   test('a password signs in: the session says who, a wrong one says nothing about which part was wrong', async () => {

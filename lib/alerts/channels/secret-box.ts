@@ -58,10 +58,15 @@ export function loadOrCreateKeyFile(file: string): Buffer {
 
 const holder = globalThis as typeof globalThis & { __inferwatchSecretBox?: SecretBox };
 
-/** This process's box: INFERWATCH_SECRET_KEY, else the key file in INFERWATCH_STATE_DIR (./.inferwatch). */
-export function processSecretBox(): SecretBox {
+/** This process's key: INFERWATCH_SECRET_KEY, else the key file in INFERWATCH_STATE_DIR (./.inferwatch). */
+export function processSecretKey(): Buffer {
   const { secretKey, stateDir } = serverEnvironment();
-  holder.__inferwatchSecretBox ??= new SecretBox(secretKey ?? loadOrCreateKeyFile(path.join(stateDir, 'secret.key')));
+  return secretKey ?? loadOrCreateKeyFile(path.join(stateDir, 'secret.key'));
+}
+
+/** This process's box, with processSecretKey's key. */
+export function processSecretBox(): SecretBox {
+  holder.__inferwatchSecretBox ??= new SecretBox(processSecretKey());
   return holder.__inferwatchSecretBox;
 }
 

@@ -12,6 +12,8 @@ const OPEN: Record<string, string> = {
   'api/v1/auth/login': 'a password, rate-limited',
   'api/v1/auth/logout': 'ends the session its cookie names, if any',
   'api/v1/auth/session': 'says who the request acts as, or nobody',
+  'api/v1/auth/oidc/start': 'only redirects to the OpenID provider; nothing is read or written but the sealed flow cookie',
+  'api/v1/auth/oidc/callback': 'the OpenID provider: state against the sealed flow cookie, PKCE, the ID token checked, a mapped role',
 };
 
 function routeFiles(dir: string): string[] {

@@ -29,7 +29,34 @@ describe('server environment', () => {
       staleAfterMs: 30_000,
       ingestRate: { requestsPerS: 1, requestBurst: 20, reportsPerMin: 1000, reportBurst: 1000 },
       fixWindowMs: 3_600_000,
+      oidc: undefined,
     });
+  });
+
+  test('SSO: an issuer with its client and a role mapping; half of it stops the start, the secret never repeated', () => {
+    const oidc = {
+      INFERWATCH_OIDC_ISSUER: 'https://idp.example/realms/ops',
+      INFERWATCH_OIDC_CLIENT_ID: 'inferwatch',
+      INFERWATCH_OIDC_CLIENT_SECRET: 'hunter2-secret',
+      INFERWATCH_OIDC_ROLES: 'ops-admins=admin, ops=editor,*=viewer',
+    };
+    expect(parse(oidc).oidc).toEqual({
+      issuer: 'https://idp.example/realms/ops',
+      clientId: 'inferwatch',
+      clientSecret: 'hunter2-secret',
+      roleClaim: 'groups',
+      roles: [
+        { value: 'ops-admins', role: 'admin' },
+        { value: 'ops', role: 'editor' },
+        { value: '*', role: 'viewer' },
+      ],
+    });
+    expect(parse({ ...oidc, INFERWATCH_OIDC_ISSUER: 'http://127.0.0.1:4000' }).oidc?.issuer).toBe('http://127.0.0.1:4000');
+    expect(() => parse({ ...oidc, INFERWATCH_OIDC_ISSUER: 'http://idp.example' })).toThrow('INFERWATCH_OIDC_ISSUER must be an https:// URL');
+    expect(() => parse({ ...oidc, INFERWATCH_OIDC_ROLES: 'ops=root' })).toThrow('INFERWATCH_OIDC_ROLES must be claim-value=role pairs');
+    expect(() => parse({ ...oidc, INFERWATCH_OIDC_CLIENT_SECRET: '' })).toThrow('INFERWATCH_OIDC_CLIENT_SECRET must be set when INFERWATCH_OIDC_ISSUER is');
+    expect(() => parse({ INFERWATCH_OIDC_CLIENT_ID: 'inferwatch' })).toThrow('INFERWATCH_OIDC_ISSUER must be set');
+    expect(() => parse({ ...oidc, INFERWATCH_OIDC_ISSUER: 'nope', INFERWATCH_OIDC_CLIENT_SECRET: 'x' })).not.toThrow(/"x"/);
   });
 
   test('set variables are parsed into their types, and a blank one counts as unset', () => {

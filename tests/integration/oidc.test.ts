@@ -1,0 +1,260 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createUser } from '../../lib/auth/users';
+import type { SessionInfo } from '../../lib/protocol/auth';
+import { createServerDatabase, type TestDatabase } from './ingest-helpers';
+
+// Single sign-on end to end against a real, certified OpenID provider (panva's oidc-provider) running in this
+// process on loopback: the start and callback route handlers, the provider's own authorization, interaction, token,
+// JWKS and userinfo endpoints over HTTP, and PostgreSQL. Only the person at the provider's login page is played by
+// the test (interactionFinished with the account it chooses), as a browser with a cookie jar and manual redirects.
+const ORIGIN = 'http://iw.example:3000';
+const CLIENT_ID = 'inferwatch';
+const CLIENT_SECRET = 'a test client secret, long enough';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- route modules type their context params per route
+type Handler = (request: Request, context?: any) => Promise<Response>;
+
+interface Account {
+  email: string;
+  name: string;
+  groups: string[];
+}
+/** The provider's directory: the test changes it between sign-ins as an IdP admin would. */
+const accounts = new Map<string, Account>([
+  ['sub-ada', { email: 'ada@example.com', name: 'Ada', groups: ['ops-admins', 'staff'] }],
+  ['sub-bob', { email: 'bob@example.com', name: 'Bob', groups: ['ops'] }],
+  ['sub-eve', { email: 'eve@example.com', name: 'Eve', groups: ['sales'] }],
+  ['sub-cy', { email: 'Cy@Example.com', name: 'Cy', groups: ['ops'] }],
+]);
+/** Who signs in at the provider's login page next. */
+let signingIn = 'sub-ada';
+
+let t: TestDatabase;
+let server: http.Server;
+let issuer: string;
+const routes = {} as { start: Handler; callback: Handler; session: Handler };
+
+/** A browser's cookies, per origin (paths ignored: sending a few extra cookies to the same server is harmless). */
+class CookieJar {
+  private readonly cookies = new Map<string, Map<string, string>>();
+  store(url: string, response: Response): void {
+    const origin = new URL(url).origin;
+    const jar = this.cookies.get(origin) ?? new Map<string, string>();
+    this.cookies.set(origin, jar);
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      if (/max-age=0\b/i.test(line) || /expires=Thu, 01 Jan 1970/i.test(line)) jar.delete(name);
+      else jar.set(name, pair!.slice(eq + 1).trim());
+    }
+  }
+  header(url: string): string {
+    return [...(this.cookies.get(new URL(url).origin) ?? new Map<string, string>())].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  get(url: string, name: string): string | undefined {
+    return this.cookies.get(new URL(url).origin)?.get(name);
+  }
+}
+
+/** A request to the app's route handlers, as the custom server hands it over. */
+function appRequest(url: string, jar: CookieJar): Request {
+  return new Request(url, { headers: { host: new URL(url).host, 'x-forwarded-for': '192.0.2.9', 'user-agent': 'vitest', cookie: jar.header(url) } });
+}
+
+/** Start → the provider (authorization, login interaction, resume) → the URL the provider sends the browser back to. */
+async function toProviderAndBack(jar: CookieJar, next: string): Promise<{ callbackUrl: string; authorizeUrl: URL }> {
+  const start = await routes.start(appRequest(`${ORIGIN}/api/v1/auth/oidc/start?next=${encodeURIComponent(next)}`, jar));
+  expect(start.status).toBe(302);
+  jar.store(ORIGIN, start);
+  const authorizeUrl = new URL(start.headers.get('location')!);
+  let location = authorizeUrl.href;
+  for (let hop = 0; hop < 10 && !location.startsWith(ORIGIN); hop++) {
+    const response = await fetch(location, { redirect: 'manual', headers: { cookie: jar.header(location) } });
+    jar.store(location, response);
+    expect([302, 303], `${location} answered ${response.status}: ${await response.clone().text()}`).toContain(response.status);
+    location = new URL(response.headers.get('location')!, location).href;
+  }
+  expect(location.startsWith(`${ORIGIN}/api/v1/auth/oidc/callback?`)).toBe(true);
+  return { callbackUrl: location, authorizeUrl };
+}
+
+async function signIn(account: string, next = '/hosts/7'): Promise<{ response: Response; jar: CookieJar; authorizeUrl: URL }> {
+  signingIn = account;
+  const jar = new CookieJar();
+  const { callbackUrl, authorizeUrl } = await toProviderAndBack(jar, next);
+  const response = await routes.callback(appRequest(callbackUrl, jar));
+  jar.store(ORIGIN, response);
+  return { response, jar, authorizeUrl };
+}
+
+async function sessionOf(jar: CookieJar): Promise<SessionInfo> {
+  return (await (await routes.session(appRequest(`${ORIGIN}/api/v1/auth/session`, jar))).json()) as SessionInfo;
+}
+
+beforeAll(async () => {
+  t = await createServerDatabase();
+  server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const provider = new Provider(issuer, {
+    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [`${ORIGIN}/api/v1/auth/oidc/callback`], grant_types: ['authorization_code'], response_types: ['code'] }],
+    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test', use: 'sig', alg: 'RS256' } as never] },
+    cookies: { keys: [randomBytes(32).toString('hex')] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+    features: { devInteractions: { enabled: false } },
+    pkce: { required: () => true },
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
+    findAccount: (_ctx, sub) => {
+      const account = accounts.get(sub);
+      if (!account) return undefined;
+      return { accountId: sub, claims: () => ({ sub, email: account.email, email_verified: true, name: account.name, groups: account.groups }) };
+    },
+  });
+  const handle = provider.callback();
+  // The login and consent page: the person signs in as `signingIn` and consents to what the client asked for.
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!req.url?.startsWith('/interaction/')) return void handle(req, res);
+    void (async () => {
+      const details = await provider.interactionDetails(req, res);
+      const grant = new provider.Grant({ accountId: signingIn, clientId: String(details.params.client_id) });
+      grant.addOIDCScope(String(details.params.scope));
+      const grantId = await grant.save();
+      await provider.interactionFinished(req, res, { login: { accountId: signingIn }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    })().catch((err: unknown) => {
+      res.statusCode = 500;
+      res.end(String(err));
+    });
+  });
+  process.env.DATABASE_URL = t.url;
+  process.env.INFERWATCH_LOCAL_SIGN_IN = 'off';
+  process.env.INFERWATCH_SECRET_KEY = 'cd'.repeat(32);
+  process.env.INFERWATCH_OIDC_ISSUER = issuer;
+  process.env.INFERWATCH_OIDC_CLIENT_ID = CLIENT_ID;
+  process.env.INFERWATCH_OIDC_CLIENT_SECRET = CLIENT_SECRET;
+  process.env.INFERWATCH_OIDC_ROLES = 'ops-admins=admin,ops=editor';
+  routes.start = (await import('../../app/api/v1/auth/oidc/start/route')).GET;
+  routes.callback = (await import('../../app/api/v1/auth/oidc/callback/route')).GET;
+  routes.session = (await import('../../app/api/v1/auth/session/route')).GET;
+});
+
+afterAll(async () => {
+  const { closeDb } = await import('../../lib/db');
+  await closeDb();
+  for (const name of ['INFERWATCH_LOCAL_SIGN_IN', 'INFERWATCH_SECRET_KEY', 'INFERWATCH_OIDC_ISSUER', 'INFERWATCH_OIDC_CLIENT_ID', 'INFERWATCH_OIDC_CLIENT_SECRET', 'INFERWATCH_OIDC_ROLES']) {
+    delete process.env[name];
+  }
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await t?.drop();
+});
+
+describe('single sign-on with OpenID Connect', () => {
+  test('the session says SSO is on; start asks the provider for a code with PKCE (S256), state and nonce', async () => {
+    expect(await sessionOf(new CookieJar())).toEqual({ principal: null, localSignIn: false, sso: true });
+    const jar = new CookieJar();
+    const start = await routes.start(appRequest(`${ORIGIN}/api/v1/auth/oidc/start?next=/fleet`, jar));
+    expect(start.status).toBe(302);
+    const url = new URL(start.headers.get('location')!);
+    expect(url.origin).toBe(issuer);
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      client_id: CLIENT_ID,
+      response_type: 'code',
+      redirect_uri: `${ORIGIN}/api/v1/auth/oidc/callback`,
+      scope: 'openid email profile groups',
+      code_challenge_method: 'S256',
+    });
+    for (const name of ['state', 'nonce', 'code_challenge']) expect(url.searchParams.get(name)).toMatch(/^[\w-]{43}$/);
+    const cookie = start.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^iw_oidc=[^;]+; Max-Age=600; Path=\/api\/v1\/auth\/oidc\/callback; HttpOnly; SameSite=Lax$/);
+    // Sealed: neither the state nor the verifier can be read from it.
+    expect(cookie).not.toContain(url.searchParams.get('state')!);
+  });
+
+  test('a sign-in creates the user with the mapped role, a session, an audit entry, and returns to `next`', async () => {
+    const { response, jar } = await signIn('sub-ada', '/hosts/7?range=1h');
+    expect(response.status, await response.clone().text()).toBe(303);
+    expect(response.headers.get('location')).toBe('/hosts/7?range=1h');
+    expect(response.headers.getSetCookie().find((c) => c.startsWith('iw_session='))).toMatch(/^iw_session=iws_[\w-]+; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(jar.get(ORIGIN, 'iw_oidc')).toBeUndefined();
+    expect((await sessionOf(jar)).principal).toEqual({ kind: 'user', name: 'Ada', email: 'ada@example.com', role: 'admin' });
+    const users = await t.db.prisma.user.findMany({ where: { email: 'ada@example.com' } });
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatchObject({ role: 'admin', name: 'Ada', oidcIssuer: issuer, oidcSubject: 'sub-ada', passwordHash: null });
+    const entries = await t.db.prisma.auditEntry.findMany({ where: { actorId: users[0]!.id }, orderBy: { id: 'asc' } });
+    expect(entries.map((e) => [e.action, e.actorKind, e.ip, e.detail])).toEqual([
+      ['session.sign-in', 'user', '192.0.2.9', { method: 'oidc', issuer, role: 'admin', created: true }],
+    ]);
+  });
+
+  test('a second sign-in updates the same user (name, role from the provider) rather than adding one', async () => {
+    const first = await signIn('sub-bob');
+    expect(first.response.status).toBe(303);
+    expect((await sessionOf(first.jar)).principal?.role).toBe('editor');
+    const before = await t.db.prisma.user.findMany({ where: { oidcSubject: 'sub-bob' } });
+    accounts.set('sub-bob', { email: 'bob@example.com', name: 'Bob B.', groups: ['ops', 'ops-admins'] });
+    const second = await signIn('sub-bob');
+    expect(second.response.status).toBe(303);
+    expect((await sessionOf(second.jar)).principal).toEqual({ kind: 'user', name: 'Bob B.', email: 'bob@example.com', role: 'admin' });
+    const after = await t.db.prisma.user.findMany({ where: { email: 'bob@example.com' } });
+    expect(after.map((u) => u.id)).toEqual(before.map((u) => u.id));
+    expect(after[0]).toMatchObject({ name: 'Bob B.', role: 'admin' });
+    const entries = await t.db.prisma.auditEntry.findMany({ where: { actorId: after[0]!.id, action: 'session.sign-in' } });
+    expect(entries.map((e) => (e.detail as { created: boolean }).created)).toEqual([true, false]);
+  });
+
+  test('an answer whose state is not this browser’s is refused, and signs nobody in', async () => {
+    signingIn = 'sub-ada';
+    const jar = new CookieJar();
+    const { callbackUrl } = await toProviderAndBack(jar, '/');
+    const forged = new URL(callbackUrl);
+    forged.searchParams.set('state', 'not-the-state-this-browser-was-given-at-start');
+    const response = await routes.callback(appRequest(forged.href, jar));
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/state mismatch/);
+    expect(response.headers.getSetCookie().some((c) => c.startsWith('iw_session='))).toBe(false);
+    // Nor does a callback without the flow cookie (another browser, or the code replayed after it was cleared).
+    const replay = await routes.callback(appRequest(callbackUrl, new CookieJar()));
+    expect(replay.status).toBe(400);
+  });
+
+  test('a user whose groups map to no role is refused with a clear message, and not created', async () => {
+    const { response, jar } = await signIn('sub-eve');
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      'eve@example.com has no role here: no value of its "groups" claim is in INFERWATCH_OIDC_ROLES',
+    );
+    expect((await sessionOf(jar)).principal).toBeNull();
+    expect(await t.db.prisma.user.count({ where: { email: 'eve@example.com' } })).toBe(0);
+    // A browser is sent back to the sign-in page, which shows the same message.
+    signingIn = 'sub-eve';
+    const browser = new CookieJar();
+    const { callbackUrl } = await toProviderAndBack(browser, '/');
+    const request = appRequest(callbackUrl, browser);
+    request.headers.set('accept', 'text/html,application/xhtml+xml');
+    const refused = await routes.callback(request);
+    expect(refused.status).toBe(303);
+    expect(new URL(refused.headers.get('location')!, ORIGIN).searchParams.get('sso_error')).toMatch(/^eve@example.com has no role here/);
+    expect(refused.headers.getSetCookie()).toEqual([expect.stringMatching(/^iw_oidc=; Max-Age=0/)]);
+  });
+
+  test('a user an admin created for SSO (no password) is linked by the verified email, not duplicated', async () => {
+    const made = await createUser(t.db, { email: 'cy@example.com', name: '', role: 'viewer' });
+    const { response, jar } = await signIn('sub-cy');
+    expect(response.status).toBe(303);
+    expect((await sessionOf(jar)).principal).toEqual({ kind: 'user', name: 'Cy', email: 'cy@example.com', role: 'editor' });
+    const users = await t.db.prisma.user.findMany({ where: { email: 'cy@example.com' } });
+    expect(users.map((u) => [u.id, u.oidcSubject])).toEqual([[made.id, 'sub-cy']]);
+  });
+
+  test('`next` is a local path only: another site falls back to /', async () => {
+    const { response } = await signIn('sub-ada', '//evil.example/phish');
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/');
+  });
+});
