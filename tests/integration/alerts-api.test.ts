@@ -124,6 +124,30 @@ describe('/api/v1/alerts/channels', () => {
     expect((await deleteChannel(new Request(url('/'), admin('DELETE')), params({ id: String(channel.id) }))).status).toBe(204);
   });
 
+  test('a new URL needs the secret again: an Alertmanager bearer token or a webhook key is not carried to it', async () => {
+    const created = await postChannel(
+      new Request(url('/'), admin('POST', { kind: 'alertmanager', name: 'am-moving', url: 'https://am.example/', bearerToken: 'bearer-token-0123456789' })),
+    );
+    const am = (await created.json()) as Channel;
+    const moved = await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://elsewhere.example/' })), params({ id: String(am.id) }));
+    expect(moved.status).toBe(400);
+    expect((await errorOf(moved)).details?.map((d) => d.path)).toEqual(['secret']);
+    expect(((await (await getChannel(new Request(url('/'), admin('GET')), params({ id: String(am.id) }))).json()) as Channel).url).toBe('https://am.example/');
+    // The same URL again, or a new URL with a new secret (or none), is fine.
+    expect((await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://am.example/', minSeverity: 'warning' })), params({ id: String(am.id) }))).status).toBe(200);
+    const withToken = await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://elsewhere.example/', secret: 'another-token-0123' })), params({ id: String(am.id) }));
+    expect((await withToken.json()) as Channel).toMatchObject({ url: 'https://elsewhere.example/', secretPrefix: 'anot…' });
+    const dropped = await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://third.example/', secret: null })), params({ id: String(am.id) }));
+    expect((await dropped.json()) as Channel).toMatchObject({ url: 'https://third.example/', secretPrefix: null });
+
+    const hook = (await (
+      await postChannel(new Request(url('/'), admin('POST', { kind: 'webhook', name: 'hook-moving', url: 'https://h.example/', secret: 'signing-secret-0123456789' })))
+    ).json()) as Channel;
+    const hookMoved = await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://other.example/' })), params({ id: String(hook.id) }));
+    expect((await errorOf(hookMoved)).details?.map((d) => d.path)).toEqual(['secret']);
+    for (const id of [am.id, hook.id]) await deleteChannel(new Request(url('/'), admin('DELETE')), params({ id: String(id) }));
+  });
+
   test('a short webhook secret and an unknown kind are refused', async () => {
     const short = await postChannel(new Request(url('/'), admin('POST', { kind: 'webhook', name: 'x', url: 'https://h.example/', secret: 'short' })));
     expect((await errorOf(short)).details?.map((d) => d.path)).toEqual(['secret']);

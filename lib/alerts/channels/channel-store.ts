@@ -115,6 +115,13 @@ export async function updateChannel(db: Pick<Database, 'sql'>, box: SecretBox, i
   if (current.kind === 'webhook' && typeof patch.secret === 'string' && patch.secret.length < 16) {
     throw new InvalidPayloadError('a webhook signing secret needs at least 16 characters', [{ path: 'secret', message: 'too short' }]);
   }
+  // A secret (signing key, bearer token) belongs to the receiver it was given for: sending it to a new URL needs the
+  // editor to give it again, so a changed URL cannot carry the old secret off to a receiver of someone else's choosing.
+  if (patch.url !== undefined && patch.url !== current.url && current.secret_ciphertext !== null && patch.secret === undefined) {
+    throw new InvalidPayloadError(`changing a ${current.kind} channel's URL needs its secret again`, [
+      { path: 'secret', message: 'required with a new url (or null to remove it, Alertmanager only)' },
+    ]);
+  }
   const secretChanged = patch.secret !== undefined;
   try {
     const [row] = await queryRows(
