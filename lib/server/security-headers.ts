@@ -1,4 +1,6 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Sent with every response of the custom server: pages, API routes, the sign-in redirect and the ingest listener
@@ -14,7 +16,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** The listener, with SECURITY_HEADERS set before it runs (a handler may still override one for its own response). */
-export function withSecurityHeaders<Req extends IncomingMessage, Res extends ServerResponse<Req>>(listener: RequestListener<Req, Res>): RequestListener<Req, Res> {
+export function withSecurityHeaders(listener: Listener): Listener {
   return (req, res) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     listener(req, res);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import nextConfig from '../../../next.config.js';
+import type { NextConfig } from 'next';
 import { SECURITY_HEADERS, withSecurityHeaders } from '../../../lib/server/security-headers';
 
 const EXPECTED = {
@@ -32,6 +32,9 @@ describe('security headers', () => {
   });
 
   test('next.config.js sends the same ones on every path (for next dev)', async () => {
+    // By a computed path: next.config.js has no types of its own.
+    const configPath = '../../../next.config.js';
+    const nextConfig = ((await import(configPath)) as { default: NextConfig }).default;
     const rules = (await nextConfig.headers?.()) ?? [];
     expect(rules).toEqual([{ source: '/:path*', headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }]);
     expect(Object.fromEntries(Object.entries(SECURITY_HEADERS).map(([k, v]) => [k.toLowerCase(), v]))).toEqual(EXPECTED);
