@@ -87,7 +87,8 @@ export function refusedUrl(url: string, policy: TargetPolicy): string | null {
     return why === null ? null : `${literal} is a ${why} address`;
   }
   const name = hostname.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) return `${hostname} is a loopback name`;
+  // localhost resolves to loopback on every system (RFC 6761): allowed only where 127.0.0.1 is.
+  if ((name === 'localhost' || name.endsWith('.localhost')) && refusedAddress('127.0.0.1', policy) !== null) return `${hostname} is a loopback name`;
   return null;
 }
 

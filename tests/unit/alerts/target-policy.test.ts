@@ -61,6 +61,7 @@ describe('where alert channels may send', () => {
     expect(refusedAddress('10.21.0.1', listed)).toBe('private');
     expect(refusedAddress('192.168.5.8', listed)).toBe('private');
     expect(refusedUrl('http://localhost/', listed)).not.toBeNull();
+    expect(refusedUrl('http://localhost:9093/', { allowPrivate: false, allowedNetworks: parseCidrList('127.0.0.0/8') })).toBeNull();
   });
 
   test('the environment variables are parsed, and bad ranges refused by name', () => {
