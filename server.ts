@@ -15,6 +15,7 @@ import { stampClientAddress } from './lib/http/client-address';
 import { signInRedirect } from './lib/server/page-gate';
 import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
+import { withSecurityHeaders } from './lib/server/security-headers';
 import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
 import { buildIfNeeded } from './lib/server/production-build';
 import { startFindingsScheduler } from './lib/findings/engine/scheduler';
@@ -37,18 +38,21 @@ const app = next({ dev: false, dir: root, hostname: host, port });
 await app.prepare();
 const handleWithNext = app.getRequestHandler();
 
-// Ingest is the one path whose cost grows with the fleet, so it skips Next's routing.
-const server = http.createServer((req, res) => {
-  stampClientAddress(req);
-  if (req.method === 'POST' && req.url?.split('?')[0] === '/api/v1/ingest') {
-    void handleIngestHttp(req, res);
-    return;
-  }
-  void signInRedirect(req).then((location) => {
-    if (location === null) return handleWithNext(req, res);
-    res.writeHead(302, { Location: location, 'Cache-Control': 'no-store' }).end();
-  });
-});
+// Ingest is the one path whose cost grows with the fleet, so it skips Next's routing. Every response, ingest's and the
+// redirect's included, carries the security headers.
+const server = http.createServer(
+  withSecurityHeaders((req, res) => {
+    stampClientAddress(req);
+    if (req.method === 'POST' && req.url?.split('?')[0] === '/api/v1/ingest') {
+      void handleIngestHttp(req, res);
+      return;
+    }
+    void signInRedirect(req).then((location) => {
+      if (location === null) return handleWithNext(req, res);
+      res.writeHead(302, { Location: location, 'Cache-Control': 'no-store' }).end();
+    });
+  }),
+);
 await new Promise<void>((resolve) => server.listen(port, host, resolve));
 const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 console.log(`inferwatch: dashboard on ${url}`);

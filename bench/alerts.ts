@@ -203,7 +203,7 @@ try {
   await generate([db.sql, poolSql(extra)], endMs);
   await extra.end();
   await ensureDefaultRules(db.sql, DEFAULT_ALERT_RULES);
-  await createChannel(db, new SecretBox(randomBytes(32)), { kind: 'webhook', name: 'bench', url: 'http://127.0.0.1:9/', secret: randomBytes(16).toString('hex'), minSeverity: 'info', matchers: [], enabled: true });
+  await createChannel(db, new SecretBox(randomBytes(32)), { kind: 'webhook', name: 'bench', url: 'http://127.0.0.1:9/', secret: randomBytes(16).toString('hex'), minSeverity: 'info', matchers: [], enabled: true }, { allowPrivate: true, allowedNetworks: [] });
   console.log(`generation total: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 
   const engine = new AlertEngine(db, { publicUrl: 'http://inferwatch.bench', baselineRefreshMs: DAY_MS });

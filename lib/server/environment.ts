@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseCidrList, type Cidr } from '../alerts/channels/networks';
 import { parseSecretKey } from '../alerts/channels/secret-key';
 import type { DatabaseTarget } from '../db/target';
 import type { RateLimits } from '../ingest/rate-limit';
@@ -36,6 +37,8 @@ export interface ServerEnvironment {
   /** The windows before a fix and after its resolution that lib/findings/effects compares. */
   fixWindowMs: number;
   ingestRate: RateLimits;
+  /** Where alert channels may send beyond public addresses (lib/alerts/channels/target-policy.ts). */
+  alertTargets: { allowPrivate: boolean; allowedNetworks: Cidr[] };
   /** Single sign-on through an OpenID provider; undefined: INFERWATCH_OIDC_ISSUER unset. */
   oidc: OidcSettings | undefined;
 }
@@ -139,6 +142,15 @@ const VARIABLES = {
   INFERWATCH_OIDC_CLIENT_SECRET: z.string(),
   INFERWATCH_OIDC_ROLE_CLAIM: z.string(),
   INFERWATCH_OIDC_ROLES: oidcRoles,
+  INFERWATCH_ALERT_ALLOW_PRIVATE: flag,
+  INFERWATCH_ALERT_ALLOWED_NETWORKS: z.string().transform((text, ctx) => {
+    try {
+      return parseCidrList(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be comma-separated address ranges such as 10.0.0.0/8,fd00::/8' });
+      return z.NEVER;
+    }
+  }),
 };
 export const SERVER_VARIABLES = Object.keys(VARIABLES) as (keyof typeof VARIABLES)[];
 // Their values may hold a password or a key: an error names them without repeating the value into a log.
@@ -196,6 +208,7 @@ export function parseServerEnvironment(env: Readonly<Record<string, string | und
       reportsPerMin: v.INFERWATCH_INGEST_REPORTS_PER_MIN ?? 1000,
       reportBurst: v.INFERWATCH_INGEST_REPORT_BURST ?? 1000,
     },
+    alertTargets: { allowPrivate: v.INFERWATCH_ALERT_ALLOW_PRIVATE ?? false, allowedNetworks: v.INFERWATCH_ALERT_ALLOWED_NETWORKS ?? [] },
     oidc,
   };
 }

@@ -44,6 +44,8 @@ const params = <T extends Record<string, string>>(value: T) => ({ params: Promis
 const errorOf = async (response: Response) => ((await response.json()) as { error: { code: string; message: string; details?: { path: string }[] } }).error;
 
 beforeAll(async () => {
+  // The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
+  process.env.INFERWATCH_ALERT_ALLOW_PRIVATE = '1';
   testDb = await createTestDatabase();
   process.env.DATABASE_URL = testDb.url;
   process.env.INFERWATCH_ADMIN_TOKEN = ADMIN;
@@ -122,6 +124,60 @@ describe('/api/v1/alerts/channels', () => {
     expect((await patched.json()) as Channel).toMatchObject({ secretPrefix: 'anot…', minSeverity: 'critical' });
     expect((await withoutLocalSignIn(() => getChannels(new Request(url('/api/v1/alerts/channels'))))).status).toBe(401);
     expect((await deleteChannel(new Request(url('/'), admin('DELETE')), params({ id: String(channel.id) }))).status).toBe(204);
+  });
+
+  test('a new URL needs the secret again: an Alertmanager bearer token or a webhook key is not carried to it', async () => {
+    const created = await postChannel(
+      new Request(url('/'), admin('POST', { kind: 'alertmanager', name: 'am-moving', url: 'https://am.example/', bearerToken: 'bearer-token-0123456789' })),
+    );
+    const am = (await created.json()) as Channel;
+    const moved = await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://elsewhere.example/' })), params({ id: String(am.id) }));
+    expect(moved.status).toBe(400);
+    expect((await errorOf(moved)).details?.map((d) => d.path)).toEqual(['secret']);
+    expect(((await (await getChannel(new Request(url('/'), admin('GET')), params({ id: String(am.id) }))).json()) as Channel).url).toBe('https://am.example/');
+    // The same URL again, or a new URL with a new secret (or none), is fine.
+    expect((await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://am.example/', minSeverity: 'warning' })), params({ id: String(am.id) }))).status).toBe(200);
+    const withToken = await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://elsewhere.example/', secret: 'another-token-0123' })), params({ id: String(am.id) }));
+    expect((await withToken.json()) as Channel).toMatchObject({ url: 'https://elsewhere.example/', secretPrefix: 'anot…' });
+    const dropped = await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://third.example/', secret: null })), params({ id: String(am.id) }));
+    expect((await dropped.json()) as Channel).toMatchObject({ url: 'https://third.example/', secretPrefix: null });
+
+    const hook = (await (
+      await postChannel(new Request(url('/'), admin('POST', { kind: 'webhook', name: 'hook-moving', url: 'https://h.example/', secret: 'signing-secret-0123456789' })))
+    ).json()) as Channel;
+    const hookMoved = await patchChannel(new Request(url('/'), admin('PATCH', { url: 'https://other.example/' })), params({ id: String(hook.id) }));
+    expect((await errorOf(hookMoved)).details?.map((d) => d.path)).toEqual(['secret']);
+    for (const id of [am.id, hook.id]) await deleteChannel(new Request(url('/'), admin('DELETE')), params({ id: String(id) }));
+  });
+
+  test('a channel to the metadata service, loopback or a private network is refused unless the operator allows it', async () => {
+    delete process.env.INFERWATCH_ALERT_ALLOW_PRIVATE;
+    try {
+      const bodies = [
+        { kind: 'webhook', name: 'metadata', url: 'http://169.254.169.254/latest/meta-data/', secret: 'signing-secret-0123456789' },
+        { kind: 'alertmanager', name: 'am-local', url: 'http://localhost:9093/' },
+        { kind: 'alertmanager', name: 'am-v6', url: 'http://[fd00::5]:9093/' },
+        { kind: 'slack', name: 'slack-lan', webhookUrl: 'http://192.168.1.10/services/x' },
+      ];
+      for (const body of bodies) {
+        const refused = await postChannel(new Request(url('/'), admin('POST', body)));
+        expect(refused.status, body.name).toBe(400);
+        expect((await errorOf(refused)).details?.map((d) => d.path)).toEqual([body.kind === 'slack' ? 'webhookUrl' : 'url']);
+      }
+      const ok = (await (await postChannel(new Request(url('/'), admin('POST', { kind: 'alertmanager', name: 'am-public', url: 'https://am.example/' })))).json()) as Channel;
+      const moved = await patchChannel(new Request(url('/'), admin('PATCH', { url: 'http://10.0.0.8:9093/' })), params({ id: String(ok.id) }));
+      expect((await errorOf(moved)).details?.map((d) => d.path)).toEqual(['url']);
+
+      process.env.INFERWATCH_ALERT_ALLOWED_NETWORKS = '10.0.0.0/24';
+      expect((await patchChannel(new Request(url('/'), admin('PATCH', { url: 'http://10.0.0.8:9093/' })), params({ id: String(ok.id) }))).status).toBe(200);
+      await deleteChannel(new Request(url('/'), admin('DELETE')), params({ id: String(ok.id) }));
+    } finally {
+      delete process.env.INFERWATCH_ALERT_ALLOWED_NETWORKS;
+      process.env.INFERWATCH_ALERT_ALLOW_PRIVATE = '1';
+    }
+    const allowed = await postChannel(new Request(url('/'), admin('POST', { kind: 'alertmanager', name: 'am-local', url: 'http://localhost:9093/' })));
+    expect(allowed.status).toBe(201);
+    await deleteChannel(new Request(url('/'), admin('DELETE')), params({ id: String(((await allowed.json()) as Channel).id) }));
   });
 
   test('a short webhook secret and an unknown kind are refused', async () => {

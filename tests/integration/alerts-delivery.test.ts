@@ -72,6 +72,8 @@ async function until(condition: () => Promise<boolean>, what: string, timeoutMs 
 }
 
 beforeAll(async () => {
+  // The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
+  process.env.INFERWATCH_ALERT_ALLOW_PRIVATE = '1';
   testDb = await createServerDatabase();
   db = testDb.db;
   await ensureDefaultRules(db.sql, DEFAULT_ALERT_RULES);
@@ -239,8 +241,18 @@ describe('notification delivery', () => {
     await fireAlert(new AlertEngine(db, { publicUrl: PUBLIC_URL }));
     await worker().runOnce();
     const failed = (await deliveryRows(db)).find((d) => d.status === 'pending')!;
-    expect(failed.last_error).toMatch(/ECONNREFUSED/);
+    expect(failed.last_error).toBe('could not connect');
     expect(failed.last_error).not.toContain(webhookUrl);
+  });
+
+  test('without the operator’s allowance a loopback receiver is never connected to, and the log says so without port detail', async () => {
+    clock = new ManualClock(Date.now());
+    const r = await receiver();
+    await webhookChannel(r);
+    await fireAlert(new AlertEngine(db, { publicUrl: PUBLIC_URL }));
+    await worker(db, { targets: { allowPrivate: false, allowedNetworks: [] } }).runOnce();
+    expect(r.requests).toHaveLength(0);
+    expect((await deliveryRows(db))[0]).toMatchObject({ status: 'pending', last_error: 'could not connect: target refused (127.0.0.1 is a loopback address)' });
   });
 
   test('a receiver that refuses the request itself (4xx) is not retried', async () => {
@@ -248,7 +260,7 @@ describe('notification delivery', () => {
     const r = await receiver();
     await webhookChannel(r);
     await fireAlert(new AlertEngine(db, { publicUrl: PUBLIC_URL }));
-    const refusing = worker(db, { fetch: async () => new Response('unknown hook', { status: 404 }) });
+    const refusing = worker(db, { post: async () => ({ status: 404, body: 'unknown hook' }) });
     await stepThrough(refusing, 60_000);
     expect((await deliveryRows(db))[0]).toMatchObject({ status: 'failed', attempts: 1, last_error: 'HTTP 404' });
   });

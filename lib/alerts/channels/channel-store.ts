@@ -7,6 +7,7 @@ import { ConflictError, InvalidPayloadError, NotFoundError } from '../../errors'
 import { CHANNEL_KINDS, labelMatcherSchema, type Channel, type ChannelInput, type ChannelKind, type ChannelPatch, type LabelMatcher } from '../../protocol/alerts';
 import { SEVERITIES, type Severity } from '../../protocol/findings';
 import { secretPrefix, type SecretBox } from './secret-box';
+import { alertTargetPolicy, refusedUrl, type TargetPolicy } from './target-policy';
 
 const channelRow = z.object({
   id: column.id,
@@ -63,6 +64,19 @@ function secretOf(input: ChannelInput): { url: string; secret: string | null } {
   }
 }
 
+/** A URL whose host is a refused address (a literal IP, localhost) is a 400 naming `path`; names are checked at send. */
+function checkTarget(url: string, path: string, targets: TargetPolicy): void {
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    throw new InvalidPayloadError('a channel sends to an http:// or https:// URL', [{ path, message: 'not an http(s) URL' }]);
+  }
+  const refused = refusedUrl(url, targets);
+  if (refused !== null) {
+    throw new InvalidPayloadError(`alert channels may not send to ${refused} (INFERWATCH_ALERT_ALLOW_PRIVATE or INFERWATCH_ALERT_ALLOWED_NETWORKS allow it)`, [
+      { path, message: 'a non-public address' },
+    ]);
+  }
+}
+
 export async function listChannels(db: Pick<Database, 'sql'>): Promise<Channel[]> {
   const rows = await queryRows(db.sql, 'alert_channels', channelRow, 'SELECT * FROM alert_channels ORDER BY id');
   return rows.map(toChannel);
@@ -75,8 +89,9 @@ export async function getChannel(db: Pick<Database, 'sql'>, id: number): Promise
 }
 
 /** Creates a channel; its secret is stored sealed and shown only as a prefix from then on. */
-export async function createChannel(db: Pick<Database, 'sql'>, box: SecretBox, input: ChannelInput): Promise<Channel> {
+export async function createChannel(db: Pick<Database, 'sql'>, box: SecretBox, input: ChannelInput, targets: TargetPolicy = alertTargetPolicy()): Promise<Channel> {
   const { url, secret } = secretOf(input);
+  checkTarget(url, input.kind === 'slack' ? 'webhookUrl' : 'url', targets);
   try {
     const [row] = await queryRows(
       db.sql,
@@ -103,7 +118,13 @@ export async function createChannel(db: Pick<Database, 'sql'>, box: SecretBox, i
   }
 }
 
-export async function updateChannel(db: Pick<Database, 'sql'>, box: SecretBox, id: number, patch: ChannelPatch): Promise<Channel> {
+export async function updateChannel(
+  db: Pick<Database, 'sql'>,
+  box: SecretBox,
+  id: number,
+  patch: ChannelPatch,
+  targets: TargetPolicy = alertTargetPolicy(),
+): Promise<Channel> {
   const [current] = await queryRows(db.sql, 'alert_channels', channelRow, 'SELECT * FROM alert_channels WHERE id = $1', [id]);
   if (!current) throw new NotFoundError(`channel ${id} not found`);
   if (current.kind === 'slack' && patch.url !== undefined) {
@@ -115,6 +136,16 @@ export async function updateChannel(db: Pick<Database, 'sql'>, box: SecretBox, i
   if (current.kind === 'webhook' && typeof patch.secret === 'string' && patch.secret.length < 16) {
     throw new InvalidPayloadError('a webhook signing secret needs at least 16 characters', [{ path: 'secret', message: 'too short' }]);
   }
+  // A secret (signing key, bearer token) belongs to the receiver it was given for: sending it to a new URL needs the
+  // editor to give it again, so a changed URL cannot carry the old secret off to a receiver of someone else's choosing.
+  if (patch.url !== undefined && patch.url !== current.url && current.secret_ciphertext !== null && patch.secret === undefined) {
+    throw new InvalidPayloadError(`changing a ${current.kind} channel's URL needs its secret again`, [
+      { path: 'secret', message: 'required with a new url (or null to remove it, Alertmanager only)' },
+    ]);
+  }
+  if (patch.url !== undefined) checkTarget(patch.url, 'url', targets);
+  // A Slack channel's secret is its URL.
+  if (current.kind === 'slack' && typeof patch.secret === 'string') checkTarget(patch.secret, 'secret', targets);
   const secretChanged = patch.secret !== undefined;
   try {
     const [row] = await queryRows(

@@ -3,7 +3,9 @@ import { readDeliverableChannels, type DeliverableChannel } from '../channels/ch
 import type { SecretBox } from '../channels/secret-box';
 import { readAlertmanagerState } from '../store/alertmanager-state';
 import { claimDeliveries, markAttemptFailed, markDelivered, type ClaimedDelivery } from '../store/deliveries';
+import { alertTargetPolicy, type TargetPolicy } from '../channels/target-policy';
 import { DEFAULT_BACKOFF, isPermanentStatus, nextAttemptAt, type BackoffPolicy } from './backoff';
+import { CouldNotConnectError, createPoster, type Poster } from './post';
 import { buildRequests, redact } from './send';
 
 export interface DeliveryWorkerOptions {
@@ -21,7 +23,10 @@ export interface DeliveryWorkerOptions {
   /** Alertmanager re-send period, and how long resolved alerts keep being sent (Prometheus: 1 min, 15 min). */
   resendMs?: number;
   resolvedRetentionMs?: number;
-  fetch?: typeof fetch;
+  /** Where channels may send; default: the environment's (INFERWATCH_ALERT_ALLOW_PRIVATE, INFERWATCH_ALERT_ALLOWED_NETWORKS). */
+  targets?: TargetPolicy;
+  /** How a request is sent; default: node's http/https under `targets`. */
+  post?: Poster;
   onError?: (err: unknown) => void;
 }
 
@@ -44,14 +49,14 @@ export class DeliveryWorker {
   private pollAgain = false;
   private stopped = false;
   private readonly now: () => Date;
-  private readonly fetch: typeof fetch;
+  private readonly post: Poster;
 
   constructor(
     private readonly sql: Sql,
     private readonly options: DeliveryWorkerOptions,
   ) {
     this.now = options.now ?? (() => new Date());
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.post = options.post ?? createPoster(options.targets ?? alertTargetPolicy());
   }
 
   private get timeoutMs() {
@@ -158,16 +163,10 @@ export class DeliveryWorker {
             })
           : undefined;
       for (const request of buildRequests(channel, delivery, nowMs, state)) {
-        const response = await this.fetch(request.url, {
-          method: 'POST',
-          headers: request.headers,
-          body: request.body,
-          redirect: 'error',
-          signal: AbortSignal.any([controller.signal, AbortSignal.timeout(this.timeoutMs)]),
-        });
+        // Redirects are not followed: a 3xx counts as a failure like any other non-2xx.
+        const response = await this.post(request, AbortSignal.any([controller.signal, AbortSignal.timeout(this.timeoutMs)]));
         statusCode = response.status;
-        await response.arrayBuffer().catch(() => undefined);
-        if (!response.ok) throw new HttpStatusError(response.status);
+        if (response.status < 200 || response.status > 299) throw new HttpStatusError(response.status);
       }
       await markDelivered(this.sql, delivery, statusCode ?? 204, this.now());
     } catch (err) {
@@ -192,6 +191,7 @@ export class DeliveryWorker {
 
 function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
+  if (err instanceof CouldNotConnectError) return err.message;
   const cause = (err as { cause?: unknown }).cause;
   const detail = cause instanceof Error ? `: ${(cause as NodeJS.ErrnoException).code ?? cause.message}` : '';
   return `${err.name === 'TimeoutError' ? 'timed out' : err.message}${detail}`;

@@ -116,6 +116,20 @@ describe('payloads', () => {
     expect(slack.text).toContain('<http://iw.test/hosts/3|Open in inferwatch>');
     expect(slackPayload(webhookPayload(alert({ resolvedAtMs: NOW }), 'resolved')).text).toMatch(/^:large_green_circle: \*\[RESOLVED\]/);
   });
+  test('Slack: agent-sent hostnames and label values cannot mention the channel or disguise a link', () => {
+    const host = '<!channel> <http://x|y> & more';
+    const slack = slackPayload(
+      webhookPayload(alert({ annotations: { summary: `CPU steal spike on ${host}: 14 %`, description: `service <@U123> on ${host}` }, url: 'http://iw.test/hosts/3?service=a|b&x=<y>' }), 'firing'),
+    );
+    expect(slack.text).toContain('CPU steal spike on &lt;!channel&gt; &lt;http://x|y&gt; &amp; more: 14 %');
+    expect(slack.text).toContain('service &lt;@U123&gt; on &lt;!channel&gt;');
+    expect(slack.text).toContain('<http://iw.test/hosts/3?service=a%7Cb&amp;x=&lt;y&gt;|Open in inferwatch>');
+    expect(slack.text).not.toContain('<!channel>');
+    expect(slack.text).not.toContain('<http://x');
+    // The only `<` left is the one link of our own.
+    expect(slack.text.match(/</g)).toHaveLength(1);
+    expect(JSON.stringify(slack.blocks)).not.toContain('<!channel>');
+  });
   test('Alertmanager: firing alerts end 4 re-send periods ahead, resolved ones at their resolution', () => {
     const state = { labels: { alertname: 'x' }, annotations: {}, firedAtMs: NOW - 60_000, url: 'http://iw.test/' };
     expect(postableAlert({ ...state, resolvedAtMs: null }, NOW, 60_000).endsAt).toBe(new Date(NOW + 240_000).toISOString());

@@ -28,6 +28,7 @@ describe('server environment', () => {
       retentionDays: { raw: 7, oneMinute: 35, oneHour: 400 },
       staleAfterMs: 30_000,
       ingestRate: { requestsPerS: 1, requestBurst: 20, reportsPerMin: 1000, reportBurst: 1000 },
+      alertTargets: { allowPrivate: false, allowedNetworks: [] },
       fixWindowMs: 3_600_000,
       oidc: undefined,
     });
