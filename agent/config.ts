@@ -31,6 +31,7 @@ const OPTIONS = {
   scrape: { type: 'string', multiple: true, env: 'INFERWATCH_SCRAPE' },
   'scrape-histogram': { type: 'string', multiple: true, env: 'INFERWATCH_SCRAPE_HISTOGRAM' },
   'scrape-allow-remote': { type: 'boolean', env: 'INFERWATCH_SCRAPE_ALLOW_REMOTE' },
+  'allow-plain-http': { type: 'boolean', env: 'INFERWATCH_ALLOW_PLAIN_HTTP' },
   'scrape-timeout': { type: 'string', env: 'INFERWATCH_SCRAPE_TIMEOUT' },
   'scrape-max-mb': { type: 'string', env: 'INFERWATCH_SCRAPE_MAX_MB' },
   'scrape-max-series': { type: 'string', env: 'INFERWATCH_SCRAPE_MAX_SERIES' },
@@ -70,6 +71,7 @@ Usage: inferwatch-agent [options]
   --scrape-histogram METRIC[@s|ms|us]  also turn this histogram into a latency series (repeatable; the unit from
                             the name's _seconds/_ms/_us suffix unless given)
   --scrape-allow-remote     allow --scrape URLs on other hosts
+  --allow-plain-http        report to an http:// server on another machine (keys and reports unencrypted)
   --scrape-timeout SECONDS  time limit of one scrape (default 2, at most the interval)
   --scrape-max-mb MB        size limit of one scrape's body (default 4)
   --scrape-max-series N     latency series kept from all scrapes; more are dropped and counted (default 100)
@@ -146,6 +148,7 @@ const rawSchema = z.strictObject({
   scrape: z.array(z.string().min(1, 'must not be empty').max(1100)).max(32, 'at most 32 scrape targets').default([]),
   'scrape-histogram': z.array(histogramSpecSchema).max(64).default([]),
   'scrape-allow-remote': z.boolean().default(false),
+  'allow-plain-http': z.boolean().default(false),
   'scrape-timeout': positiveNumber(60, 'seconds').default(2),
   'scrape-max-mb': positiveNumber(64, 'megabytes').default(4),
   'scrape-max-series': z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(250, 'must be at most 250').default(DEFAULT_SCRAPE_MAX_SERIES),
@@ -275,6 +278,14 @@ export function defaultStateDir(isRoot: boolean, homeDir: string): string {
 }
 
 /** Parses flags, env and the config file into one validated config; throws ConfigError naming the bad option. */
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
+
+/** An http:// server that is not this machine's loopback: keys, tokens and reports would travel unencrypted. */
+function sendsInTheClear(server: string): boolean {
+  const url = new URL(server);
+  return url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname) && !url.hostname.startsWith('127.');
+}
+
 export function loadConfig(input: LoadConfigInput): CliAction {
   const flags = parseFlags(input.argv);
   if (flags.help) return { kind: 'help' };
@@ -310,6 +321,13 @@ export function loadConfig(input: LoadConfigInput): CliAction {
   }
   if (!raw.server && !raw.print) {
     throw new ConfigError('missing --server: give --server URL (or INFERWATCH_SERVER), or use --print');
+  }
+  if (raw.server && !raw['allow-plain-http'] && sendsInTheClear(raw.server)) {
+    throw new ConfigError(
+      `invalid ${describeSource('server', sourceOf.get('server') ?? 'flag')}: ${raw.server} is plain http:// to another machine, ` +
+        'so the enrollment key, the host token and every report would cross the network readable; use https://, ' +
+        'or --allow-plain-http on a network you trust',
+    );
   }
   const probeNames = new Set<string>();
   for (const probe of raw.probe) {

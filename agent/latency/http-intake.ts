@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { nameSchema, tagsSchema } from '../../lib/protocol';
 import { SKETCH_MAX_VALUE_MS } from '../../lib/sketch';
 import type { LatencyAggregator } from './aggregator';
-import { parseStatsdPacket } from './statsd';
 
 export const MAX_INTAKE_BODY_BYTES = 1024 * 1024;
 
@@ -43,7 +42,9 @@ class IntakeError extends Error {
 }
 
 /**
- * `POST /v1/timings` on loopback: JSON `{ timings: [...] }`, or raw StatsD lines as text/plain.
+ * `POST /v1/timings` on loopback: JSON `{ timings: [...] }` only. A web page open on the host can post text/plain (or a
+ * form) to loopback without the browser asking first; application/json needs a CORS preflight, which this never grants.
+ * StatsD lines go to the UDP listener.
  * Errors use the house envelope `{ error: { code, message, details } }`.
  */
 export function startHttpIntake({ host = '127.0.0.1', port = 8126, aggregator }: HttpIntakeOptions): Promise<HttpIntake> {
@@ -72,17 +73,11 @@ async function handle(req: http.IncomingMessage, aggregator: LatencyAggregator):
   if (req.url?.split('?')[0] !== '/v1/timings') throw new IntakeError(404, 'not_found', 'only POST /v1/timings exists');
   if (req.method !== 'POST') throw new IntakeError(405, 'method_not_allowed', 'use POST');
   const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (contentType !== 'application/json' && contentType !== 'text/plain') {
-    throw new IntakeError(415, 'unsupported_media_type', 'send application/json or text/plain (StatsD lines)');
+  if (contentType !== 'application/json') {
+    throw new IntakeError(415, 'unsupported_media_type', 'send application/json ({ "timings": [...] }); StatsD lines go to the UDP port');
   }
   if (Number(req.headers['content-length'] ?? 0) > MAX_INTAKE_BODY_BYTES) throw tooLarge();
   const body = await readBody(req);
-  if (contentType === 'text/plain') {
-    const { metrics, malformed } = parseStatsdPacket(body);
-    for (const timing of metrics) aggregator.record(timing);
-    aggregator.recordMalformed(malformed);
-    return { accepted: metrics.length, malformed };
-  }
   let json: unknown;
   try {
     json = JSON.parse(body);

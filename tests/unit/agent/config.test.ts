@@ -21,10 +21,18 @@ function writeJson(name: string, value: unknown): string {
 }
 
 describe('loadConfig', () => {
+  test('refuses plain http:// to another machine (key, token and reports would be readable) unless allowed; loopback is fine', () => {
+    expect(() => configOf(['--server', 'http://iw.example:3000'])).toThrow(/plain http:\/\/ to another machine.*--allow-plain-http/);
+    expect(configOf(['--server', 'http://iw.example:3000', '--allow-plain-http']).server).toBe('http://iw.example:3000');
+    expect(configOf(['--server', 'http://127.0.0.1:3000']).server).toBe('http://127.0.0.1:3000');
+    expect(configOf(['--server', 'http://localhost:3000']).server).toBe('http://localhost:3000');
+    expect(configOf(['--server', 'https://iw.example']).server).toBe('https://iw.example');
+  });
+
   test('applies defaults: 10 s interval, statsd 8125, http intake 8126, 100 MB spool, /proc and /sys', () => {
-    const config = configOf(['--server', 'http://srv:3000/']);
+    const config = configOf(['--server', 'https://srv:3000/']);
     expect(config).toMatchObject({
-      server: 'http://srv:3000',
+      server: 'https://srv:3000',
       intervalMs: 10_000,
       statsdAddr: { host: '127.0.0.1', port: 8125 },
       httpIntakeAddr: { host: '127.0.0.1', port: 8126 },
@@ -43,10 +51,10 @@ describe('loadConfig', () => {
   });
 
   test('merges file < env < flags', () => {
-    const file = writeJson('merge.json', { server: 'http://file', interval: 30, stateDir: '/f', watchProcess: ['a', 'b'], spoolMaxMb: 5 });
-    const env = { INFERWATCH_SERVER: 'http://env', INFERWATCH_INTERVAL: '20', INFERWATCH_WATCH_PROCESS: 'c, d' };
+    const file = writeJson('merge.json', { server: 'https://file', interval: 30, stateDir: '/f', watchProcess: ['a', 'b'], spoolMaxMb: 5 });
+    const env = { INFERWATCH_SERVER: 'https://env', INFERWATCH_INTERVAL: '20', INFERWATCH_WATCH_PROCESS: 'c, d' };
     const config = configOf(['--config', file, '--interval', '2'], env);
-    expect(config.server).toBe('http://env');
+    expect(config.server).toBe('https://env');
     expect(config.intervalMs).toBe(2000);
     expect(config.stateDir).toBe('/f');
     expect(config.watchProcesses).toEqual(['c', 'd']);

@@ -40,11 +40,11 @@ describe('startHttpIntake', () => {
     ]);
   });
 
-  test('text/plain bodies are StatsD lines; malformed lines are counted for the report', async () => {
-    const res = await post('predict:10|ms|#route:/predict\npredict:x|ms\nhits:1|c', 'text/plain; charset=utf-8');
-    expect(res).toEqual({ status: 202, body: { accepted: 1, malformed: 1 } });
-    expect(aggregator.malformedCount()).toBe(1);
-    expect(aggregator.drain()[0]!.sketch.count).toBe(1);
+  test('text/plain is refused: a web page on the host could post it to loopback without a preflight', async () => {
+    const res = await post('predict:10|ms', 'text/plain; charset=utf-8');
+    expect(res.status).toBe(415);
+    expect(res.body.error.message).toContain('UDP');
+    expect(aggregator.drain()).toEqual([]);
   });
 
   const invalid: Array<[string, string, RegExp]> = [
@@ -70,7 +70,7 @@ describe('startHttpIntake', () => {
   });
 
   test('bodies over 1 MB are refused with 413', async () => {
-    const res = await post('x'.repeat(MAX_INTAKE_BODY_BYTES + 1), 'text/plain');
+    const res = await post('x'.repeat(MAX_INTAKE_BODY_BYTES + 1), 'application/json');
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
   });
