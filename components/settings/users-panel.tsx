@@ -22,6 +22,7 @@ function CreateUserForm() {
       setName('');
       setPassword('');
       void queryClient.invalidateQueries({ queryKey: USERS_QUERY_KEY });
+      void queryClient.invalidateQueries({ queryKey: ['audit'] });
     },
   });
   const submit = (event: FormEvent) => {
@@ -68,7 +69,10 @@ function useUpdateUser(user: UserView) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (patch: UserPatch) => sendJson<UserView>(`/api/v1/admin/users/${user.id}`, { method: 'PATCH', body: JSON.stringify(patch) }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: USERS_QUERY_KEY }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: USERS_QUERY_KEY });
+      void queryClient.invalidateQueries({ queryKey: ['audit'] });
+    },
   });
 }
 
