@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { ApiTokenView, CreatedApiToken, PrincipalView } from '@/lib/protocol/auth';
+import type { ApiTokenView, CreatedApiToken, PrincipalKind, PrincipalView } from '@/lib/protocol/auth';
 import { API_TOKENS_QUERY_KEY, useApiTokensQuery } from '../hooks/use-api-tokens-query';
 import { useNow } from '../hooks/use-now';
 import { useSessionQuery } from '../hooks/use-session-query';
@@ -10,6 +10,12 @@ import { sendJson } from '../send-json';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
 import { CreateTokenForm, NewTokenPanel } from './new-api-token';
+
+const NOT_A_USER: Record<Exclude<PrincipalKind, 'user'>, string> = {
+  local: 'This browser is the local admin because the server listens on loopback only; it has no tokens of its own.',
+  bootstrap: 'The bootstrap admin token stands for no user.',
+  token: 'This request acts with an API token; its user manages tokens after signing in.',
+};
 
 function tokenState(token: ApiTokenView, nowMs: number): 'revoked' | 'expired' | 'active' {
   if (token.revokedAt) return 'revoked';
@@ -138,9 +144,7 @@ export function AccountTokens() {
           ) : (
             <EmptyState title="API tokens belong to users.">
               <p className="muted">
-                {principal.kind === 'local'
-                  ? 'This browser is the local admin because the server listens on loopback only; it has no tokens of its own.'
-                  : 'The bootstrap admin token stands for no user.'}{' '}
+                {NOT_A_USER[principal.kind]}{' '}
                 Create the first admin on the server’s machine with <code>npm run admin -- users create --email you@example.com --role admin</code>,
                 sign in as that user, and make tokens here.
               </p>
