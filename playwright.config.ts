@@ -4,12 +4,27 @@ import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT ?? 3210);
 export const E2E_BASE_URL = `http://127.0.0.1:${port}`;
+// The same server reached by a name that is not loopback, as an exposed server is: local sign-in does not apply.
+const EXPOSED_HOST = 'iw.test';
 // A fresh embedded database and agent state per run: the suite proves what a clean `npm start` does.
 export const E2E_STATE_DIR = process.env.E2E_STATE_DIR ?? path.join(os.tmpdir(), `inferwatch-e2e-${process.pid}`);
 process.env.E2E_STATE_DIR = E2E_STATE_DIR;
 // Specs that need their own regions create enrollment keys through the admin API.
 export const E2E_ADMIN_TOKEN = process.env.E2E_ADMIN_TOKEN ?? 'e2e-admin-token';
 process.env.E2E_ADMIN_TOKEN = E2E_ADMIN_TOKEN;
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
+];
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -21,22 +36,20 @@ export default defineConfig({
   use: {
     baseURL: E2E_BASE_URL,
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--headless',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-        '--disable-dev-shm-usage',
-      ],
-    },
+    launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
   },
-  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  projects: [
+    { name: 'chromium', testIgnore: /exposed\.spec\.ts$/, use: { browserName: 'chromium' } },
+    {
+      name: 'exposed',
+      testMatch: /exposed\.spec\.ts$/,
+      use: {
+        browserName: 'chromium',
+        baseURL: `http://${EXPOSED_HOST}:${port}`,
+        launchOptions: { executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, `--host-resolver-rules=MAP ${EXPOSED_HOST} 127.0.0.1`] },
+      },
+    },
+  ],
   webServer: {
     command: 'npm start',
     url: `${E2E_BASE_URL}/api/health`,
