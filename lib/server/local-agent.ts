@@ -12,6 +12,16 @@ export interface LocalAgentOptions {
 
 const RESTART_DELAY_MS = 5_000;
 
+// What the agent may inherit from the server's environment: how to find programs, the locale and the clock. Not the
+// database URL, the admin token, the secret key or the OIDC secret, and not INFERWATCH_* variables, which the agent
+// would read as its own settings.
+const INHERITED = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'NODE_EXTRA_CA_CERTS'];
+
+/** The local agent's environment: the allow-listed variables of the server's, nothing else. */
+export function localAgentEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return Object.fromEntries(INHERITED.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]!]])));
+}
+
 /**
  * Runs the agent for this machine beside the server, so a fresh install shows a real host at once.
  * It is the same CLI an operator runs, enrolled with a local key read from a 0600 file (never on the command line).
@@ -37,7 +47,8 @@ export function startLocalAgent(options: LocalAgentOptions): { stop(): Promise<v
         '--interval',
         String(options.intervalS),
       ],
-      { cwd: options.root, stdio: ['ignore', 'pipe', 'pipe'] },
+      // Next's types require NODE_ENV of every ProcessEnv; the agent does not read it.
+      { cwd: options.root, env: localAgentEnvironment(process.env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     pipeChildOutput(child);
     child.on('exit', (code, signal) => {
