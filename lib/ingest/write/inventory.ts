@@ -1,15 +1,14 @@
 import type { Sql } from '../../db/sql';
 import type { Inventory } from '../../protocol';
-import { DAY_MS, MINUTE_MS } from '../../protocol/time';
+import { DAY_MS } from '../../protocol/time';
 import type { PlannedReport } from './plan';
 
 /**
- * A host's snapshots are bounded three ways: changes closer together than a minute (a hash that flips every report)
- * make one snapshot, dated at the first of them and holding the newest inventory; a host keeps its newest
- * MAX_SNAPSHOTS_PER_HOST and at most MAX_SNAPSHOT_BYTES_PER_HOST of them; retention drops those older than the
- * coarsest series. A host's newest snapshot — its current inventory — is always kept.
+ * A host's snapshots are bounded two ways: a host keeps its newest MAX_SNAPSHOTS_PER_HOST and at most
+ * MAX_SNAPSHOT_BYTES_PER_HOST of them, and retention drops those older than the coarsest series. A host's newest
+ * snapshot — its current inventory — is always kept. Each change keeps its own time, even seconds after the one
+ * before: a restart moments after a warm-up is the change a fix's effect is measured from (lib/findings/effects).
  */
-export const SNAPSHOT_SPACING_MS = MINUTE_MS;
 export const MAX_SNAPSHOTS_PER_HOST = 200;
 export const MAX_SNAPSHOT_BYTES_PER_HOST = 64 * 1024 * 1024;
 
@@ -19,10 +18,7 @@ interface InventoryChange {
   inventory: Inventory;
 }
 
-/**
- * Per host in ts order, the inventories whose hash differs from the one before (the database checks the first), a
- * change less than SNAPSHOT_SPACING_MS after the one kept before it folded into that one.
- */
+/** Per host in ts order, the inventories whose hash differs from the one before (the database checks the first). */
 export function inventoryChanges(stored: readonly PlannedReport[]): InventoryChange[] {
   const withInventory = stored.filter((entry) => entry.report.inventory !== undefined);
   if (withInventory.length === 0) return [];
@@ -32,19 +28,14 @@ export function inventoryChanges(stored: readonly PlannedReport[]): InventoryCha
   for (const { hostId, report } of withInventory) {
     const inventory = report.inventory!;
     if (previous && previous.hostId === hostId && previous.inventory.hash === inventory.hash) continue;
-    if (previous && previous.hostId === hostId && report.ts - previous.takenAtMs < SNAPSHOT_SPACING_MS) {
-      previous.inventory = inventory;
-      continue;
-    }
     previous = { hostId, takenAtMs: report.ts, inventory };
     changes.push(previous);
   }
   return changes;
 }
 
-// Each host's first change is judged against its stored newest: the same hash is no change; within a minute of it,
-// it replaces it (a new row with the newest's time: snapshots stay immutable, and readers notice new ids). The
-// host's later changes in this batch are already a minute apart and differ from the one before.
+// Each host's first change is judged against its stored newest: the same hash is no change. The host's later changes
+// in this batch already differ from the one before.
 const INSERT_INVENTORY_SQL = `
 WITH v AS (
   SELECT * FROM unnest($1::int4[], $2::text[], $3::timestamptz[], $4::text[]) WITH ORDINALITY AS v(host_id, hash, taken_at, data, n)
@@ -52,17 +43,12 @@ WITH v AS (
   SELECT DISTINCT ON (s.host_id) s.host_id, s.id, s.hash, s.taken_at FROM inventory_snapshots s
    WHERE s.host_id = ANY($1::int4[]) ORDER BY s.host_id, s.taken_at DESC, s.id DESC
 ), judged AS (
-  SELECT v.*, nw.id AS newest_id, nw.taken_at AS newest_taken_at,
-         COALESCE(v.hash = nw.hash, false) AS unchanged,
-         COALESCE(v.taken_at >= nw.taken_at AND v.taken_at < nw.taken_at + make_interval(secs => ${SNAPSHOT_SPACING_MS / 1000}), false) AS replaces
+  SELECT v.*, COALESCE(v.hash = nw.hash, false) AS unchanged
     FROM v
     LEFT JOIN newest nw ON nw.host_id = v.host_id AND v.n = (SELECT min(f.n) FROM v f WHERE f.host_id = v.host_id)
-), replaced AS (
-  DELETE FROM inventory_snapshots s USING judged j WHERE s.id = j.newest_id AND j.replaces AND NOT j.unchanged
 )
 INSERT INTO inventory_snapshots (host_id, hash, taken_at, data)
-SELECT host_id, hash, CASE WHEN replaces THEN newest_taken_at ELSE taken_at END, data::jsonb
-  FROM judged WHERE NOT unchanged ORDER BY n`;
+SELECT host_id, hash, taken_at, data::jsonb FROM judged WHERE NOT unchanged ORDER BY n`;
 
 /** The snapshots of the hosts in $1 (all hosts without it) beyond the per-host caps, or older than $2; never a host's newest. */
 const capSql = (hosts: boolean) => `
