@@ -283,6 +283,12 @@ export class DemoRunner {
       this.unavailable(answer.error ?? `HTTP ${answer.status}`, `ingest-${answer.status}`);
       return;
     }
+    if (answer.status === 409) {
+      // The server already holds a report of this host at one of these times under another seq: a copy whose answer
+      // was lost and that was renumbered since (a re-enrolled host continues at the server's seq). It is stored.
+      forgetBatch();
+      return;
+    }
     // A report the server refuses is a bug in the generator: sending it again would only be refused again.
     forgetBatch();
     this.logOnce(`refused-${answer.status}`, `the server refused demo reports (HTTP ${answer.status}): ${JSON.stringify(answer.body).slice(0, 500)}`);
