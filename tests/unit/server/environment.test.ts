@@ -144,8 +144,8 @@ describe('server environment', () => {
     expect(() => serverEnvironment()).toThrow('INFERWATCH_STALE_AFTER_MS must be a positive number of milliseconds');
   });
 
-  test("README's Configuration table lists exactly the variables the server reads", () => {
-    const readme = readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+  test("docs/operations.md's Configuration table lists exactly the variables the server reads", () => {
+    const readme = readFileSync(path.resolve(import.meta.dirname, '../../../docs/operations.md'), 'utf8');
     const table = readme.split('## Configuration')[1]!.split('\n## ')[0]!.split('\n').filter((line) => line.startsWith('| `'));
     const documented = table.flatMap((row) => {
       const names = [...row.split('|')[1]!.matchAll(/`([A-Z_0-9]+)`/g)].map((m) => m[1]!);
