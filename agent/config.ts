@@ -8,6 +8,7 @@ import { parseProbeSpec, type ProbeSpec } from './collectors/probes';
 import { parseHistogramSpec, type HistogramSource } from './scrape/catalog';
 import { DEFAULT_SCRAPE_MAX_SERIES } from './scrape/scraper';
 import { parseScrapeTarget, type ScrapeTarget } from './scrape/target';
+import { isLoopbackHost } from '../lib/protocol/loopback';
 
 export class ConfigError extends Error {}
 
@@ -278,12 +279,10 @@ export function defaultStateDir(isRoot: boolean, homeDir: string): string {
 }
 
 /** Parses flags, env and the config file into one validated config; throws ConfigError naming the bad option. */
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
-
 /** An http:// server that is not this machine's loopback: keys, tokens and reports would travel unencrypted. */
 function sendsInTheClear(server: string): boolean {
   const url = new URL(server);
-  return url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname) && !url.hostname.startsWith('127.');
+  return url.protocol === 'http:' && !isLoopbackHost(url.hostname);
 }
 
 export function loadConfig(input: LoadConfigInput): CliAction {

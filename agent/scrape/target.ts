@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
+import { isLoopbackHost } from '../../lib/protocol/loopback';
 
 export interface ScrapeTarget {
   /** The operator's name for the server: the `scrape` tag of its series and its row in the server samples. */
@@ -10,15 +10,6 @@ export interface ScrapeTarget {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const FORMAT = 'expected NAME=http://127.0.0.1:PORT/metrics';
-
-/** Whether a URL's host is this machine's loopback, from the URL alone (a name is not resolved: only `localhost`). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (net.isIPv4(host)) return host.startsWith('127.');
-  if (net.isIPv6(host)) return host === '::1' || /^::ffff:127\./.test(host);
-  return false;
-}
 
 /** Parses `--scrape NAME=URL`; a URL off this machine needs `allowRemote`. */
 export function parseScrapeTarget(text: string, allowRemote: boolean): ScrapeTarget {

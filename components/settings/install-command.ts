@@ -1,3 +1,5 @@
+import { isLoopbackHost } from '@/lib/protocol/loopback';
+
 /** Where the README installs the agent bundle and keeps its enrollment key (agent/inferwatch-agent.service reads both). */
 export const AGENT_PATH = '/usr/local/lib/inferwatch/inferwatch-agent.mjs';
 export const ENROLL_KEY_PATH = '/etc/inferwatch/enroll-key';
@@ -22,8 +24,7 @@ export function agentInstallCommand({ serverUrl, key }: { serverUrl: string; key
 /** Whether agents on other machines can reach `origin`: a loopback address answers only this machine. */
 export function isLoopbackOrigin(origin: string): boolean {
   try {
-    const { hostname } = new URL(origin);
-    return hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
+    return isLoopbackHost(new URL(origin).hostname);
   } catch {
     return false;
   }

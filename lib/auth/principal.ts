@@ -3,6 +3,7 @@ import { getDb, type Database } from '../db';
 import { ForbiddenError, UnauthorizedError } from '../errors';
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
 import type { PrincipalKind, PrincipalView, Role } from '../protocol/auth';
+import { isLoopbackHost } from '../protocol/loopback';
 import { serverEnvironment } from '../server/environment';
 import { authenticateApiToken } from './api-tokens';
 import { recordAudit, type AuditEvent } from './audit';
@@ -17,14 +18,8 @@ export interface Principal extends PrincipalView {
   userId: number | null;
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
-const isLoopbackAddress = (host: string) => LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
-
-/** `host:port` or `[v6]:port` without its port. */
-function hostName(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  return hostHeader.split(':')[0]!;
-}
+/** A Host header's name: `host:port` without its port (a bracketed IPv6 literal keeps its colons). */
+const hostName = (hostHeader: string) => (hostHeader.startsWith('[') ? hostHeader : hostHeader.split(':')[0]!);
 
 /**
  * Local sign-in: a server that listens on loopback only (HOST, 127.0.0.1 by default) serves whoever can reach it as
@@ -33,9 +28,9 @@ function hostName(hostHeader: string): string {
  */
 export function localSignInActive(request?: Request): boolean {
   const env = serverEnvironment();
-  if (!env.localSignIn || !isLoopbackAddress(env.host)) return false;
+  if (!env.localSignIn || !isLoopbackHost(env.host)) return false;
   const host = request?.headers.get('host');
-  return host === null || host === undefined || isLoopbackAddress(hostName(host));
+  return host === null || host === undefined || isLoopbackHost(hostName(host));
 }
 
 const LOCAL: Principal = { kind: 'local', userId: null, name: 'local admin (loopback)', email: null, role: 'admin' };

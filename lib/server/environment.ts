@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../alerts/channels/networks';
 import { parseSecretKey } from '../alerts/channels/secret-key';
 import type { DatabaseTarget } from '../db/target';
+import { isLoopbackHost } from '../protocol/loopback';
 import type { RateLimits } from '../ingest/rate-limit';
 import { ROLES, type Role } from '../protocol/auth';
 import { DEFAULT_RETENTION_DAYS, type RetentionDays } from '../series/retention-config';
@@ -78,12 +79,11 @@ const flag = z.string().transform((text, ctx) => {
 
 const httpUrl = z.string().refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http:// or https:// URL');
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 // https, or http to a provider on this machine (a development or test provider): the client secret and the codes
 // travel over this connection.
 const oidcIssuer = httpUrl.refine((text) => {
   const url = new URL(text);
-  return url.protocol === 'https:' || LOOPBACK_NAMES.has(url.hostname) || url.hostname.startsWith('127.');
+  return url.protocol === 'https:' || isLoopbackHost(url.hostname);
 }, 'must be an https:// URL (http:// only for a provider on loopback)');
 
 const oidcRoles = z.string().transform((text, ctx) => {

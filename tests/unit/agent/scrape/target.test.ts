@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ScrapeError, fetchExposition, isLoopbackHost, parseScrapeTarget } from '../../../../agent/scrape/target';
+import { ScrapeError, fetchExposition, parseScrapeTarget } from '../../../../agent/scrape/target';
+import { isLoopbackHost } from '../../../../lib/protocol/loopback';
 
 let server: http.Server;
 let base: string;
