@@ -1,10 +1,8 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { Role, SessionInfo } from '@/lib/protocol/auth';
+import { hasRole, type Role, type SessionInfo } from '@/lib/protocol/auth';
 import { fetchJson } from '../fetch-json';
-
-const RANK: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 };
 
 export const SESSION_QUERY_KEY = ['session'] as const;
 
@@ -34,7 +32,7 @@ export function useAccess(): Access {
   return {
     pending: session.isPending,
     role,
-    canWrite: role !== null && RANK[role] >= RANK.editor,
+    canWrite: role !== null && hasRole(role, 'editor'),
     canAdmin: role === 'admin',
   };
 }

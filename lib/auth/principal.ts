@@ -1,7 +1,7 @@
 import 'server-only';
 import { getDb, type Database } from '../db';
 import { ForbiddenError, UnauthorizedError } from '../errors';
-import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
+import { clientAddressOf } from '../http/client-address';
 import type { PrincipalKind, PrincipalView, Role } from '../protocol/auth';
 import { isLoopbackHost } from '../protocol/loopback';
 import { serverEnvironment } from '../server/environment';
@@ -86,13 +86,8 @@ export async function requireRole(request: Request, role: Role, database?: Datab
   return principal;
 }
 
-/**
- * The address the request came from, for the audit log and the sign-in limit: the socket's, as server.ts stamps it
- * over anything a client sent; X-Forwarded-For only where nothing stamped it (a route called in-process).
- */
-export function clientAddress(request: Request): string {
-  return request.headers.get(CLIENT_ADDRESS_HEADER) ?? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() ?? '';
-}
+/** The address the request came from (the socket's, as server.ts stamps it), for the audit log and the sign-in limit. */
+export const clientAddress = (request: Request): string => clientAddressOf(request.headers);
 
 /** Cookies carry Secure when the browser reached us over HTTPS (directly, or through a proxy that says so). */
 export function secureCookies(request: Request): boolean {

@@ -61,7 +61,7 @@ export async function createUser(db: PrismaDb, input: UserInput): Promise<UserVi
     });
     return toUserView(row);
   } catch (err) {
-    if (isUniqueViolation(err) || (err as { code?: string }).code === 'P2002') throw new ConflictError(`a user with email ${input.email} exists`);
+    if (isUniqueViolation(err)) throw new ConflictError(`a user with email ${input.email} exists`);
     throw err;
   }
 }
@@ -132,7 +132,7 @@ export async function upsertOidcUser(db: PrismaDb, identity: OidcIdentity): Prom
     }
     return { user: toStored(await db.prisma.user.create({ data: { ...data, ...key } })), created: true };
   } catch (err) {
-    if (isUniqueViolation(err) || (err as { code?: string }).code === 'P2002') throw new ConflictError(`a user with email ${email} exists`);
+    if (isUniqueViolation(err)) throw new ConflictError(`a user with email ${email} exists`);
     throw err;
   }
 }

@@ -15,6 +15,10 @@ export const SQLSTATE = {
   serializationFailure: '40001',
 } as const;
 
+// Prisma's client (enrollment keys, users, sessions, tokens) reports the same violations under its own codes.
+const PRISMA_UNIQUE = 'P2002';
+const PRISMA_FOREIGN_KEY = 'P2003';
+
 export type DatabaseErrorKind =
   /** A row with the same unique key exists. */
   | 'unique'
@@ -66,15 +70,16 @@ export function databaseErrorKind(err: unknown): DatabaseErrorKind | undefined {
   if (code === SQLSTATE.queryCanceled || text === 'Query read timeout') return 'timeout';
   if (code === SQLSTATE.deadlockDetected || code === SQLSTATE.serializationFailure) return 'retryable';
   if (code === SQLSTATE.checkViolation && /no partition of relation/.test(text)) return 'missing_partition';
-  if (code === SQLSTATE.uniqueViolation) return 'unique';
-  if (code === SQLSTATE.foreignKeyViolation) return 'foreign_key';
+  if (code === SQLSTATE.uniqueViolation || code === PRISMA_UNIQUE) return 'unique';
+  if (code === SQLSTATE.foreignKeyViolation || code === PRISMA_FOREIGN_KEY) return 'foreign_key';
   if (code?.startsWith('22') || code?.startsWith('23')) return 'data';
   return undefined;
 }
 
 /** A unique-key violation, of `constraint` when named (an index name, as the migration created it). */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  return errorCode(err) === SQLSTATE.uniqueViolation && (constraint === undefined || driverError(err).constraint === constraint);
+  if (constraint === undefined) return databaseErrorKind(err) === 'unique';
+  return errorCode(err) === SQLSTATE.uniqueViolation && driverError(err).constraint === constraint;
 }
 
 /** The table (a partition's own name for partitioned tables) an integrity error was raised on. */

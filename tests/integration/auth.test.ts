@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createUser } from '../../lib/auth/users';
+import { CLIENT_ADDRESS_HEADER } from '../../lib/http/client-address';
 import type { ApiTokenView, CreatedApiToken, SessionInfo, UserView } from '../../lib/protocol/auth';
 import { createServerDatabase, type TestDatabase } from './ingest-helpers';
 
@@ -26,7 +27,7 @@ const routes = {} as {
 };
 
 function request(path: string, init: { method?: string; cookie?: string; token?: string; body?: unknown; origin?: string | null; ip?: string } = {}): Request {
-  const headers: Record<string, string> = { host: 'iw.example:3000', 'x-forwarded-for': init.ip ?? '192.0.2.7' };
+  const headers: Record<string, string> = { host: 'iw.example:3000', [CLIENT_ADDRESS_HEADER]: init.ip ?? '192.0.2.7' };
   if (init.cookie) headers.cookie = init.cookie;
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createUser } from '../../lib/auth/users';
+import { CLIENT_ADDRESS_HEADER } from '../../lib/http/client-address';
 import type { SessionInfo } from '../../lib/protocol/auth';
 import { createServerDatabase, type TestDatabase } from './ingest-helpers';
 
@@ -63,7 +64,7 @@ class CookieJar {
 
 /** A request to the app's route handlers, as the custom server hands it over. */
 function appRequest(url: string, jar: CookieJar): Request {
-  return new Request(url, { headers: { host: new URL(url).host, 'x-forwarded-for': '192.0.2.9', 'user-agent': 'vitest', cookie: jar.header(url) } });
+  return new Request(url, { headers: { host: new URL(url).host, [CLIENT_ADDRESS_HEADER]: '192.0.2.9', 'user-agent': 'vitest', cookie: jar.header(url) } });
 }
 
 /** Start → the provider (authorization, login interaction, resume) → the URL the provider sends the browser back to. */
