@@ -4,7 +4,7 @@ import { ForbiddenError, NotFoundError } from '../errors';
 import type { ApiTokenInput, ApiTokenView, CreatedApiToken, Role } from '../protocol/auth';
 import { hasRole, isRole, lesserRole } from './roles';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from './tokens';
-import { findUserById, type StoredUser } from './users';
+import { toStoredUser, type StoredUser } from './users';
 
 type PrismaDb = Pick<Database, 'prisma'>;
 
@@ -65,10 +65,10 @@ const TOUCH_EVERY_MS = 5 * 60_000;
 /** The user and role a presented API token acts as; null when it is unknown, revoked, expired or its user disabled. */
 export async function authenticateApiToken(db: PrismaDb, token: string, now = new Date()): Promise<{ user: StoredUser; role: Role; tokenId: number } | null> {
   if (!token.startsWith(API_TOKEN_PREFIX)) return null;
-  const row = await db.prisma.apiToken.findUnique({ where: { tokenHash: hashToken(token) } });
+  const row = await db.prisma.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
   if (!row || row.revokedAt || (row.expiresAt && row.expiresAt <= now) || !isRole(row.role)) return null;
-  const user = await findUserById(db, row.userId);
-  if (!user || user.disabled) return null;
+  const user = toStoredUser(row.user);
+  if (user.disabled) return null;
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
     await db.prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } });
   }

@@ -1,7 +1,7 @@
 import 'server-only';
 import type { Database } from '../db';
 import { SESSION_PREFIX, generateToken, hashToken } from './tokens';
-import { findUserById, type StoredUser } from './users';
+import { toStoredUser, type StoredUser } from './users';
 
 type PrismaDb = Pick<Database, 'prisma'>;
 
@@ -30,10 +30,10 @@ export async function createSession(db: PrismaDb, userId: number, client: { ip: 
 /** The user a session cookie signs in, if the session is live and its user enabled; it is touched as it is used. */
 export async function readSession(db: PrismaDb, cookie: string | undefined, now = new Date()): Promise<StoredUser | null> {
   if (!cookie || !cookie.startsWith(SESSION_PREFIX)) return null;
-  const session = await db.prisma.session.findUnique({ where: { idHash: hashToken(cookie) } });
+  const session = await db.prisma.session.findUnique({ where: { idHash: hashToken(cookie) }, include: { user: true } });
   if (!session || session.revokedAt || session.expiresAt <= now || now.getTime() - session.lastSeenAt.getTime() > SESSION_IDLE_MS) return null;
-  const user = await findUserById(db, session.userId);
-  if (!user || user.disabled) return null;
+  const user = toStoredUser(session.user);
+  if (user.disabled) return null;
   if (now.getTime() - session.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
     await db.prisma.session.update({ where: { idHash: session.idHash }, data: { lastSeenAt: now } });
   }

@@ -45,7 +45,8 @@ export const toUserView = (row: UserRow): UserView => ({
   disabledAt: row.disabledAt?.toISOString() ?? null,
 });
 
-const toStored = (row: UserRow): StoredUser => ({
+/** A user row as the auth code uses it (a session's or token's `include: { user: true }` gives one too). */
+export const toStoredUser = (row: UserRow): StoredUser => ({
   id: row.id,
   email: row.email,
   name: row.name,
@@ -72,12 +73,12 @@ export async function listUsers(db: PrismaDb): Promise<UserView[]> {
 
 export async function findUserById(db: PrismaDb, id: number): Promise<StoredUser | null> {
   const row = await db.prisma.user.findUnique({ where: { id } });
-  return row && toStored(row);
+  return row && toStoredUser(row);
 }
 
 export async function findUserByEmail(db: PrismaDb, email: string): Promise<StoredUser | null> {
   const row = await db.prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
-  return row && toStored(row);
+  return row && toStoredUser(row);
 }
 
 /** Changes what the patch gives; disabling a user or lowering their role also ends their sessions (the caller does). */
@@ -122,15 +123,15 @@ export async function upsertOidcUser(db: PrismaDb, identity: OidcIdentity): Prom
   const key = { oidcIssuer: identity.issuer, oidcSubject: identity.subject };
   try {
     const linked = await db.prisma.user.findUnique({ where: { oidcIssuer_oidcSubject: key } });
-    if (linked) return { user: toStored(await db.prisma.user.update({ where: { id: linked.id }, data: linked.disabledAt ? {} : data })), created: false };
+    if (linked) return { user: toStoredUser(await db.prisma.user.update({ where: { id: linked.id }, data: linked.disabledAt ? {} : data })), created: false };
     const byEmail = await db.prisma.user.findUnique({ where: { email } });
     if (byEmail) {
       if (byEmail.oidcSubject !== null || !identity.emailVerified) {
         throw new ConflictError(`a user with email ${email} exists and is not linked to this sign-in; an admin can remove or rename it`);
       }
-      return { user: toStored(await db.prisma.user.update({ where: { id: byEmail.id }, data: byEmail.disabledAt ? key : { ...data, ...key } })), created: false };
+      return { user: toStoredUser(await db.prisma.user.update({ where: { id: byEmail.id }, data: byEmail.disabledAt ? key : { ...data, ...key } })), created: false };
     }
-    return { user: toStored(await db.prisma.user.create({ data: { ...data, ...key } })), created: true };
+    return { user: toStoredUser(await db.prisma.user.create({ data: { ...data, ...key } })), created: true };
   } catch (err) {
     if (isUniqueViolation(err)) throw new ConflictError(`a user with email ${email} exists`);
     throw err;
