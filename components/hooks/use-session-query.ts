@@ -1,7 +1,8 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { hasRole, type Role, type SessionInfo } from '@/lib/protocol/auth';
+import type { SessionInfo } from '@/lib/protocol/auth';
+import { hasRole, type Role } from '@/lib/protocol/roles';
 import { fetchJson } from '../fetch-json';
 
 export const SESSION_QUERY_KEY = ['session'] as const;

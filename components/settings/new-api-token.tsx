@@ -2,7 +2,8 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ROLES, type CreatedApiToken, type Role } from '@/lib/protocol/auth';
+import type { CreatedApiToken } from '@/lib/protocol/auth';
+import { ROLES, type Role } from '@/lib/protocol/roles';
 import { API_TOKENS_QUERY_KEY } from '../hooks/use-api-tokens-query';
 import { sendJson } from '../send-json';
 import { CopyButton } from './copy-button';

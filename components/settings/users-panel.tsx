@@ -2,7 +2,8 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ROLES, type Role, type UserPatch, type UserView } from '@/lib/protocol/auth';
+import type { UserPatch, UserView } from '@/lib/protocol/auth';
+import { ROLES, type Role } from '@/lib/protocol/roles';
 import { useAccess } from '../hooks/use-session-query';
 import { USERS_QUERY_KEY, useUsersQuery } from '../hooks/use-users-query';
 import { sendJson } from '../send-json';

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { userInputSchema, type Role } from '../protocol/auth';
+import { userInputSchema } from '../protocol/auth';
+import type { Role } from '../protocol/roles';
 import { enrollmentKeyIdSchema, enrollmentKeyInputSchema, parseDurationMs, type EnrollmentKeyRequest } from '../auth/enrollment-key-input';
 
 export const ADMIN_USAGE = `usage:

@@ -1,8 +1,8 @@
 import 'server-only';
 import type { Database } from '../db';
 import { ForbiddenError, NotFoundError } from '../errors';
-import type { ApiTokenInput, ApiTokenView, CreatedApiToken, Role } from '../protocol/auth';
-import { hasRole, isRole, lesserRole } from './roles';
+import type { ApiTokenInput, ApiTokenView, CreatedApiToken } from '../protocol/auth';
+import { hasRole, isRole, lesserRole, type Role } from '../protocol/roles';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from './tokens';
 import { toStoredUser, type StoredUser } from './users';
 

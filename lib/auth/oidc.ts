@@ -4,10 +4,9 @@ import * as client from 'openid-client';
 import { processSecretKey, SecretBox } from '../alerts/channels/secret-box';
 import type { Database } from '../db';
 import { AppError, BadRequestError, ForbiddenError } from '../errors';
-import type { Role } from '../protocol/auth';
 import type { OidcRoleMapping, OidcSettings } from '../server/environment';
 import { recordAudit } from './audit';
-import { hasRole } from './roles';
+import { hasRole, type Role } from '../protocol/roles';
 import { createSession, cookieValue, type NewSession } from './sessions';
 import { upsertOidcUser } from './users';
 

@@ -2,12 +2,12 @@ import 'server-only';
 import { getDb, type Database } from '../db';
 import { ForbiddenError, UnauthorizedError } from '../errors';
 import { clientAddressOf } from '../http/client-address';
-import type { PrincipalKind, PrincipalView, Role } from '../protocol/auth';
+import type { PrincipalKind, PrincipalView } from '../protocol/auth';
 import { isLoopbackHost } from '../protocol/loopback';
 import { serverEnvironment } from '../server/environment';
 import { authenticateApiToken } from './api-tokens';
 import { recordAudit, type AuditEvent } from './audit';
-import { hasRole } from './roles';
+import { hasRole, type Role } from '../protocol/roles';
 import { SESSION_COOKIE, cookieValue, readSession } from './sessions';
 import { bearerToken, constantTimeEqual } from './tokens';
 

@@ -1,10 +1,10 @@
 import 'server-only';
 import type { Database } from '../db';
 import { ConflictError, NotFoundError } from '../errors';
-import type { Role, UserInput, UserPatch, UserView } from '../protocol/auth';
+import type { UserInput, UserPatch, UserView } from '../protocol/auth';
 import { isUniqueViolation } from '../db/errors';
 import { hashPassword } from './passwords';
-import { isRole } from './roles';
+import { isRole, type Role } from '../protocol/roles';
 
 type PrismaDb = Pick<Database, 'prisma'>;
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { HealthReport } from '../health';
 import type { CreatedEnrollmentKeyView, EnrollmentKeyView } from '../protocol/admin';
-import { ROLES, type ApiTokenView, type AuditEntryView, type CreatedApiToken, type SessionInfo, type UserView } from '../protocol/auth';
+import type { ApiTokenView, AuditEntryView, CreatedApiToken, SessionInfo, UserView } from '../protocol/auth';
+import { ROLES } from '../protocol/roles';
 import {
   ALERT_STATES,
   CHANNEL_KINDS,

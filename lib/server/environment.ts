@@ -5,7 +5,7 @@ import { parseSecretKey } from '../alerts/channels/secret-key';
 import type { DatabaseTarget } from '../db/target';
 import { isLoopbackHost } from '../protocol/loopback';
 import type { RateLimits } from '../ingest/rate-limit';
-import { ROLES, type Role } from '../protocol/auth';
+import { ROLES, type Role } from '../protocol/roles';
 import { DEFAULT_RETENTION_DAYS, type RetentionDays } from '../series/retention-config';
 
 /** Everything the server takes from its environment, checked once; README.md's Configuration table lists the same. */

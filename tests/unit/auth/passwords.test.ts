@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { LoginLimiter } from '@/lib/auth/login-limiter';
 import { hashPassword, verifyPassword } from '@/lib/auth/passwords';
-import { hasRole, lesserRole } from '@/lib/auth/roles';
+import { hasRole, lesserRole } from '@/lib/protocol/roles';
 import { RateLimitedError } from '@/lib/errors';
 
 describe('passwords', () => {
