@@ -1,6 +1,7 @@
-// `npm start`: build if needed, open and migrate the database, serve the dashboard and the ingest listener on one
-// port, keep the series maintained, and run a local agent so the first page already shows this machine (and, on the
-// embedded database, a simulated demo fleet beside it).
+// The server `npm start` runs (bundled by `npm run build` into dist/server.mjs) and `npm run dev` runs from source with
+// hot reload: open and migrate the database, serve the dashboard and the ingest listener on one port, keep the series
+// maintained, and run a local agent so the first page already shows this machine (and, on the embedded database, a
+// simulated demo fleet beside it).
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
@@ -17,24 +18,23 @@ import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
 import { withSecurityHeaders } from './lib/server/security-headers';
 import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
-import { buildIfNeeded } from './lib/server/production-build';
 import { startFindingsScheduler } from './lib/findings/engine/scheduler';
 import { startSeriesMaintenance } from './lib/series';
 
 const root = process.cwd();
+const dev = process.env.NODE_ENV === 'development';
 const env = serverEnvironmentOrExit();
 const { port, host, stateDir } = env;
 
 // A monitoring server must outlive its log reader (a closed terminal, a restarted log shipper).
 guardLogStreams((stream) => processMetrics().logWritesDropped.inc({ stream }));
-await buildIfNeeded(root);
 
 const db = await getDb();
 console.log(`inferwatch: database: ${describeTarget(db.target)}`);
 const maintenance = startSeriesMaintenance(db);
 const findings = startFindingsScheduler(db, { effects: { windowMs: env.fixWindowMs } });
 
-const app = next({ dev: false, dir: root, hostname: host, port });
+const app = next({ dev, webpack: dev, dir: root, hostname: host, port });
 await app.prepare();
 const handleWithNext = app.getRequestHandler();
 
@@ -98,6 +98,7 @@ if (!shuttingDown && env.localAgent.enabled) {
       enrollKeyFile,
       stateDir: path.join(stateDir, 'agent'),
       intervalS: env.localAgent.intervalS,
+      fromSource: dev,
     });
   }
 }

@@ -17,6 +17,8 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/unit/**/*.test.ts', 'agent/**/*.test.ts', 'lib/**/*.test.ts'],
           environment: 'node',
+          // A budget for a hang, not for speed: tests that parse every source file take seconds on a loaded machine.
+          testTimeout: 30_000,
         },
       },
       {

@@ -80,7 +80,7 @@ const { appendReportRows, emptyRowBatch } = await import('../lib/ingest/write/re
 const { reportToRows, toCopyBinary, toCopyText, totalRowCount } = await import('./_ingest-encoding');
 const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/write/table-specs');
 const { rollUp } = await import('../lib/series/rollup');
-const { isBuildStale } = await import('../lib/server/production-build');
+const { isBuildStale } = await import('../lib/node/build-state.mjs');
 
 function log(message: string) {
   console.error(`[bench ingest ${new Date().toISOString().slice(11, 19)}] ${message}`);

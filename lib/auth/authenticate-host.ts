@@ -6,6 +6,7 @@ import { findHostByTokenHash, readRevocationVersion, revokeHostTokenRow } from '
 import { HostTokenCache, type AuthenticatedHost } from './host-token-cache';
 import { REVOCATION_CHECK_MS, RevocationWatch } from './revocation-watch';
 import { HOST_TOKEN_PREFIX, hashToken } from './tokens';
+import { processSingleton } from '../process-singleton';
 
 export type { AuthenticatedHost } from './host-token-cache';
 
@@ -19,16 +20,13 @@ export function createTokenAuth(sql: Sql, cache = new HostTokenCache(), clock: (
   return { cache, watch: new RevocationWatch(() => readRevocationVersion(sql), () => cache.clear(), REVOCATION_CHECK_MS, clock) };
 }
 
-// Next bundles its own copy of lib next to the custom server's: both must share one cache per database handle.
-const holder = globalThis as typeof globalThis & { __inferwatchTokenAuth?: WeakMap<Database, TokenAuth> };
-
 /** This process's token cache for a database handle (a second handle behaves like another process). */
 export function tokenAuthFor(db: Database): TokenAuth {
-  holder.__inferwatchTokenAuth ??= new WeakMap();
-  let auth = holder.__inferwatchTokenAuth.get(db);
+  const byDb = processSingleton('token-auth', () => new WeakMap<Database, TokenAuth>());
+  let auth = byDb.get(db);
   if (!auth) {
     auth = createTokenAuth(db.ingestSql);
-    holder.__inferwatchTokenAuth.set(db, auth);
+    byDb.set(db, auth);
   }
   return auth;
 }

@@ -1,4 +1,5 @@
 import { HostRateLimiter, type RateLimits } from '../ingest/rate-limit';
+import { processSingleton } from '../process-singleton';
 
 /**
  * Enrollment attempts per client address, checked before the key or the body: a fleet rolled out behind one NAT
@@ -6,11 +7,8 @@ import { HostRateLimiter, type RateLimits } from '../ingest/rate-limit';
  */
 export const ENROLL_RATE: RateLimits = { requestsPerS: 1, requestBurst: 60, reportsPerMin: 0, reportBurst: 0 };
 
-// On globalThis: Next bundles its own copy of lib beside the custom server's, and both must count together.
-const holder = globalThis as typeof globalThis & { __inferwatchEnrollLimiter?: HostRateLimiter<string> };
-
 /** 429 with Retry-After once this address has used up its enrollment attempts. */
 export function limitEnrollAttempt(address: string, nowMs = Date.now()): void {
-  holder.__inferwatchEnrollLimiter ??= new HostRateLimiter<string>(ENROLL_RATE);
-  holder.__inferwatchEnrollLimiter.takeRequest(address, nowMs, 'too many enrollment attempts from this address');
+  const limiter = processSingleton('enroll-limiter', () => new HostRateLimiter<string>(ENROLL_RATE));
+  limiter.takeRequest(address, nowMs, 'too many enrollment attempts from this address');
 }

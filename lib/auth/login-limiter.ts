@@ -1,4 +1,5 @@
 import { RateLimitedError } from '../errors';
+import { processSingleton } from '../process-singleton';
 
 /**
  * Failed sign-ins allowed per email and per client address in a sliding window: enough for a person mistyping, far
@@ -36,10 +37,7 @@ export class LoginLimiter {
   }
 }
 
-const holder = globalThis as typeof globalThis & { __inferwatchLoginLimiter?: LoginLimiter };
-
-/** This process's limiter (on globalThis: Next bundles its own copy of lib beside the custom server's). */
+/** This process's limiter. */
 export function processLoginLimiter(): LoginLimiter {
-  holder.__inferwatchLoginLimiter ??= new LoginLimiter();
-  return holder.__inferwatchLoginLimiter;
+  return processSingleton('login-limiter', () => new LoginLimiter());
 }

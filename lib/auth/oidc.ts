@@ -9,6 +9,7 @@ import { recordAudit } from './audit';
 import { hasRole, type Role } from '../protocol/roles';
 import { createSession, cookieValue, type NewSession } from './sessions';
 import { upsertOidcUser } from './users';
+import { processSlot } from '../process-singleton';
 
 export const CALLBACK_PATH = '/api/v1/auth/oidc/callback';
 const FLOW_COOKIE = 'iw_oidc';
@@ -35,22 +36,22 @@ export function redirectUri(request: Request, publicUrl: string | undefined): UR
 
 // ---- the provider's configuration: discovered once per process (and again after a failure or a changed setting)
 
-const holder = globalThis as typeof globalThis & { __inferwatchOidc?: { key: string; config: Promise<client.Configuration> } };
+const discovered = processSlot<{ key: string; config: Promise<client.Configuration> }>('oidc-configuration');
 
 function providerConfiguration(settings: OidcSettings): Promise<client.Configuration> {
   const key = JSON.stringify([settings.issuer, settings.clientId, settings.clientSecret]);
-  if (holder.__inferwatchOidc?.key !== key) {
+  if (discovered.get()?.key !== key) {
     const issuer = new URL(settings.issuer);
     // The environment schema allows http:// only for a provider on loopback (a development or test provider).
     const options = issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : undefined;
     // client_secret_basic: the method every provider must support (RFC 6749 §2.3.1) and oidc-provider's default.
     const config = client.discovery(issuer, settings.clientId, settings.clientSecret, client.ClientSecretBasic(settings.clientSecret), options);
-    holder.__inferwatchOidc = { key, config };
+    discovered.set({ key, config });
     config.catch(() => {
-      if (holder.__inferwatchOidc?.config === config) holder.__inferwatchOidc = undefined;
+      if (discovered.get()?.config === config) discovered.set(undefined);
     });
   }
-  return holder.__inferwatchOidc!.config.catch((err: unknown) => {
+  return discovered.get()!.config.catch((err: unknown) => {
     throw new AppError(502, 'sso_unavailable', `the OpenID provider at ${settings.issuer} could not be reached or described itself wrongly: ${(err as Error).message}`);
   });
 }

@@ -1,25 +1,27 @@
 import 'server-only';
 import { openDatabase, type Database } from './open';
+import { processSlot } from '../process-singleton';
 
 export type { Database } from './open';
 
-// Next bundles its own copy of this module next to the custom server's, and dev mode reloads modules:
-// one process must still hold exactly one database (PGlite allows one opener), so the handle lives on globalThis.
-const holder = globalThis as typeof globalThis & { __inferwatchDb?: Promise<Database> };
+// One database per process, whichever copy of lib asks (PGlite allows one opener).
+const opened = processSlot<Promise<Database>>('db');
 
 export function getDb(): Promise<Database> {
-  if (!holder.__inferwatchDb) {
-    holder.__inferwatchDb = openDatabase().catch((err) => {
-      holder.__inferwatchDb = undefined;
+  let pending = opened.get();
+  if (!pending) {
+    pending = openDatabase().catch((err: unknown) => {
+      opened.set(undefined);
       throw err;
     });
+    opened.set(pending);
   }
-  return holder.__inferwatchDb;
+  return pending;
 }
 
 export async function closeDb(): Promise<void> {
-  const pending = holder.__inferwatchDb;
-  holder.__inferwatchDb = undefined;
+  const pending = opened.get();
+  opened.set(undefined);
   if (pending) await (await pending).close();
 }
 

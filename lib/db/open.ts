@@ -4,6 +4,7 @@ import { PrismaClient } from '../generated/prisma/client';
 import { lockDataDir } from './data-dir-lock';
 import { applyMigrations } from './migrate';
 import { ensurePartitions } from './partitions';
+import { EMBEDDED_START_PARAMS } from './embedded-settings';
 import { pgliteSql, poolSql, type Sql } from './sql';
 import { serverEnvironment } from '../server/environment';
 import type { DatabaseTarget } from './target';
@@ -70,7 +71,7 @@ async function openEmbedded(target: Extract<DatabaseTarget, { kind: 'embedded' }
   try {
     const { PGlite } = await import('@electric-sql/pglite');
     const { PrismaPGlite } = await import('pglite-prisma-adapter');
-    const pglite = await PGlite.create(target.dataDir);
+    const pglite = await PGlite.create(target.dataDir, { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_START_PARAMS] });
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) as never });
     const sql = pgliteSql(pglite);
     // One connection: reads, ingest and everything else take turns on it, and PGlite cannot time a statement out.

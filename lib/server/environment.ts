@@ -7,6 +7,7 @@ import { isLoopbackHost } from '../protocol/loopback';
 import type { RateLimits } from '../ingest/rate-limit';
 import { ROLES, type Role } from '../protocol/roles';
 import { DEFAULT_RETENTION_DAYS, type RetentionDays } from '../series/retention-config';
+import { processSlot } from '../process-singleton';
 
 /** Everything the server takes from its environment, checked once; README.md's Configuration table lists the same. */
 export interface ServerEnvironment {
@@ -231,15 +232,18 @@ function oidcSettings(v: z.infer<typeof environmentSchema>): OidcSettings | unde
   };
 }
 
-// On globalThis because Next bundles its own copy of this module beside the custom server's. Parsed again only when
-// a variable changed (tests point DATABASE_URL at their own database between cases).
-const holder = globalThis as typeof globalThis & { __inferwatchEnvironment?: { key: string; parsed: ServerEnvironment } };
+// Parsed again only when a variable changed (tests point DATABASE_URL at their own database between cases).
+const parsedEnvironment = processSlot<{ key: string; parsed: ServerEnvironment }>('environment');
 
 /** This process's environment, parsed; server.ts reads it first thing, so a bad variable stops the start. */
 export function serverEnvironment(): ServerEnvironment {
   const key = JSON.stringify([process.cwd(), ...SERVER_VARIABLES.map((name) => process.env[name])]);
-  if (holder.__inferwatchEnvironment?.key !== key) holder.__inferwatchEnvironment = { key, parsed: parseServerEnvironment(process.env) };
-  return holder.__inferwatchEnvironment.parsed;
+  let held = parsedEnvironment.get();
+  if (held?.key !== key) {
+    held = { key, parsed: parseServerEnvironment(process.env) };
+    parsedEnvironment.set(held);
+  }
+  return held.parsed;
 }
 
 /** For entry points: a bad variable prints what is wrong and exits 2, without a stack trace. */

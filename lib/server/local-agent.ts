@@ -8,9 +8,19 @@ export interface LocalAgentOptions {
   enrollKeyFile: string;
   stateDir: string;
   intervalS: number;
+  /** Run agent/cli.ts through tsx (`npm run dev`) instead of the bundle `npm run build` made. */
+  fromSource?: boolean;
 }
 
 const RESTART_DELAY_MS = 5_000;
+
+// The flags of agent/inferwatch-agent.service: the agent is I/O-bound, so it runs small (agent/README.md).
+const BUNDLE_NODE_FLAGS = ['--lite-mode', '--no-expose-wasm', '--max-semi-space-size=1', '--max-old-space-size=64'];
+
+function agentEntry(options: LocalAgentOptions): string[] {
+  if (options.fromSource) return ['--import', 'tsx', path.join(options.root, 'agent', 'cli.ts')];
+  return [...BUNDLE_NODE_FLAGS, path.join(options.root, 'dist', 'inferwatch-agent.mjs')];
+}
 
 // What the agent may inherit from the server's environment: how to find programs, the locale and the clock. Not the
 // database URL, the admin token, the secret key or the OIDC secret, and not INFERWATCH_* variables, which the agent
@@ -35,9 +45,7 @@ export function startLocalAgent(options: LocalAgentOptions): { stop(): Promise<v
     child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(options.root, 'agent', 'cli.ts'),
+        ...agentEntry(options),
         '--server',
         options.serverUrl,
         '--enroll-key-file',

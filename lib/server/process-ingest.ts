@@ -6,18 +6,23 @@ import { ingestRequest, type IngestDeps, type IngestInput, type IngestOutput } f
 import { createIngestHttpHandler } from '../ingest/http/node-handler';
 import { processIngestFeed } from '../alerts/ingest-feed';
 import { processMetrics } from './process-metrics';
+import { processSlot } from '../process-singleton';
 
-// One writer per process even when Next's bundle and the custom server each load this module.
-const holder = globalThis as typeof globalThis & { __inferwatchIngest?: Promise<IngestDeps> };
+// One writer per process, whichever copy of lib ingests.
+const writer = processSlot<Promise<IngestDeps>>('ingest');
 
 function processDeps(): Promise<IngestDeps> {
-  holder.__inferwatchIngest ??= getDb()
-    .then((db) => createIngestDeps(db, { metrics: processMetrics().ingest, onStored: (hostId) => processIngestFeed().publish([hostId]) }))
-    .catch((err) => {
-      holder.__inferwatchIngest = undefined;
-      throw err;
-    });
-  return holder.__inferwatchIngest;
+  let pending = writer.get();
+  if (!pending) {
+    pending = getDb()
+      .then((db) => createIngestDeps(db, { metrics: processMetrics().ingest, onStored: (hostId) => processIngestFeed().publish([hostId]) }))
+      .catch((err: unknown) => {
+        writer.set(undefined);
+        throw err;
+      });
+    writer.set(pending);
+  }
+  return pending;
 }
 
 /** ingestRequest against this process's database (getDb()); 503 while it cannot be opened. */
@@ -39,8 +44,8 @@ export async function ingestWithProcessDatabase(input: IngestInput): Promise<Ing
 
 /** Flushes what is queued and stops the writer; call before closeDb() on shutdown. */
 export async function closeIngest(): Promise<void> {
-  const pending = holder.__inferwatchIngest;
-  holder.__inferwatchIngest = undefined;
+  const pending = writer.get();
+  writer.set(undefined);
   if (pending) await (await pending.catch(() => null))?.writer.close();
 }
 

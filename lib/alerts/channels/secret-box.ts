@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { serverEnvironment } from '../../server/environment';
 import { parseSecretKey, SECRET_KEY_BYTES as KEY_BYTES } from './secret-key';
+import { processSingleton } from '../../process-singleton';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -56,8 +57,6 @@ export function loadOrCreateKeyFile(file: string): Buffer {
   }
 }
 
-const holder = globalThis as typeof globalThis & { __inferwatchSecretBox?: SecretBox };
-
 /** This process's key: INFERWATCH_SECRET_KEY, else the key file in INFERWATCH_STATE_DIR (./.inferwatch). */
 export function processSecretKey(): Buffer {
   const { secretKey, stateDir } = serverEnvironment();
@@ -66,8 +65,7 @@ export function processSecretKey(): Buffer {
 
 /** This process's box, with processSecretKey's key. */
 export function processSecretBox(): SecretBox {
-  holder.__inferwatchSecretBox ??= new SecretBox(processSecretKey());
-  return holder.__inferwatchSecretBox;
+  return processSingleton('secret-box', () => new SecretBox(processSecretKey()));
 }
 
 /** What the API shows of a secret: enough to tell two apart, too little to use. */

@@ -1,0 +1,1 @@
+export declare function buildAll(root: string): Promise<void>;

@@ -1,0 +1,31 @@
+/**
+ * Values held once per process. Next's server bundle and server.ts's bundle each load their own copy of lib (and
+ * `npm run dev` reloads modules), so a module-level variable would be one per copy; the database, ingest's writer,
+ * the metrics registry and the rate limits must be the process's. Each lives on globalThis under Symbol.for(name).
+ */
+export interface ProcessSlot<T> {
+  get(): T | undefined;
+  set(value: T | undefined): void;
+}
+
+export function processSlot<T>(name: string): ProcessSlot<T> {
+  const key = Symbol.for(`inferwatch.${name}`);
+  const store = globalThis as unknown as Record<symbol, T | undefined>;
+  return {
+    get: () => store[key],
+    set: (value) => {
+      store[key] = value;
+    },
+  };
+}
+
+/** The process's one `name`, made by `create` the first time any copy of lib asks for it. */
+export function processSingleton<T>(name: string, create: () => T): T {
+  const slot = processSlot<T>(name);
+  let value = slot.get();
+  if (value === undefined) {
+    value = create();
+    slot.set(value);
+  }
+  return value;
+}
