@@ -12,6 +12,14 @@ import type { IngestInput, IngestOutput } from '../../lib/ingest/ingest-request'
  */
 export type IngestGate = 'pass' | 'refuse' | 'hold';
 
+/** One answer of the real ingest: what it said, when, and how long the request took from its arrival. */
+export interface DrillAnswer {
+  status: number;
+  body: unknown;
+  atMs: number;
+  tookMs: number;
+}
+
 export interface DrillServer {
   url: string;
   keyFile: string;
@@ -19,9 +27,9 @@ export interface DrillServer {
   /** Resolves when a request met the 'hold' gate and its whole body has arrived. */
   held(): Promise<void>;
   /** Lets the held requests go on to the real ingest; resolves with their answers once stored. */
-  release(): Promise<IngestOutput[]>;
-  /** Every answer the real ingest gave, in order (refused and held requests' included once answered). */
-  answers: IngestOutput[];
+  release(): Promise<DrillAnswer[]>;
+  /** Every answer the real ingest gave, in order (held requests' once answered; not the gate's refusals). */
+  answers: DrillAnswer[];
   /** Stored seqs, oldest first, one per ledger row (a seq stored twice appears twice). */
   storedSeqs(): Promise<number[]>;
   close(): Promise<void>;
@@ -50,28 +58,38 @@ export async function startDrillServer(workDir: string): Promise<DrillServer> {
   fs.writeFileSync(keyFile, key, { mode: 0o600 });
 
   let gate: IngestGate = 'pass';
-  const answers: IngestOutput[] = [];
+  const answers: DrillAnswer[] = [];
   const waiting: (() => void)[] = [];
-  const heldAnswers: Promise<IngestOutput>[] = [];
+  const heldAnswers: Promise<DrillAnswer>[] = [];
   let onHeld: () => void = () => {};
   let heldArrived = new Promise<void>((resolve) => (onHeld = resolve));
 
-  async function ingest(input: IngestInput): Promise<IngestOutput> {
-    if (gate === 'refuse') return REFUSED;
-    if (gate === 'pass') return ingestWithProcessDatabase(input).then((output) => (answers.push(output), output));
-    // Held: the whole body has reached the server before the test is told.
+  const recorded = (output: IngestOutput, arrivedMs: number): DrillAnswer => {
+    const answer = { status: output.status, body: output.body, atMs: Date.now(), tookMs: performance.now() - arrivedMs };
+    answers.push(answer);
+    return answer;
+  };
+
+  async function hold(input: IngestInput): Promise<IngestOutput> {
+    // The whole body has reached the server before the test is told.
     const body = typeof input.body === 'function' ? await input.body(16 * 1024 * 1024) : input.body;
     const released = new Promise<void>((resolve) => waiting.push(resolve));
     onHeld();
     await released;
-    const output = await ingestWithProcessDatabase({ ...input, body });
-    answers.push(output);
-    return output;
+    return ingestWithProcessDatabase({ ...input, body });
   }
-  const handleIngest = createIngestHttpHandler((input) => {
-    const answer = ingest(input);
-    if (gate === 'hold') heldAnswers.push(answer);
-    return answer;
+
+  const handleIngest = createIngestHttpHandler(async (input) => {
+    if (gate === 'refuse') return REFUSED;
+    const arrivedMs = performance.now();
+    if (gate === 'pass') {
+      const output = await ingestWithProcessDatabase(input);
+      recorded(output, arrivedMs);
+      return output;
+    }
+    const output = hold(input);
+    heldAnswers.push(output.then((o) => recorded(o, arrivedMs)));
+    return output;
   });
 
   const inFlight = new Set<Promise<unknown>>();
