@@ -72,6 +72,7 @@ export async function runAgent(opts: RunOptions): Promise<number> {
       log,
       backoff: backoffOf(config, opts),
       sleep: clock.sleep,
+      wallMs: clock.wallMs,
     });
 
   log.info('agent started', {

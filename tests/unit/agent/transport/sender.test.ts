@@ -175,6 +175,51 @@ describe('sender', { timeout: HANG_GUARD_MS }, () => {
     expect(spool.count).toBe(0);
   });
 
+  test('keeps reports the server refuses as stamped too far ahead of its clock, and sends them once its clock reaches them', async () => {
+    const aheadMs = 10 * 60_000;
+    // One virtual time for both sides, moved on by every wait the sender asks for.
+    let elapsedMs = 0;
+    const serverMs = () => Date.now() + elapsedMs;
+    const spool = await openSpool(mkdtempSync(path.join(os.tmpdir(), 'iw-sender-')), 10_000_000);
+    const stamped = new Map<number, number>();
+    for (const seq of [0, 1, 2]) {
+      stamped.set(seq, serverMs() + aheadMs + seq * 1000);
+      await spool.append({ ...makeReport(seq), ts: stamped.get(seq)! });
+    }
+    const byServerClock: Answer = (seqs) => {
+      const date = new Date(serverMs()).toUTCString();
+      if (seqs.some((seq) => stamped.get(seq)! > serverMs() + 5 * 60_000)) {
+        return { status: 400, headers: { date }, body: { error: { code: 'invalid_payload', message: 'reports.0.ts: in the future' } } };
+      }
+      return { ...ackAll(seqs), headers: { date } };
+    };
+    answers = Array.from({ length: 50 }, () => byServerClock);
+    const { logger, lines } = capturingLogger();
+    const sender = createSender({
+      server: baseUrl,
+      getToken: async () => 't',
+      spool,
+      log: logger,
+      backoff: { initialMs: 1_000, maxMs: 60_000 },
+      random: () => 0.5,
+      sleep: async (ms) => {
+        waits.push(ms);
+        elapsedMs += ms;
+      },
+      wallMs: () => serverMs() + aheadMs,
+    });
+    await sender.run(AbortSignal.timeout(HANG_GUARD_MS), () => spool.count === 0);
+
+    // Refused once; then held without a request until the server's clock came within 5 minutes of them.
+    expect(received.map((r) => r.seqs)).toEqual([[0, 1, 2], [0, 1, 2]]);
+    expect(elapsedMs).toBeGreaterThan(aheadMs - 5 * 60_000);
+    const clockWarnings = lines.filter((l) => l.includes("this host's clock is ahead of the server's"));
+    expect(clockWarnings).toHaveLength(1);
+    expect(clockWarnings[0]).toMatch(/"clockAheadS":60[01]/);
+    expect(lines.filter((l) => l.includes('wait in the spool until its clock reaches them'))).toHaveLength(1);
+    expect(lines.some((l) => l.includes('dropping'))).toBe(false);
+  });
+
   test('treats a refused connection as retryable and keeps the reports', async () => {
     const spool = await spoolWith([0]);
     const closed = http.createServer();
