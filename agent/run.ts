@@ -73,6 +73,7 @@ export async function runAgent(opts: RunOptions): Promise<number> {
       backoff: backoffOf(config, opts),
       sleep: clock.sleep,
       wallMs: clock.wallMs,
+      monoMs: clock.monoMs,
     });
 
   log.info('agent started', {

@@ -88,8 +88,9 @@ export interface SenderOptions {
   random?: () => number;
   /** How the sender waits between attempts (a test seam). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** This host's clock, epoch ms, as reports are stamped with it (a test seam). */
+  /** This host's clock, epoch ms, as reports are stamped with it, and a monotonic one (test seams). */
   wallMs?: () => number;
+  monoMs?: () => number;
 }
 
 export interface Sender {
@@ -108,7 +109,7 @@ export function createSender(opts: SenderOptions): Sender {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const wait = opts.sleep ?? sleep;
   const { spool, log } = opts;
-  const serverClock = createServerClock(log, opts.wallMs);
+  const serverClock = createServerClock(log, opts.wallMs, opts.monoMs);
   let wakeUp: (() => void) | null = null;
   let wakePending = false;
   let holding = false;

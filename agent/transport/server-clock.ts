@@ -5,6 +5,8 @@ import type { Logger } from '../log';
 const HOLD_MARGIN_MS = 10_000;
 /** Below this the Date header's resolution and network delays blur the difference; above it the operator is told. */
 const NOTABLE_SKEW_MS = 60_000;
+/** This host's clock moved this much against the monotonic one since the last answer: it was set, the offset is stale. */
+const CLOCK_STEP_MS = 5_000;
 
 /**
  * This host's clock against the server's, as the Date header of the server's last answer shows it. Ingest refuses a
@@ -20,14 +22,21 @@ export interface ServerClock {
   readonly aheadMs: number | undefined;
 }
 
-export function createServerClock(log: Logger, wallMs: () => number = Date.now): ServerClock {
+export function createServerClock(log: Logger, wallMs: () => number = Date.now, monoMs: () => number = () => performance.now()): ServerClock {
   let offsetMs: number | undefined;
+  let observedWallMinusMonoMs = 0;
   let toldAheadMs = 0;
+  // Once the clock is set right (chrony stepping it back), reports stamped after that must not wait on the old offset.
+  const currentOffsetMs = () => {
+    if (offsetMs !== undefined && Math.abs(wallMs() - monoMs() - observedWallMinusMonoMs) > CLOCK_STEP_MS) offsetMs = undefined;
+    return offsetMs;
+  };
   return {
     observe(dateHeader) {
       const serverMs = dateHeader === null ? NaN : Date.parse(dateHeader);
       if (Number.isNaN(serverMs)) return;
       offsetMs = serverMs - wallMs();
+      observedWallMinusMonoMs = wallMs() - monoMs();
       const aheadMs = -offsetMs;
       if (Math.abs(aheadMs - toldAheadMs) < NOTABLE_SKEW_MS) return;
       if (Math.abs(aheadMs) < NOTABLE_SKEW_MS) {
@@ -43,10 +52,12 @@ export function createServerClock(log: Logger, wallMs: () => number = Date.now):
       toldAheadMs = aheadMs;
     },
     refuses(tsMs) {
-      return offsetMs !== undefined && tsMs > wallMs() + offsetMs + MAX_REPORT_FUTURE_MS - HOLD_MARGIN_MS;
+      const offset = currentOffsetMs();
+      return offset !== undefined && tsMs > wallMs() + offset + MAX_REPORT_FUTURE_MS - HOLD_MARGIN_MS;
     },
     get aheadMs() {
-      return offsetMs === undefined ? undefined : -offsetMs;
+      const offset = currentOffsetMs();
+      return offset === undefined ? undefined : -offset;
     },
   };
 }
