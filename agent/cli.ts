@@ -1,7 +1,11 @@
+import { guardLogStreams } from '../lib/protocol/log-streams';
 import { ConfigError, HELP_TEXT, loadConfig, type CliAction } from './config';
 import { createLogger } from './log';
 import { EXIT_CONFIG, EXIT_FAILED, runAgent } from './run';
 import { AGENT_VERSION } from './version';
+
+// The agent must outlive its log reader (journald restarted, a closed terminal): a line nobody can read is dropped.
+guardLogStreams(() => {});
 
 async function main(): Promise<number> {
   let action: CliAction;

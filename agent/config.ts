@@ -39,6 +39,7 @@ const OPTIONS = {
   'statsd-addr': { type: 'string', env: 'INFERWATCH_STATSD_ADDR' },
   'http-intake-addr': { type: 'string', env: 'INFERWATCH_HTTP_INTAKE_ADDR' },
   'spool-max-mb': { type: 'string', env: 'INFERWATCH_SPOOL_MAX_MB' },
+  'retry-max': { type: 'string', env: 'INFERWATCH_RETRY_MAX' },
   'proc-root': { type: 'string', env: 'INFERWATCH_PROC_ROOT' },
   'sys-root': { type: 'string', env: 'INFERWATCH_SYS_ROOT' },
   once: { type: 'boolean', env: 'INFERWATCH_ONCE' },
@@ -79,6 +80,8 @@ Usage: inferwatch-agent [options]
   --statsd-addr HOST:PORT   StatsD timings listener (default 127.0.0.1:8125, "off" disables)
   --http-intake-addr HOST:PORT  HTTP timings intake (default 127.0.0.1:8126, "off" disables)
   --spool-max-mb MB         bound of the on-disk spool; the oldest reports are dropped beyond it (default 100)
+  --retry-max SECONDS       longest wait between two attempts to deliver or enroll while the server fails
+                            (default 60; the waits grow from 1 s to it, with jitter)
   --proc-root DIR           where /proc is (default /proc)
   --sys-root DIR            where /sys is (default /sys)
   --config FILE             JSON config file; keys are the option names in camelCase (stateDir, watchProcess, ...)
@@ -156,6 +159,7 @@ const rawSchema = z.strictObject({
   'statsd-addr': addrSchema.prefault('127.0.0.1:8125'),
   'http-intake-addr': addrSchema.prefault('127.0.0.1:8126'),
   'spool-max-mb': positiveNumber(1_000_000, 'megabytes').default(100),
+  'retry-max': positiveNumber(3600, 'seconds').default(60),
   'proc-root': z.string().min(1).default('/proc'),
   'sys-root': z.string().min(1).default('/sys'),
   once: z.boolean().default(false),
@@ -179,6 +183,8 @@ export interface AgentConfig {
   statsdAddr: ListenAddr | null;
   httpIntakeAddr: ListenAddr | null;
   spoolMaxBytes: number;
+  /** --retry-max: the cap of the backoff between delivery (and enrollment) attempts. */
+  retryMaxMs: number;
   procRoot: string;
   sysRoot: string;
   once: boolean;
@@ -376,6 +382,7 @@ export function loadConfig(input: LoadConfigInput): CliAction {
       statsdAddr: raw['statsd-addr'],
       httpIntakeAddr: raw['http-intake-addr'],
       spoolMaxBytes: Math.round(raw['spool-max-mb'] * 1024 * 1024),
+      retryMaxMs: Math.round(raw['retry-max'] * 1000),
       procRoot: raw['proc-root'],
       sysRoot: raw['sys-root'],
       once: raw.once,

@@ -70,8 +70,10 @@ export async function runAgent(opts: RunOptions): Promise<number> {
       getToken: async () => (await readHostToken(config.stateDir, config.server!))?.token ?? delivery!.token.token,
       spool: delivery.spool,
       log,
-      backoff: opts.backoff,
+      backoff: backoffOf(config, opts),
       sleep: clock.sleep,
+      wallMs: clock.wallMs,
+      monoMs: clock.monoMs,
     });
 
   log.info('agent started', {
@@ -159,6 +161,11 @@ export async function runAgent(opts: RunOptions): Promise<number> {
   }
 }
 
+function backoffOf(config: AgentConfig, opts: RunOptions): BackoffSettings {
+  if (opts.backoff) return opts.backoff;
+  return { initialMs: Math.min(DEFAULT_BACKOFF.initialMs, config.retryMaxMs), maxMs: config.retryMaxMs };
+}
+
 async function prepareDelivery(
   config: AgentConfig,
   server: string,
@@ -195,7 +202,7 @@ async function prepareDelivery(
     machineId: host.machineId ?? (await readStateMachineId(config.stateDir)),
     ...(await readTokenForOrigin(config.stateDir, server).then((token) => (token ? { hostToken: token.token } : {}))),
   };
-  const backoff = opts.backoff ?? DEFAULT_BACKOFF;
+  const backoff = backoffOf(config, opts);
   for (let attempt = 1; !signal.aborted; attempt++) {
     try {
       const enrolled = await enroll({ server, stateDir: config.stateDir, enrollKey, request });

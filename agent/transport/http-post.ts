@@ -3,6 +3,8 @@ import http from 'node:http';
 export interface HttpAnswer {
   status: number;
   retryAfter: string | null;
+  /** The Date header: the server's clock when it answered. */
+  date: string | null;
   text: string;
 }
 
@@ -37,7 +39,12 @@ export async function httpPost(input: HttpPostInput): Promise<HttpAnswer> {
       res.on('error', fail);
       res.on('end', () => {
         const retryAfter = res.headers['retry-after'];
-        resolve({ status: res.statusCode ?? 0, retryAfter: retryAfter ?? null, text: Buffer.concat(chunks).toString('utf8') });
+        resolve({
+          status: res.statusCode ?? 0,
+          retryAfter: retryAfter ?? null,
+          date: res.headers.date ?? null,
+          text: Buffer.concat(chunks).toString('utf8'),
+        });
       });
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${input.timeoutMs} ms`), { code: 'ETIMEDOUT' })));

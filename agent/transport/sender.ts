@@ -5,6 +5,7 @@ import type { Logger } from '../log';
 import { DEFAULT_BACKOFF, backoffDelayMs, parseRetryAfterMs, sleep, type BackoffSettings } from './backoff';
 import { errorMessageOf } from './enroll';
 import { httpPost, type HttpAnswer, type HttpPostError } from './http-post';
+import { createServerClock, type ServerClock } from './server-clock';
 import type { Spool, SpooledReport } from './spool';
 
 const gzipAsync = promisify(gzip);
@@ -16,13 +17,17 @@ export type SendOutcome =
   | { kind: 'retry'; reason: string; retryAfterMs?: number }
   | { kind: 'unauthorized'; status: number; message: string }
   | { kind: 'rejected'; status: number; message: string }
-  | { kind: 'too-large' };
+  | { kind: 'too-large' }
+  /** Stamped too far ahead of the server's clock: kept in the spool until the server's clock reaches them. */
+  | { kind: 'held'; reports: number };
 
 export interface PostBatchInput {
   server: string;
   token: string;
   batch: readonly SpooledReport[];
   timeoutMs: number;
+  /** Told the Date of every answer. */
+  serverClock?: ServerClock;
 }
 
 export function encodeBatch(batch: readonly SpooledReport[]): string {
@@ -46,6 +51,7 @@ export async function postBatch(input: PostBatchInput): Promise<SendOutcome> {
   } catch (err) {
     return { kind: 'retry', reason: `network error: ${(err as HttpPostError).code ?? (err as Error).message}` };
   }
+  input.serverClock?.observe(answer.date);
   const { status, text } = answer;
   if (status >= 200 && status < 300) {
     const parsed = ingestResponseSchema.safeParse(safeJson(text));
@@ -82,6 +88,9 @@ export interface SenderOptions {
   random?: () => number;
   /** How the sender waits between attempts (a test seam). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** This host's clock, epoch ms, as reports are stamped with it, and a monotonic one (test seams). */
+  wallMs?: () => number;
+  monoMs?: () => number;
 }
 
 export interface Sender {
@@ -100,11 +109,26 @@ export function createSender(opts: SenderOptions): Sender {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const wait = opts.sleep ?? sleep;
   const { spool, log } = opts;
+  const serverClock = createServerClock(log, opts.wallMs, opts.monoMs);
   let wakeUp: (() => void) | null = null;
   let wakePending = false;
+  let holding = false;
+
+  function hold(reports: number): SendOutcome {
+    if (!holding) {
+      log.warn("reports stamped over 5 minutes ahead of the server's clock wait in the spool until its clock reaches them", {
+        held: reports,
+        clockAheadS: Math.round((serverClock.aheadMs ?? 0) / 1000),
+      });
+    }
+    holding = true;
+    return { kind: 'held', reports };
+  }
 
   async function deliver(batch: SpooledReport[]): Promise<SendOutcome> {
-    const outcome = await postBatch({ server: opts.server, token: await opts.getToken(), batch, timeoutMs });
+    const outcome = await postBatch({ server: opts.server, token: await opts.getToken(), batch, timeoutMs, serverClock });
+    // Refused because this host's clock is ahead (the answer's Date tells): the reports are not at fault, time is.
+    if (outcome.kind === 'rejected' && batch.some((r) => serverClock.refuses(r.ts))) return hold(batch.length);
     switch (outcome.kind) {
       case 'acked':
         await spool.ack(outcome.seqs);
@@ -148,6 +172,7 @@ export function createSender(opts: SenderOptions): Sender {
         });
         return outcome;
       case 'retry':
+      case 'held':
         return outcome;
     }
   }
@@ -166,7 +191,10 @@ export function createSender(opts: SenderOptions): Sender {
 
   async function sendOldestBatch(): Promise<SendOutcome | null> {
     const batch = await spool.takeBatch(maxReports, maxBytes);
-    return batch.length === 0 ? null : deliver(batch);
+    if (batch.length === 0) return null;
+    const due = batch.filter((r) => !serverClock.refuses(r.ts));
+    if (due.length === batch.length) holding = false;
+    return due.length === 0 ? hold(batch.length) : deliver(due);
   }
 
   return {

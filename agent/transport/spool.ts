@@ -6,6 +6,8 @@ import { TEMP_PREFIX, syncDir, writeFileAtomic } from './atomic-file';
 
 export interface SpooledReport {
   seq: number;
+  /** The report's timestamp (epoch ms): whether the server's clock has reached it decides when it may go. */
+  ts: number;
   /** The report as JSON text, exactly as it will go on the wire. */
   json: string;
 }
@@ -49,6 +51,8 @@ export async function openSpool(dir: string, maxBytes: number, log: Logger = sil
   const ordered = () => [...sizes.keys()].sort((a, b) => a - b);
   // The newest reports' JSON stays in memory too, so the usual send right after append() reads nothing back.
   const recent = new Map<number, string>();
+  // Known for every report appended in this run; one written by an earlier run is read when its file is.
+  const timestamps = new Map<number, number>();
   let recentBytes = 0;
   const forget = (seq: number) => {
     const json = recent.get(seq);
@@ -61,6 +65,7 @@ export async function openSpool(dir: string, maxBytes: number, log: Logger = sil
     const bytes = sizes.get(seq);
     if (bytes === undefined) return;
     sizes.delete(seq);
+    timestamps.delete(seq);
     size -= bytes;
     forget(seq);
     await unlink(path.join(dir, fileName(seq))).catch(() => {});
@@ -83,6 +88,7 @@ export async function openSpool(dir: string, maxBytes: number, log: Logger = sil
       }
       await writeFileAtomic(path.join(dir, fileName(report.seq)), json);
       sizes.set(report.seq, bytes);
+      timestamps.set(report.seq, report.ts);
       size += bytes;
       forget(report.seq);
       recent.set(report.seq, json);
@@ -100,13 +106,15 @@ export async function openSpool(dir: string, maxBytes: number, log: Logger = sil
         const fileBytes = sizes.get(seq) ?? 0;
         if (batch.length > 0 && bytes + fileBytes > maxBytes) break;
         const cached = recent.get(seq);
-        if (cached !== undefined) {
-          batch.push({ seq, json: cached });
+        const ts = timestamps.get(seq);
+        if (cached !== undefined && ts !== undefined) {
+          batch.push({ seq, ts, json: cached });
           bytes += fileBytes;
           continue;
         }
         try {
-          batch.push({ seq, json: await readFile(path.join(dir, fileName(seq)), 'utf8') });
+          const json = await readFile(path.join(dir, fileName(seq)), 'utf8');
+          batch.push({ seq, ts: ts ?? tsOf(json), json });
           bytes += fileBytes;
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -139,6 +147,16 @@ export async function openSpool(dir: string, maxBytes: number, log: Logger = sil
     },
     has: (seq) => sizes.has(seq),
   };
+}
+
+/** A spooled report's ts; 0 for one that does not parse, which then goes out to be refused and dropped as invalid. */
+function tsOf(json: string): number {
+  try {
+    const ts = (JSON.parse(json) as { ts?: unknown }).ts;
+    return typeof ts === 'number' ? ts : 0;
+  } catch {
+    return 0;
+  }
 }
 
 async function readDroppedCount(dir: string): Promise<number> {

@@ -1,5 +1,5 @@
 import { serverEnvironment, type ServerEnvironment } from '../server/environment';
-import { DAY_MS, MINUTE_MS } from '../protocol/time';
+import { DAY_MS, MAX_REPORT_FUTURE_MS } from '../protocol/time';
 import type { RateLimits } from './rate-limit';
 
 export interface IngestLimits {
@@ -15,7 +15,7 @@ export function ingestLimitsFromEnv(environment: ServerEnvironment = serverEnvir
   return {
     maxCompressedBytes: 1024 * 1024,
     maxDecompressedBytes: 16 * 1024 * 1024,
-    maxFutureMs: 5 * MINUTE_MS,
+    maxFutureMs: MAX_REPORT_FUTURE_MS,
     maxAgeMs: environment.retentionDays.raw * DAY_MS,
     rate: environment.ingestRate,
   };

@@ -68,6 +68,8 @@ interface HostRow {
   created_at: Date;
   last_seen_at: Date | null;
   last_report_ts: Date | null;
+  /** When the server stored the host's newest report, by its own clock. */
+  last_received_at: Date | null;
   report_every_ms: number | null;
 }
 
@@ -214,8 +216,13 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
   const from = new Date(now.getTime() - (options.windowMs ?? FINDINGS_WINDOW_MS));
   const [hosts, latestInventory, windows, disks, cgroups, processes] = await Promise.all([
     sql.query<HostRow>(
-      `SELECT id, hostname, region, labels, created_at, last_seen_at, last_report_ts, report_every_ms FROM hosts
-       WHERE TRUE ${filterHosts(hostIds, 'id', 1)} ORDER BY id`,
+      // last_seen_at is written only every few seconds, and last_report_ts is the agent's clock: a host whose clock is
+      // behind would look silent between those writes. Its newest ledger row says when it was last heard.
+      `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, h.last_report_ts, h.report_every_ms,
+              r.received_at AS last_received_at
+         FROM hosts h
+         LEFT JOIN LATERAL (SELECT received_at FROM report_ledger WHERE host_id = h.id ORDER BY seq DESC LIMIT 1) r ON TRUE
+        WHERE TRUE ${filterHosts(hostIds, 'h.id', 1)} ORDER BY h.id`,
       hostIds ? [hostIds] : [],
     ),
     sql.query<{ host_id: number; id: number; taken_at: Date }>(
@@ -252,7 +259,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
     const w = windowByHost.get(h.id);
     const inv = inventoryByHost.get(h.id);
     const data = inv ? inventoryData.get(Number(inv.id)) : undefined;
-    const heard = [h.last_seen_at, h.last_report_ts, w?.last_ts].filter((d): d is Date => d != null).map((d) => new Date(d).getTime());
+    const heard = [h.last_seen_at, h.last_received_at, h.last_report_ts, w?.last_ts].filter((d): d is Date => d != null).map((d) => new Date(d).getTime());
     return {
       host: {
         id: h.id,

@@ -29,7 +29,7 @@ describe('loadConfig', () => {
     expect(configOf(['--server', 'https://iw.example']).server).toBe('https://iw.example');
   });
 
-  test('applies defaults: 10 s interval, statsd 8125, http intake 8126, 100 MB spool, /proc and /sys', () => {
+  test('applies defaults: 10 s interval, statsd 8125, http intake 8126, 100 MB spool, 60 s retry cap, /proc and /sys', () => {
     const config = configOf(['--server', 'https://srv:3000/']);
     expect(config).toMatchObject({
       server: 'https://srv:3000',
@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       statsdAddr: { host: '127.0.0.1', port: 8125 },
       httpIntakeAddr: { host: '127.0.0.1', port: 8126 },
       spoolMaxBytes: 100 * 1024 * 1024,
+      retryMaxMs: 60_000,
       procRoot: '/proc',
       sysRoot: '/sys',
       once: false,
@@ -59,6 +60,13 @@ describe('loadConfig', () => {
     expect(config.stateDir).toBe('/f');
     expect(config.watchProcesses).toEqual(['c', 'd']);
     expect(config.spoolMaxBytes).toBe(5 * 1024 * 1024);
+  });
+
+  test('takes the retry cap in seconds, fractions included, and refuses none or more than an hour', () => {
+    expect(configOf(['--server', 'https://srv', '--retry-max', '0.5']).retryMaxMs).toBe(500);
+    expect(configOf(['--server', 'https://srv'], { INFERWATCH_RETRY_MAX: '300' }).retryMaxMs).toBe(300_000);
+    expect(() => configOf(['--server', 'https://srv', '--retry-max', '0'])).toThrow(/--retry-max: must be greater than 0/);
+    expect(() => configOf(['--server', 'https://srv', '--retry-max', '3601'])).toThrow(/--retry-max: must be at most 3600/);
   });
 
   test('collects repeatable flags and parses probes and pids', () => {

@@ -175,6 +175,92 @@ describe('sender', { timeout: HANG_GUARD_MS }, () => {
     expect(spool.count).toBe(0);
   });
 
+  /** A server on a clock `elapsedMs()` past the real one, refusing (400) what is stamped over 5 minutes ahead of it. */
+  function serverOnClock(elapsedMs: () => number, stamped: Map<number, number>): Answer {
+    return (seqs) => {
+      const serverMs = Date.now() + elapsedMs();
+      const date = new Date(serverMs).toUTCString();
+      if (seqs.some((seq) => stamped.get(seq)! > serverMs + 5 * 60_000)) {
+        return { status: 400, headers: { date }, body: { error: { code: 'invalid_payload', message: 'reports.0.ts: in the future' } } };
+      }
+      return { ...ackAll(seqs), headers: { date } };
+    };
+  }
+
+  async function stampedSpool(stamps: [seq: number, ts: number][], stamped: Map<number, number>, spool?: Spool): Promise<Spool> {
+    const target = spool ?? (await openSpool(mkdtempSync(path.join(os.tmpdir(), 'iw-sender-')), 10_000_000));
+    for (const [seq, ts] of stamps) {
+      stamped.set(seq, ts);
+      await target.append({ ...makeReport(seq), ts });
+    }
+    return target;
+  }
+
+  test('keeps reports the server refuses as stamped too far ahead of its clock, and sends them once its clock reaches them', async () => {
+    const aheadMs = 10 * 60_000;
+    // One virtual time for both sides, moved on by every wait the sender asks for.
+    let elapsedMs = 0;
+    const stamped = new Map<number, number>();
+    const spool = await stampedSpool([0, 1, 2].map((seq) => [seq, Date.now() + aheadMs + seq * 1000]), stamped);
+    answers = Array.from({ length: 50 }, () => serverOnClock(() => elapsedMs, stamped));
+    const { logger, lines } = capturingLogger();
+    const sender = createSender({
+      server: baseUrl,
+      getToken: async () => 't',
+      spool,
+      log: logger,
+      backoff: { initialMs: 1_000, maxMs: 60_000 },
+      random: () => 0.5,
+      sleep: async (ms) => {
+        waits.push(ms);
+        elapsedMs += ms;
+      },
+      wallMs: () => Date.now() + elapsedMs + aheadMs,
+      monoMs: () => elapsedMs,
+    });
+    await sender.run(AbortSignal.timeout(HANG_GUARD_MS), () => spool.count === 0);
+
+    // Refused once; then held without a request until the server's clock came within 5 minutes of them.
+    expect(received.map((r) => r.seqs)).toEqual([[0, 1, 2], [0, 1, 2]]);
+    expect(elapsedMs).toBeGreaterThan(aheadMs - 5 * 60_000);
+    const clockWarnings = lines.filter((l) => l.includes("this host's clock is ahead of the server's"));
+    expect(clockWarnings).toHaveLength(1);
+    expect(clockWarnings[0]).toMatch(/"clockAheadS":60[01]/);
+    expect(lines.filter((l) => l.includes('wait in the spool until its clock reaches them'))).toHaveLength(1);
+    expect(lines.some((l) => l.includes('dropping'))).toBe(false);
+  });
+
+  test('once the clock is set right, a report stamped after it goes at once while the early ones keep waiting', async () => {
+    let aheadMs = 10 * 60_000;
+    let monoMs = 0;
+    const stamped = new Map<number, number>();
+    const spool = await stampedSpool([[0, Date.now() + aheadMs], [1, Date.now() + aheadMs + 1000]], stamped);
+    answers = Array.from({ length: 10 }, () => serverOnClock(() => 0, stamped));
+    const { logger, lines } = capturingLogger();
+    const sender = createSender({
+      server: baseUrl,
+      getToken: async () => 't',
+      spool,
+      log: logger,
+      wallMs: () => Date.now() + aheadMs,
+      monoMs: () => monoMs,
+    });
+    expect(await sender.sendOldestBatch()).toEqual({ kind: 'held', reports: 2 });
+    expect(await sender.sendOldestBatch()).toEqual({ kind: 'held', reports: 2 });
+    expect(received).toHaveLength(1);
+
+    // chrony steps the clock back; the monotonic clock goes on.
+    aheadMs = 0;
+    monoMs += 1_000;
+    await stampedSpool([[2, Date.now()]], stamped, spool);
+    // The offset learnt before the step is stale: one request relearns it, then the report stamped right goes alone.
+    expect(await sender.sendOldestBatch()).toEqual({ kind: 'held', reports: 3 });
+    expect(await sender.sendOldestBatch()).toEqual({ kind: 'acked', seqs: [2] });
+    expect(received.map((r) => r.seqs)).toEqual([[0, 1], [0, 1, 2], [2]]);
+    expect(await remaining(spool)).toEqual([0, 1]);
+    expect(lines.some((l) => l.includes("this host's clock agrees with the server's again"))).toBe(true);
+  });
+
   test('treats a refused connection as retryable and keeps the reports', async () => {
     const spool = await spoolWith([0]);
     const closed = http.createServer();

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 
-const guardModule = path.resolve(import.meta.dirname, '../../../lib/server/log-stream-guard.ts');
+const guardModule = path.resolve(import.meta.dirname, '../../../lib/protocol/log-streams.ts');
 
 // A process that logs as the server does: Next's uncaught-exception handler writes to stderr. It exits once its
 // writes have failed a few times, and stays in the loop for good if a failed write is rethrown.

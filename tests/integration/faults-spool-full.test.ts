@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { eventually, runFindingsCycle } from '../support/live-agent';
+import {
+  killAgent,
+  producedReports,
+  spawnDrillAgent,
+  startDrillServer,
+  type AgentLogLine,
+  type DrillAgent,
+  type DrillServer,
+} from '../support/fault-drill';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+// Fault drill: the server refuses every report (503) for longer than the agent's spool can hold. The agent keeps
+// the newest reports that fit in --spool-max-mb, drops the oldest, says how many in its log and in every later
+// report (agent.droppedReports), and delivers what it kept once the server is back; the findings engine turns the
+// count into "Agent spool full: reports lost".
+const SPOOL_MAX_MB = 0.01; // ≈ 10 KB: a handful of reports of this machine (≈ 2 KB each)
+const DROPS_TO_WAIT_FOR = 6;
+
+let testDb: TestDatabase;
+let workDir: string;
+let server: DrillServer;
+const agents: DrillAgent[] = [];
+
+beforeAll(async () => {
+  testDb = await createTestDatabase('iw_fault_spool');
+  process.env.DATABASE_URL = testDb.url;
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-fault-spool-'));
+  server = await startDrillServer(workDir);
+});
+
+afterAll(async () => {
+  for (const agent of agents) await killAgent(agent);
+  await server?.close();
+  await testDb?.drop();
+  fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+const dropLines = (logs: AgentLogLine[]) => logs.filter((line) => line.msg === 'spool full: dropped the oldest unsent reports');
+
+test('a full spool drops the oldest reports, reports how many, and delivers the newest once the server is back', { timeout: 150_000 }, async () => {
+  const stateDir = path.join(workDir, 'agent');
+  const start = (args: string[] = []) => {
+    const agent = spawnDrillAgent({
+      serverUrl: server.url, keyFile: server.keyFile, stateDir, intervalS: 0.5,
+      args: ['--spool-max-mb', String(SPOOL_MAX_MB), '--retry-max', '1', ...args],
+    });
+    agents.push(agent);
+    return agent;
+  };
+  const agent = start();
+  await eventually('reports before the outage', async () => ((await server.storedSeqs()).length >= 3 ? true : undefined));
+
+  server.setGate('refuse');
+  await eventually(`${DROPS_TO_WAIT_FOR} reports dropped`, async () => {
+    const total = dropLines(agent.logs).at(-1)?.droppedTotal;
+    return typeof total === 'number' && total >= DROPS_TO_WAIT_FOR ? true : undefined;
+  });
+  server.setGate('pass');
+  const producedAtRecovery = producedReports(stateDir);
+  await eventually('the newest reports after the outage', async () => ((await server.storedSeqs()).at(-1)! >= producedAtRecovery ? true : undefined));
+  agent.child.kill('SIGTERM');
+  expect(await agent.exited).toBe(0);
+  expect(await start(['--once']).exited).toBe(0);
+
+  const stored = await server.storedSeqs();
+  const produced = producedReports(stateDir);
+  const missing = Array.from({ length: produced }, (_, seq) => seq).filter((seq) => !stored.includes(seq));
+  const droppedTotal = dropLines(agent.logs).at(-1)!.droppedTotal as number;
+  // One run of the outage's oldest reports is gone; everything before and after it arrived, once each.
+  expect(missing.length).toBe(droppedTotal);
+  expect(missing).toEqual(Array.from({ length: droppedTotal }, (_, i) => missing[0]! + i));
+  expect(stored).toEqual(Array.from({ length: produced }, (_, seq) => seq).filter((seq) => !missing.includes(seq)));
+  expect(dropLines(agent.logs).every((line) => line.level === 'error')).toBe(true);
+
+  const { getDb } = await import('../../lib/db');
+  const [newest] = await (await getDb()).sql.query<{ dropped_reports: number }>('SELECT dropped_reports FROM host_samples ORDER BY ts DESC LIMIT 1');
+  expect(newest!.dropped_reports).toBe(droppedTotal);
+  const finding = (await runFindingsCycle()).find((f) => f.ruleId === 'agent.spool-dropped');
+  expect(finding?.value).toBe(droppedTotal);
+});
