@@ -33,10 +33,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `npm start`'s node flags, read from package.json so the figure is of what it runs. */
-function startNodeFlags(): string[] {
+/** `npm start`'s node flags and environment, read from package.json so the figure is of what it runs. */
+function startCommand(): { flags: string[]; env: Record<string, string> } {
   const script = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return script.split(' ').filter((word) => word.startsWith('--'));
+  const words = script.split(' ');
+  return {
+    flags: words.filter((word) => word.startsWith('--')),
+    env: Object.fromEntries(words.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=', 2) as [string, string])),
+  };
 }
 
 function childPids(pid: number): number[] {
@@ -57,12 +61,13 @@ interface RunningServer {
 async function startServer(name: string, databaseUrl: string): Promise<RunningServer> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `inferwatch-footprint-${name}-`));
   const url = `http://127.0.0.1:${await freePort()}`;
-  const child = spawn(process.execPath, [...startNodeFlags(), path.join(root, 'lib', 'node', 'start.mjs')], {
+  const start = startCommand();
+  const child = spawn(process.execPath, [...start.flags, path.join(root, 'lib', 'node', 'start.mjs')], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
-      NEXT_TELEMETRY_DISABLED: '1',
+      ...start.env,
       PORT: new URL(url).port,
       HOST: '127.0.0.1',
       DATABASE_URL: databaseUrl,
@@ -97,9 +102,14 @@ async function stopServer(server: RunningServer): Promise<void> {
   fs.rmSync(server.stateDir, { recursive: true, force: true });
 }
 
-/** A reference process started beside the servers: runs `source` and reports its own RSS once settled. */
+/** A reference process, run with `npm start`'s flags and environment: runs `source` and reports its own RSS once settled. */
 async function referenceRssMb(source: string, args: string[] = []): Promise<number> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', source, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const start = startCommand();
+  const child = spawn(process.execPath, [...start.flags, '--input-type=module', '-e', source, ...args], {
+    cwd: root,
+    env: { ...process.env, ...start.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   await new Promise((resolve) => child.once('exit', resolve));
@@ -150,7 +160,7 @@ try {
     embedded_over_bare_pglite_mb: Math.round((embedded!.rss - barePglite) * 10) / 10,
     postgres_over_bare_node_mb: Math.round((postgres!.rss - bareNode) * 10) / 10,
     idle_min: idleMs / 60_000,
-    node_flags: startNodeFlags().join(' '),
+    start_command: [...Object.entries(startCommand().env).map(([name, value]) => `${name}=${value}`), ...startCommand().flags].join(' '),
   };
   console.log('| process | RSS MB | reference |');
   console.log('|---|---|---|');
