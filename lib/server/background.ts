@@ -1,14 +1,16 @@
 import type { SecretBox } from '../alerts/channels/secret-box';
 import type { LatencyExplainer } from '../alerts/explain';
 import { createIngestFeed, processIngestFeed, type IngestFeed } from '../alerts/ingest-feed';
-import { startAlerting, type Alerting, type AlertingOptions } from '../alerts/scheduler';
+import { startAlerting } from '../alerts';
+import type { Alerting, AlertingOptions } from '../alerts/scheduler';
 import { forwardIngestFeed, listenToIngestFeed, type IngestForwarder } from '../alerts/shared-ingest-feed';
 import { electLeader, type LeadershipOptions } from '../db/leader';
 import type { ChannelListener } from '../db/listen';
 import type { Database } from '../db/open';
 import type { EffectOptions } from '../findings/effects/measure-effects';
 import { startFindingsScheduler, type FindingsScheduler, type FindingsSchedulerOptions } from '../findings/engine/scheduler';
-import { startSeriesMaintenance, type SeriesMaintenance, type SeriesMaintenanceOptions } from '../series/maintenance';
+import { startSeriesMaintenance } from '../series';
+import type { SeriesMaintenance, SeriesMaintenanceOptions } from '../series/maintenance';
 import { processMetrics } from './process-metrics';
 
 export interface BackgroundJobsOptions {
