@@ -120,10 +120,13 @@ class SessionLockLeadership implements Leadership {
     try {
       client ??= await this.connect();
       if (this.leading) {
-        await client.query('SELECT 1');
+        await answeredWithin(client.query('SELECT 1'), this.checkTimeoutMs);
         return;
       }
-      const { rows } = await client.query<{ won: boolean }>('SELECT pg_try_advisory_lock($1) AS won', [LEADER_LOCK_ID]);
+      const { rows } = await answeredWithin(
+        client.query<{ won: boolean }>('SELECT pg_try_advisory_lock($1) AS won', [LEADER_LOCK_ID]),
+        this.checkTimeoutMs,
+      );
       // Won while stop() was waiting for this attempt: stop() ends the session, which gives the lock back.
       if (rows[0]?.won && !this.stopped && this.client === client) {
         this.leading = true;
@@ -139,7 +142,6 @@ class SessionLockLeadership implements Leadership {
     const client = new pg.Client({
       connectionString: this.url,
       connectionTimeoutMillis: this.checkTimeoutMs,
-      query_timeout: this.checkTimeoutMs,
     });
     client.on('error', (err) => this.lose(client, err));
     client.on('end', () => this.lose(client, new Error('the leadership session ended')));
@@ -174,3 +176,17 @@ class SessionLockLeadership implements Leadership {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * `query`'s answer, or a rejection once it is `timeoutMs` late. The deadline is judged after the I/O that arrived
+ * meanwhile has been read: a stalled event loop runs due timers before it reads sockets, and an answer waiting there
+ * must not count as a lost session.
+ */
+function answeredWithin<T>(query: Promise<T>, timeoutMs: number): Promise<T> {
+  let answered = false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => setImmediate(() => answered || reject(new Error(`no answer within ${timeoutMs} ms`))), timeoutMs);
+  });
+  return Promise.race([query.finally(() => ((answered = true), clearTimeout(timer))), late]);
+}
