@@ -22,11 +22,11 @@ import { enrolledHost } from './ingest-helpers';
 // background work, and the other must take over without repeating anything. Every wait is on a condition in the
 // database or the replicas' output; the bounds on timing are the intervals injected here plus a fixed slack.
 const RETRY_MS = 1_000;
-const CHECK_TIMEOUT_MS = 3_000;
+const CHECK_TIMEOUT_MS = 10_000;
 const CYCLE_MS = 300;
 const REPORT_EVERY_MS = 1_000;
 /** Process start, query and scheduling time on a busy machine, on top of the injected intervals. */
-const SLACK_MS = 2_000;
+const SLACK_MS = 3_000;
 const WAIT_MS = 90_000;
 const SECRET_KEY = Buffer.alloc(32, 7);
 const SPIKE_STEAL_PCT = 40;
@@ -223,17 +223,16 @@ describe('two replicas on one database', () => {
     expect(await leaderGauge(firstLeader)).toBe(1);
     expect(await leaderGauge(follower)).toBe(0);
 
+    reportTimer = setInterval(() => (reporting = reporting.then(reportOnce)), REPORT_EVERY_MS);
+    await until('reports stored through both replicas', () => replicas.every((r) => (stored.get(r.name) ?? 0) > 0));
     const spiking = agents[0]!;
     spiking.stealPct = SPIKE_STEAL_PCT;
-    reportTimer = setInterval(() => (reporting = reporting.then(reportOnce)), REPORT_EVERY_MS);
 
     // The spike opens one finding and fires one alert, whose notification reaches the receiver.
     await until('the steal finding', async () => (await stealFindings(spiking.hostId)).some((f) => f.state === 'open'));
     const firing = await until('the alert to fire', async () => (await stealAlerts()).find((a) => a.state === 'firing'));
     await until('the firing notification', () => notifications().some((n) => n.event === 'firing'));
     await until('the firing delivery to be recorded', async () => (await deliveries()).every((d) => d.status === 'delivered'));
-    expect(stored.get(firstLeader.name)).toBeGreaterThan(0);
-    expect(stored.get(follower.name)).toBeGreaterThan(0);
 
     const kill = await killMidCycle(firstLeader);
     console.log(`replicas: killed leader ${firstLeader.name} while ${kill.state}: ${kill.query}`);
