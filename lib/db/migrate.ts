@@ -52,7 +52,11 @@ export class MigrationChecksumError extends Error {
  * `prisma migrate deploy` records them (so the two agree on what is applied). Returns the names applied now.
  */
 export async function applyMigrations(sql: Sql, migrations = readMigrations()): Promise<string[]> {
-  await sql.exec(CREATE_MIGRATIONS_TABLE);
+  // CREATE TABLE IF NOT EXISTS is not safe against itself: processes starting at once on a fresh database collide.
+  await sql.transaction(async (tx) => {
+    await holdTransactionLock(tx, 'migrate');
+    await tx.exec(CREATE_MIGRATIONS_TABLE);
+  });
   const applied: string[] = [];
   for (const migration of migrations) {
     const didApply = await sql.transaction(async (tx) => {

@@ -1,3 +1,4 @@
+import { holdTransactionLock } from './locks';
 import type { Sql } from './sql';
 import { DAY_MS } from '../protocol/time';
 
@@ -12,9 +13,11 @@ export function utcDay(date: Date): string {
 export async function ensurePartitions(sql: Sql, now: Date, daysBack = 7, daysAhead = 2): Promise<number> {
   const first = utcDay(new Date(now.getTime() - daysBack * DAY_MS));
   const last = utcDay(new Date(now.getTime() + daysAhead * DAY_MS));
-  const [row] = await sql.query<{ created: number }>(
-    'SELECT inferwatch_ensure_partitions($1::date, $2::date) AS created',
-    [first, last],
-  );
+  // Every process creates them at start and ingest when a report finds one missing: two at once would both see it
+  // missing and one CREATE would fail.
+  const [row] = await sql.transaction(async (tx) => {
+    await holdTransactionLock(tx, 'partitions');
+    return tx.query<{ created: number }>('SELECT inferwatch_ensure_partitions($1::date, $2::date) AS created', [first, last]);
+  });
   return Number(row?.created ?? 0);
 }

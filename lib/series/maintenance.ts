@@ -1,3 +1,4 @@
+import { holdTransactionLock } from '../db/locks';
 import type { Database } from '../db/open';
 import { ensurePartitions, utcDay } from '../db/partitions';
 import { expireInventorySnapshots } from '../ingest/write/inventory';
@@ -27,10 +28,14 @@ export interface SeriesMaintenance {
 /** Partitions for the next days and retention (series partitions, inventory snapshots): at start, then every housekeeping interval. */
 export async function runHousekeeping(db: Pick<Database, 'sql'>, now: Date, retention: RetentionDays): Promise<string[]> {
   await ensurePartitions(db.sql, now, Math.ceil(retention.raw), 2);
-  await db.sql.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [
-    utcDay(new Date(now.getTime() - 2 * DAY_MS)),
-    utcDay(new Date(now.getTime() + 2 * DAY_MS)),
-  ]);
+  // Under the rollup lock, as rollups create them: a leader stepping down may still be rolling up.
+  await db.sql.transaction(async (tx) => {
+    await holdTransactionLock(tx, 'rollup');
+    await tx.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $2::date)', [
+      utcDay(new Date(now.getTime() - 2 * DAY_MS)),
+      utcDay(new Date(now.getTime() + 2 * DAY_MS)),
+    ]);
+  });
   const dropped = await applyRetention(db.sql, now, retention);
   await expireInventorySnapshots(db.sql, now, retention.oneHour);
   return dropped;

@@ -1,16 +1,18 @@
-import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { IngestMetrics } from '../ingest/ingest-metrics';
 
 export interface ProcessMetrics {
   registry: Registry;
   ingest: IngestMetrics;
   logWritesDropped: Counter<'stream'>;
+  leader: Gauge;
 }
 
 const holder = globalThis as typeof globalThis & { __inferwatchMetrics?: ProcessMetrics };
 
 /**
- * This process's metrics: Node's own (CPU, memory, event-loop lag, GC pauses), ingest's, and its dropped log writes.
+ * This process's metrics: Node's own (CPU, memory, event-loop lag, GC pauses), ingest's, its dropped log writes, and
+ * whether it leads.
  * One registry per process, because Next's bundle and server.ts each load lib and both must count into the registry
  * GET /metrics renders.
  */
@@ -29,7 +31,13 @@ export function processMetrics(): ProcessMetrics {
       registers: [registry],
     });
     for (const stream of ['stdout', 'stderr']) logWritesDropped.inc({ stream }, 0);
-    holder.__inferwatchMetrics = { registry, ingest: new IngestMetrics(registry), logWritesDropped };
+    const leader = new Gauge({
+      name: 'inferwatch_leader',
+      help: '1 while this process leads: it runs the rollups, retention, the findings cycle, alert evaluation and the notification outbox.',
+      registers: [registry],
+    });
+    leader.set(0);
+    holder.__inferwatchMetrics = { registry, ingest: new IngestMetrics(registry), logWritesDropped, leader };
   }
   return holder.__inferwatchMetrics;
 }

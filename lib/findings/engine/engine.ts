@@ -2,7 +2,7 @@ import type { Database } from '../../db/open';
 import type { Sql } from '../../db/sql';
 import { evaluateFindings, type RuleFailure } from './evaluate';
 import { LatencyWatch } from '../latency/latency-watch';
-import { contentKey, planFindingChanges } from './lifecycle';
+import { contentKey, planFindingChanges, type WrittenContent } from './lifecycle';
 import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from '../read/read-facts';
 import { FINDING_RULES } from '../registry';
 import { applyFindingChanges, listActiveFindings, type AppliedChanges } from '../store/findings';
@@ -34,7 +34,7 @@ export class FindingsEngine {
   private readonly rules: readonly Rule[];
   private fleet: FleetFacts | null = null;
   /** What this engine last wrote to each unresolved finding, so an unchanged verdict costs no write. */
-  private readonly written = new Map<number, string>();
+  private readonly written = new Map<number, WrittenContent>();
   private queue: Promise<unknown> = Promise.resolve();
   private readonly sql: Sql;
 
@@ -72,7 +72,7 @@ export class FindingsEngine {
     const evaluated = performance.now();
 
     const applied = await applyFindingChanges(this.sql, changes, now);
-    for (const update of changes.updates) this.written.set(update.id, contentKey(update.verdict, update.peakValue));
+    for (const update of changes.updates) this.written.set(update.id, { key: contentKey(update.verdict, update.peakValue), atMs: now.getTime() });
     for (const id of [...changes.resolves, ...changes.discards]) this.written.delete(id);
     if (!hostIds) {
       const unresolved = new Set(active.map((f) => f.id));

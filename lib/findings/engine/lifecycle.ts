@@ -2,6 +2,12 @@ import type { EvaluatedVerdict } from './evaluate';
 import { coverageKey, findingKey } from './evaluate';
 import type { FindingChanges, StoredFinding } from '../store/findings';
 
+/** What an engine last wrote to a finding: its content key, and the cycle time it stamped as last_evaluated_at. */
+export interface WrittenContent {
+  key: string;
+  atMs: number;
+}
+
 /** What an update would write; the same key as last time means there is nothing to write. */
 export function contentKey(verdict: EvaluatedVerdict['verdict'], peakValue: number | null): string {
   return JSON.stringify([verdict.severity, verdict.message, verdict.remedy, verdict.value ?? null, peakValue, verdict.evidence]);
@@ -21,8 +27,11 @@ export function planFindingChanges(
   verdicts: readonly EvaluatedVerdict[],
   covered: ReadonlySet<string>,
   nowMs: number,
-  /** The content key last written per finding id: an update that would write the same is left out. */
-  written: ReadonlyMap<number, string> = new Map(),
+  /**
+   * What this engine last wrote per finding id: an update that would write the same is left out, unless the row was
+   * written since by someone else (another leader's cycle still finishing).
+   */
+  written: ReadonlyMap<number, WrittenContent> = new Map(),
 ): FindingChanges {
   const byKey = new Map(active.map((f) => [findingKey(f), f]));
   const raised = new Set<string>();
@@ -46,7 +55,8 @@ export function planFindingChanges(
     }
     const opens = existing.state === 'pending' && nowMs - existing.firstSeenAtMs >= v.openAfterMs;
     const peakValue = peakOf(existing.peakValue, v.verdict.value);
-    if (!opens && written.get(existing.id) === contentKey(v.verdict, peakValue)) continue;
+    const last = written.get(existing.id);
+    if (!opens && last?.atMs === existing.lastEvaluatedAtMs && last.key === contentKey(v.verdict, peakValue)) continue;
     changes.updates.push({ id: existing.id, opens, peakValue, verdict: v.verdict });
   }
 

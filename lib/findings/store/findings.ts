@@ -15,6 +15,8 @@ export interface StoredFinding {
   state: Exclude<FindingState, 'resolved'>;
   peakValue: number | null;
   firstSeenAtMs: number;
+  /** When a cycle last wrote it: tells an engine whether the row still holds what it wrote itself. */
+  lastEvaluatedAtMs: number;
 }
 
 export interface FindingInsert {
@@ -53,6 +55,7 @@ const activeRow = z.object({
   state: z.enum(['pending', 'open']),
   peak_value: z.number().nullable(),
   first_seen_at: column.timestamp,
+  last_evaluated_at: column.timestamp,
 });
 
 /** Unresolved findings, of some hosts (and no region findings) or of everything. */
@@ -62,7 +65,7 @@ export async function listActiveFindings(sql: Sql, hostIds?: readonly number[]):
         sql,
         'findings',
         activeRow,
-        `SELECT id, rule_id, host_id, region, subject, severity, state, peak_value, first_seen_at FROM findings
+        `SELECT id, rule_id, host_id, region, subject, severity, state, peak_value, first_seen_at, last_evaluated_at FROM findings
          WHERE state <> 'resolved' AND host_id = ANY($1::int4[])`,
         [hostIds],
       )
@@ -70,7 +73,7 @@ export async function listActiveFindings(sql: Sql, hostIds?: readonly number[]):
         sql,
         'findings',
         activeRow,
-        `SELECT id, rule_id, host_id, region, subject, severity, state, peak_value, first_seen_at FROM findings
+        `SELECT id, rule_id, host_id, region, subject, severity, state, peak_value, first_seen_at, last_evaluated_at FROM findings
          WHERE state <> 'resolved'`,
       );
   return rows.map((r) => ({
@@ -83,6 +86,7 @@ export async function listActiveFindings(sql: Sql, hostIds?: readonly number[]):
     state: r.state,
     peakValue: r.peak_value,
     firstSeenAtMs: r.first_seen_at.getTime(),
+    lastEvaluatedAtMs: r.last_evaluated_at.getTime(),
   }));
 }
 

@@ -11,6 +11,7 @@ const verdict = (patch: Partial<EvaluatedVerdict> = {}, value = 7): EvaluatedVer
 });
 const stored = (patch: Partial<StoredFinding> = {}): StoredFinding => ({
   id: 10, ruleId: 'cpu.steal-high', hostId: 1, region: 'oslo', subject: '', severity: 'warning', state: 'open', peakValue: 9, firstSeenAtMs: NOW - 60_000,
+  lastEvaluatedAtMs: NOW - 15_000,
   ...patch,
 });
 const covered = (...fs: { ruleId: string; hostId: number | null; region: string }[]) => new Set(fs.map(coverageKey));
@@ -29,12 +30,19 @@ describe('planFindingChanges', () => {
 
   test('an update that would write what was last written is left out; any change, or opening, is written', () => {
     const v = verdict({}, 7);
-    const written = new Map([[10, contentKey(v.verdict, 9)]]);
+    const written = new Map([[10, { key: contentKey(v.verdict, 9), atMs: NOW - 15_000 }]]);
     expect(planFindingChanges([stored()], [v], covered(), NOW, written).updates).toEqual([]);
     const reworded = verdict({ verdict: { ...v.verdict, message: 'steal 8 %' } }, 7);
     expect(planFindingChanges([stored()], [reworded], covered(), NOW, written).updates).toHaveLength(1);
     const pending = stored({ state: 'pending', firstSeenAtMs: NOW - 60_000 });
     expect(planFindingChanges([pending], [v], covered(), NOW, written).updates[0]!.opens).toBe(true);
+  });
+
+  test('what this engine last wrote is not trusted once another writer has written the row since', () => {
+    const v = verdict({}, 7);
+    const written = new Map([[10, { key: contentKey(v.verdict, 9), atMs: NOW - 15_000 }]]);
+    const rewrittenByAnother = stored({ lastEvaluatedAtMs: NOW - 5_000 });
+    expect(planFindingChanges([rewrittenByAnother], [v], covered(), NOW, written).updates).toEqual([expect.objectContaining({ id: 10 })]);
   });
 
   test('a pending finding opens once it has held for the minimum duration, not before', () => {
