@@ -5,12 +5,13 @@
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
-import { findingsLatencyExplainer, processSecretBox, startAlerting } from './lib/alerts';
+import { findingsLatencyExplainer, processSecretBox } from './lib/alerts';
 import { ensureLocalEnrollmentKey } from './lib/auth/ensure-local-enrollment-key';
 import { closeDb, getDb } from './lib/db';
 import { describeTarget } from './lib/db/target';
 import { demoEnabled, startDemoFleet } from './lib/demo/start';
 import { serverEnvironmentOrExit } from './lib/server/environment';
+import { startBackgroundJobs, type BackgroundJobs } from './lib/server/background';
 import { startLocalAgent } from './lib/server/local-agent';
 import { stampClientAddress } from './lib/http/client-address';
 import { signInRedirect } from './lib/server/page-gate';
@@ -18,8 +19,6 @@ import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
 import { withSecurityHeaders } from './lib/server/security-headers';
 import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
-import { startFindingsScheduler } from './lib/findings/engine/scheduler';
-import { startSeriesMaintenance } from './lib/series';
 
 const root = process.cwd();
 const dev = process.env.NODE_ENV === 'development';
@@ -31,8 +30,6 @@ guardLogStreams((stream) => processMetrics().logWritesDropped.inc({ stream }));
 
 const db = await getDb();
 console.log(`inferwatch: database: ${describeTarget(db.target)}`);
-const maintenance = startSeriesMaintenance(db);
-const findings = startFindingsScheduler(db, { effects: { windowMs: env.fixWindowMs } });
 
 const app = next({ dev, webpack: dev, dir: root, hostname: host, port });
 await app.prepare();
@@ -57,7 +54,7 @@ await new Promise<void>((resolve) => server.listen(port, host, resolve));
 const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 console.log(`inferwatch: dashboard on ${url}`);
 // Handlers go in before the rest starts, so a stop during start-up still shuts down cleanly.
-let alerting: Awaited<ReturnType<typeof startAlerting>> | undefined;
+let background: BackgroundJobs | undefined;
 let localAgent: { stop(): Promise<void> } | undefined;
 let demo: ReturnType<typeof startDemoFleet> | undefined;
 let shuttingDown = false;
@@ -71,9 +68,7 @@ async function shutdown(signal: string) {
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), 2_000).unref();
   await closed;
-  await alerting?.stop();
-  await maintenance.stop();
-  await findings.stop();
+  await background?.stop();
   await closeIngest();
   await closeDb();
   process.exit(0);
@@ -81,11 +76,13 @@ async function shutdown(signal: string) {
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
-// Alert rules run every 15 s and within a second of a host's ingest; notifications leave through the outbox.
-alerting = await startAlerting(db, {
+// Rollups and retention, the findings cycle and fix effects, alert evaluation and the outbox: on one replica at a time
+// (the leader; the embedded database's one process always leads), with the hosts every replica ingested.
+background = startBackgroundJobs(db, {
   publicUrl: env.publicUrl ?? url,
   box: processSecretBox(),
   explainer: findingsLatencyExplainer(db.sql),
+  effects: { windowMs: env.fixWindowMs },
 });
 
 if (!shuttingDown && env.localAgent.enabled) {

@@ -1,3 +1,5 @@
+import { processSingleton } from '../process-singleton';
+
 type Listener = (hostIds: readonly number[]) => void;
 
 /** Host ids the ingest path just stored reports for, told to whoever listens (the alert scheduler). */
@@ -20,11 +22,7 @@ export function createIngestFeed(): IngestFeed {
   };
 }
 
-// Next's bundle and the custom server each load this module; both must reach the one scheduler.
-const holder = globalThis as typeof globalThis & { __inferwatchIngestFeed?: IngestFeed };
-
 /** This process's feed: publishing is a Set walk, so the ingest hot path never waits on alert evaluation. */
 export function processIngestFeed(): IngestFeed {
-  holder.__inferwatchIngestFeed ??= createIngestFeed();
-  return holder.__inferwatchIngestFeed;
+  return processSingleton('ingest-feed', createIngestFeed);
 }
