@@ -14,7 +14,7 @@ const TABLES: Record<string, { owner: string; readers?: string[] }> = {
   },
   token_revocation_version: { owner: 'lib/hosts/store.ts' },
   enrollment_keys: { owner: 'lib/auth/enrollment-keys.ts' },
-  report_ledger: { owner: 'lib/ingest/write/', readers: ['lib/hosts/store.ts', 'lib/alerts/read/heard.ts'] },
+  report_ledger: { owner: 'lib/ingest/write/', readers: ['lib/hosts/store.ts', 'lib/alerts/read/heard.ts', 'lib/findings/read/read-facts.ts'] },
   inventory_snapshots: { owner: 'lib/ingest/write/inventory.ts', readers: ['lib/fleet/', 'lib/findings/read/', 'lib/findings/latency/'] },
   series_rollup_watermarks: { owner: 'lib/series/rollup.ts' },
   rollup_dirty_minutes: { owner: 'lib/series/late-minutes.ts', readers: ['lib/series/rollup.ts'] },
