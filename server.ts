@@ -13,7 +13,7 @@ import { demoEnabled, startDemoFleet } from './lib/demo/start';
 import { serverEnvironmentOrExit } from './lib/server/environment';
 import { startBackgroundJobs, type BackgroundJobs } from './lib/server/background';
 import { startLocalAgent } from './lib/server/local-agent';
-import { stampClientAddress } from './lib/http/client-address';
+import { stampClientAddress, trustProxies } from './lib/http/client-address';
 import { signInRedirect } from './lib/server/page-gate';
 import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
@@ -35,11 +35,12 @@ const app = next({ dev, webpack: dev, dir: root, hostname: host, port });
 await app.prepare();
 const handleWithNext = app.getRequestHandler();
 
+const clientAddress = trustProxies(env.trustedProxies);
 // Ingest is the one path whose cost grows with the fleet, so it skips Next's routing. Every response, ingest's and the
 // redirect's included, carries the security headers.
 const server = http.createServer(
   withSecurityHeaders((req, res) => {
-    stampClientAddress(req);
+    stampClientAddress(req, clientAddress);
     if (req.method === 'POST' && req.url?.split('?')[0] === '/api/v1/ingest') {
       void handleIngestHttp(req, res);
       return;

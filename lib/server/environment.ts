@@ -1,3 +1,4 @@
+import proxyaddr from 'proxy-addr';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../alerts/channels/networks';
@@ -43,6 +44,8 @@ export interface ServerEnvironment {
   alertTargets: { allowPrivate: boolean; allowedNetworks: Cidr[] };
   /** Single sign-on through an OpenID provider; undefined: INFERWATCH_OIDC_ISSUER unset. */
   oidc: OidcSettings | undefined;
+  /** Proxies whose X-Forwarded-For names the client (lib/http/client-address.ts); empty: the socket's peer is. */
+  trustedProxies: string[];
 }
 
 /** A value of the role claim and the role it gives; `*` gives its role to whoever matches no other entry. */
@@ -144,6 +147,16 @@ const VARIABLES = {
   INFERWATCH_OIDC_ROLE_CLAIM: z.string(),
   INFERWATCH_OIDC_ROLES: oidcRoles,
   INFERWATCH_ALERT_ALLOW_PRIVATE: flag,
+  INFERWATCH_TRUSTED_PROXIES: z.string().transform((text, ctx) => {
+    const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+    try {
+      proxyaddr.compile(entries);
+      return entries;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be comma-separated addresses or ranges of your proxies, such as 10.0.0.5,10.1.0.0/16 (or loopback, uniquelocal)' });
+      return z.NEVER;
+    }
+  }),
   INFERWATCH_ALERT_ALLOWED_NETWORKS: z.string().transform((text, ctx) => {
     try {
       return parseCidrList(text);
@@ -211,6 +224,7 @@ export function parseServerEnvironment(env: Readonly<Record<string, string | und
     },
     alertTargets: { allowPrivate: v.INFERWATCH_ALERT_ALLOW_PRIVATE ?? false, allowedNetworks: v.INFERWATCH_ALERT_ALLOWED_NETWORKS ?? [] },
     oidc,
+    trustedProxies: v.INFERWATCH_TRUSTED_PROXIES ?? [],
   };
 }
 

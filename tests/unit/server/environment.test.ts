@@ -31,6 +31,7 @@ describe('server environment', () => {
       alertTargets: { allowPrivate: false, allowedNetworks: [] },
       fixWindowMs: 3_600_000,
       oidc: undefined,
+      trustedProxies: [],
     });
   });
 
