@@ -17,7 +17,7 @@ import { stampClientAddress, trustProxies } from './lib/http/client-address';
 import { signInRedirect } from './lib/server/page-gate';
 import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
-import { withSecurityHeaders } from './lib/server/security-headers';
+import { allowScriptsByNonce, withSecurityHeaders } from './lib/server/security-headers';
 import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
 
 const root = process.cwd();
@@ -45,6 +45,7 @@ const server = http.createServer(
       void handleIngestHttp(req, res);
       return;
     }
+    allowScriptsByNonce(req, res, dev);
     void signInRedirect(req).then((location) => {
       if (location === null) return handleWithNext(req, res);
       res.writeHead(302, { Location: location, 'Cache-Control': 'no-store' }).end();

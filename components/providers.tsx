@@ -9,10 +9,10 @@ export function makeQueryClient(): QueryClient {
   return new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 } } });
 }
 
-export function Providers({ children }: { children: ReactNode }) {
+export function Providers({ children, nonce }: { children: ReactNode; nonce?: string }) {
   const [queryClient] = useState(makeQueryClient);
   return (
-    <ThemeProvider attribute="data-theme" defaultTheme="system" enableSystem disableTransitionOnChange>
+    <ThemeProvider attribute="data-theme" defaultTheme="system" enableSystem disableTransitionOnChange nonce={nonce}>
       <NuqsAdapter>
         <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
       </NuqsAdapter>

@@ -19,6 +19,11 @@ async function injectedElements(page: Page): Promise<number> {
 
 test('markup in agent-sent names is shown as text on every page, and no script runs', async ({ page, request }) => {
   const dialogs: string[] = [];
+  // Every page runs under a script policy with a per-response nonce: none of its own scripts may be refused.
+  const refused: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) refused.push(`${page.url()}: ${message.text()}`);
+  });
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
     void dialog.dismiss();
@@ -57,7 +62,8 @@ test('markup in agent-sent names is shown as text on every page, and no script r
     { path: '/settings', texts: [] },
   ];
   for (const { path, texts } of pages) {
-    await page.goto(path);
+    const response = await page.goto(path);
+    expect(response?.headers()['content-security-policy'], `${path}'s script policy`).toMatch(/script-src 'self' 'nonce-[^']+' 'strict-dynamic'/);
     await expect(page.locator('main')).not.toBeEmpty();
     for (const text of texts) await expect(page.getByText(text, { exact: false }).first(), `${path} shows ${text}`).toBeVisible({ timeout: 20_000 });
     await page.waitForLoadState('networkidle');
@@ -67,4 +73,5 @@ test('markup in agent-sent names is shown as text on every page, and no script r
   await page.goto('/');
   await expect(page.locator('option', { hasText: LATENCY })).toHaveText(LATENCY);
   expect(dialogs).toEqual([]);
+  expect(refused).toEqual([]);
 });

@@ -1,8 +1,7 @@
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import type { NextConfig } from 'next';
-import { SECURITY_HEADERS, withSecurityHeaders } from '../../../lib/server/security-headers';
+import { allowScriptsByNonce, nonceOf, pagePolicy, withSecurityHeaders } from '../../../lib/server/security-headers';
 
 const EXPECTED = {
   'x-content-type-options': 'nosniff',
@@ -31,12 +30,21 @@ describe('security headers', () => {
     }
   });
 
-  test('next.config.js sends the same ones on every path (for next dev)', async () => {
-    // By a computed path: next.config.js has no types of its own.
-    const configPath = '../../../next.config.js';
-    const nextConfig = ((await import(configPath)) as { default: NextConfig }).default;
-    const rules = (await nextConfig.headers?.()) ?? [];
-    expect(rules).toEqual([{ source: '/:path*', headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }]);
-    expect(Object.fromEntries(Object.entries(SECURITY_HEADERS).map(([k, v]) => [k.toLowerCase(), v]))).toEqual(EXPECTED);
+  test('a page gets a fresh nonce on its policy and on the request Next renders it from, whatever the client sent', () => {
+    const policies = [0, 1].map(() => {
+      const req = { headers: { 'content-security-policy': "script-src 'unsafe-inline'" } } as unknown as IncomingMessage;
+      const sent = new Map<string, string>();
+      allowScriptsByNonce(req, { setHeader: (name: string, value: string) => sent.set(name, value) } as unknown as ServerResponse, false);
+      expect(req.headers['content-security-policy']).toBe(sent.get('Content-Security-Policy'));
+      return sent.get('Content-Security-Policy')!;
+    });
+    const [first, second] = policies.map(nonceOf);
+    expect(first).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(second).not.toBe(first);
+    expect(policies[0]).toContain(`script-src 'self' 'nonce-${first}' 'strict-dynamic';`);
+    expect(policies[0]).toContain(EXPECTED['content-security-policy']);
+    expect(policies[0]).not.toContain('unsafe-eval');
+    expect(pagePolicy('n', true)).toContain("'unsafe-eval'");
+    expect(nonceOf(null)).toBeNull();
   });
 });
