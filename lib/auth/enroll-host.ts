@@ -23,7 +23,7 @@ export async function requireEnrollmentKey(db: Pick<Database, 'prisma'>, key: st
   return grant!;
 }
 
-const approveCommand = (hostId: number) => `npm run admin -- hosts approve-reenroll ${hostId}`;
+const approveCommand = (hostId: number) => `npm run admin -- hosts approve-reenroll ${hostId} (or POST /api/v1/admin/hosts/${hostId}/reenroll-approval)`;
 
 /**
  * Whether an enrollment may take an existing host. Hostnames are public (the fleet page, /metrics), so a hostname

@@ -446,6 +446,18 @@ export const OPERATIONS: Operation[] = [
     params: enrollmentKeyPathSchema,
     ok: ok('The revoked key.', r.enrollmentKeySchema),
   },
+  {
+    method: 'post', path: '/api/v1/admin/hosts/{id}/reenroll-approval', tag: 'admin', access: 'admin',
+    summary: "Let the host's next enrollment through without proof of its token or machine id, once, within 24 h (a reinstalled machine, or a revoked host let back in).",
+    params: hostPathSchema,
+    ok: ok('Until when the approval holds.', r.reenrollApprovalSchema),
+  },
+  {
+    method: 'post', path: '/api/v1/admin/hosts/{id}/token-revocation', tag: 'admin', access: 'admin',
+    summary: "Stop the host's token at once; the host stays revoked until a re-enrollment is approved.",
+    params: hostPathSchema,
+    ok: noContent('Revoked.'),
+  },
 
   // ---- auth ----
   {

@@ -39,6 +39,7 @@ import type { HostInventoryResponse } from '../protocol/read-api/inventory';
 import type { LatencyResponse } from '../protocol/read-api/latency';
 import type { RegionCompareResponse } from '../protocol/read-api/regions';
 import type { HostSeriesResponse } from '../protocol/read-api/series';
+import type { ReenrollApproval } from '../auth/enroll-host';
 
 /*
  * Response bodies. The routes answer TypeScript interfaces (lib/protocol), not parsed zod output, so these schemas
@@ -122,6 +123,13 @@ export const auditEntrySchema = z.object({
   ip: z.string(),
   detail: z.record(z.string(), z.unknown()),
 }) satisfies z.ZodType<AuditEntryView>;
+
+export const reenrollApprovalSchema = z.object({
+  hostId: z.number().int(),
+  hostname: z.string(),
+  region: z.string(),
+  approvedUntil: time.meta({ description: 'The one enrollment without proof must come before this.' }),
+}) satisfies z.ZodType<ReenrollApproval>;
 
 export const enrollmentKeySchema = z.object({
   id: z.number().int(),

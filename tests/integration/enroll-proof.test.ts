@@ -170,3 +170,61 @@ describe('POST /api/v1/enroll over HTTP', () => {
     expect((await enrollFrom('192.0.2.8', 'iwk_guess', { hostname: 'g', machineId: null })).status).toBe(401);
   });
 });
+
+describe('an administrator revokes a host and approves its re-enrollment over the API', () => {
+  let t: TestDatabase;
+  const ADMIN_TOKEN = 'enroll-proof-bootstrap-secret';
+  beforeAll(async () => {
+    t = await createServerDatabase();
+    process.env.DATABASE_URL = t.url;
+    process.env.INFERWATCH_ADMIN_TOKEN = ADMIN_TOKEN;
+    process.env.INFERWATCH_LOCAL_SIGN_IN = 'off';
+  });
+  afterAll(async () => {
+    delete process.env.INFERWATCH_ADMIN_TOKEN;
+    delete process.env.INFERWATCH_LOCAL_SIGN_IN;
+    await closeDb();
+    await t.drop();
+  });
+
+  const adminPost = async (path: 'reenroll-approval' | 'token-revocation', hostId: number, token: string | null = ADMIN_TOKEN) => {
+    const route = path === 'reenroll-approval'
+      ? await import('../../app/api/v1/admin/hosts/[id]/reenroll-approval/route')
+      : await import('../../app/api/v1/admin/hosts/[id]/token-revocation/route');
+    const headers: Record<string, string> = { [CLIENT_ADDRESS_HEADER]: '192.0.2.7' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    return route.POST(new Request(`http://x/api/v1/admin/hosts/${hostId}/${path}`, { method: 'POST', headers }), { params: Promise.resolve({ id: String(hostId) }) });
+  };
+
+  test('revoked through the API the token stops and the host stays out; approved, one enrollment without proof gets back in; both audited', async () => {
+    const db = await getDb();
+    const key = await createEnrollmentKey(db, { name: 'k', region: 'oslo', labels: {} });
+    const host = await enrollHost(db, key.key, { hostname: 'api-vm', machineId: 'machine-api' });
+
+    expect((await adminPost('token-revocation', host.hostId, null)).status).toBe(401);
+    expect(await accepted(db, host.token)).toBe(true);
+    expect((await adminPost('token-revocation', host.hostId)).status).toBe(204);
+    expect(await accepted(db, host.token)).toBe(false);
+    expect(await rejection(enrollHost(db, key.key, { hostname: 'api-vm', machineId: 'machine-api' }))).toMatchObject({ status: 403 });
+
+    const approved = await adminPost('reenroll-approval', host.hostId);
+    expect(approved.status).toBe(200);
+    expect(await approved.json()).toMatchObject({ hostId: host.hostId, hostname: 'api-vm', region: 'oslo' });
+    const back = await enrollHost(db, key.key, { hostname: 'api-vm', machineId: null });
+    expect(back.hostId).toBe(host.hostId);
+    expect(await accepted(db, back.token)).toBe(true);
+
+    const actions = await db.sql.query<{ action: string; target: string; ip: string }>(
+      "SELECT action, target, ip FROM audit_log WHERE action LIKE 'host.%' ORDER BY id",
+    );
+    expect(actions).toEqual([
+      { action: 'host.revoke-token', target: `host ${host.hostId}`, ip: '192.0.2.7' },
+      { action: 'host.approve-reenroll', target: `host ${host.hostId} (api-vm)`, ip: '192.0.2.7' },
+    ]);
+  });
+
+  test('an unknown host is 404 for both', async () => {
+    expect((await adminPost('token-revocation', 999_999)).status).toBe(404);
+    expect((await adminPost('reenroll-approval', 999_999)).status).toBe(404);
+  });
+});
