@@ -6,8 +6,9 @@ import { useHostQuery } from '../hooks/use-host-query';
 import { ErrorState, LoadingState } from '../states';
 import { RelativeTime } from '../time/relative-time';
 import { fleetRegionUrl } from './host-queries';
+import { HostTokenActions } from './host-token-actions';
 
-/** The host's name, region, labels and status, with the ways out: its region on the fleet page, and compare. */
+/** The host's name, region, labels and status, with the ways out (its region on the fleet page, compare), and an admin's token levers. */
 export function HostHeader({ hostId }: { hostId: number }) {
   const query = useHostQuery(hostId);
   if (query.error && !query.data) return <ErrorState what="this host" error={query.error} onRetry={() => void query.refetch()} />;
@@ -38,11 +39,14 @@ export function HostHeader({ hostId }: { hostId: number }) {
           </p>
         )}
       </div>
-      <p>
-        <Link className="button" href={`/compare?region=${encodeURIComponent(host.region)}&metric=cpu_steal`}>
-          Compare with {host.region}&apos;s hosts
-        </Link>
-      </p>
+      <div>
+        <p>
+          <Link className="button" href={`/compare?region=${encodeURIComponent(host.region)}&metric=cpu_steal`}>
+            Compare with {host.region}&apos;s hosts
+          </Link>
+        </p>
+        <HostTokenActions hostId={hostId} />
+      </div>
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { approveHostReenrollment, countHostsOfEnrollmentKey, insertHost, lockEnr
 import { tokenAuthFor } from './authenticate-host';
 import { enrollmentKeyRefusal, findEnrollmentKey, type EnrollmentKeyGrant } from './enrollment-keys';
 import { HOST_TOKEN_PREFIX, generateToken, hashToken } from './tokens';
+import type { ReenrollApproval } from '../protocol/admin';
 
 /** A token replaced by a re-enrollment still proves the host on enroll this long: a retry whose answer was lost. */
 export const ROTATED_TOKEN_PROOF_MS = 15 * MINUTE_MS;
@@ -78,13 +79,6 @@ export async function enrollHost(database: Database, key: string | null | Enroll
     region: enrollmentKey.region,
     nextSeq: host.last_seq === null ? 0 : host.last_seq + 1,
   };
-}
-
-export interface ReenrollApproval {
-  hostId: number;
-  hostname: string;
-  region: string;
-  approvedUntil: string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { HealthReport } from '../health';
-import type { CreatedEnrollmentKeyView, EnrollmentKeyView } from '../protocol/admin';
+import type { CreatedEnrollmentKeyView, EnrollmentKeyView, ReenrollApproval } from '../protocol/admin';
 import type { ApiTokenView, AuditEntryView, CreatedApiToken, SessionInfo, UserView } from '../protocol/auth';
 import { ROLES } from '../protocol/roles';
 import {
@@ -39,7 +39,6 @@ import type { HostInventoryResponse } from '../protocol/read-api/inventory';
 import type { LatencyResponse } from '../protocol/read-api/latency';
 import type { RegionCompareResponse } from '../protocol/read-api/regions';
 import type { HostSeriesResponse } from '../protocol/read-api/series';
-import type { ReenrollApproval } from '../auth/enroll-host';
 
 /*
  * Response bodies. The routes answer TypeScript interfaces (lib/protocol), not parsed zod output, so these schemas

@@ -16,3 +16,11 @@ export interface EnrollmentKeyView {
 export interface CreatedEnrollmentKeyView extends EnrollmentKeyView {
   key: string;
 }
+
+/** POST /api/v1/admin/hosts/{id}/reenroll-approval: the host's next enrollment needs no proof until approvedUntil. */
+export interface ReenrollApproval {
+  hostId: number;
+  hostname: string;
+  region: string;
+  approvedUntil: string;
+}

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { expectAdminAccepted } from '../support/e2e-fleet';
+import { adminHeaders, createEnrollmentKey, enrollHost, expectAdminAccepted, ingest, stealReports } from '../support/e2e-fleet';
 import { screenshotIfAsked } from './screenshots';
 
 test('an enrollment key is created by the local admin, its install command copied, and it enrolls a host until revoked', async ({ page, context, request, baseURL }) => {
@@ -53,4 +53,28 @@ test('an enrollment key is created by the local admin, its install command copie
   await expect(row).toContainText('revoked');
   const refused = await request.post('/api/v1/enroll', { headers: { Authorization: `Bearer ${key}` }, data: { hostname: `after-revoke-${suffix}`, machineId: null } });
   expect([401, 403]).toContain(refused.status());
+});
+
+test('an admin revokes a host’s token on its page, then approves one re-enrollment that lets it back in; both audited', async ({ page, request }) => {
+  const key = await createEnrollmentKey(request, { name: `token-levers-${Date.now().toString(36)}`, region: 'oslo' });
+  const host = await enrollHost(request, key, `levers-${Date.now().toString(36)}`);
+  await ingest(request, host, stealReports(1, 1));
+
+  await page.goto(`/hosts/${host.hostId}`);
+  await page.getByRole('button', { name: 'Revoke token' }).click();
+  await page.getByRole('button', { name: 'Yes, revoke' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Token revoked' })).toBeVisible();
+  const refused = await request.post('/api/v1/ingest', { headers: { Authorization: `Bearer ${host.token}` }, data: { reports: [] } });
+  expect(refused.status()).toBe(401);
+
+  await page.getByRole('button', { name: 'Approve re-enrollment' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'One enrollment of this host is let through' })).toBeVisible();
+  const back = await enrollHost(request, key, host.hostname);
+  expect(back.hostId).toBe(host.hostId);
+
+  const audit = await request.get('/api/v1/admin/audit?limit=20', { headers: adminHeaders });
+  const actions = ((await audit.json()) as { entries: { action: string; target: string }[] }).entries
+    .filter((entry) => entry.target.startsWith(`host ${host.hostId}`))
+    .map((entry) => entry.action);
+  expect(actions).toEqual(expect.arrayContaining(['host.revoke-token', 'host.approve-reenroll']));
 });
