@@ -66,7 +66,7 @@ test('an exposed server asks for sign-in; a viewer reads but cannot write, cross
   }
   await expect(page.getByRole('form', { name: 'Sign in' })).toBeVisible();
   expect(await page.evaluate(async () => (await fetch('/api/v1/findings')).status)).toBe(401);
-  expect(await page.evaluate(async () => (await fetch('/api/v1/auth/session')).json())).toEqual({ principal: null, localSignIn: false, sso: false });
+  expect(await page.evaluate(async () => (await fetch('/api/v1/auth/session')).json())).toEqual({ principal: null, localSignIn: false, sso: true });
 
   // The local admin (loopback) makes the accounts, a finding and a firing alert to try the write buttons on.
   const viewer = { email: `viewer-${suffix}@example.com`, name: `Vera Viewer ${suffix}` };

@@ -1,17 +1,15 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createUser } from '../../lib/auth/users';
 import { CLIENT_ADDRESS_HEADER } from '../../lib/http/client-address';
 import type { SessionInfo } from '../../lib/protocol/auth';
+import { LOGIN_FIELD } from '../support/oidc-login-page';
+import { startOidcProvider, type OidcAccount, type RunningOidcProvider } from '../support/oidc-provider';
 import { createServerDatabase, type TestDatabase } from './ingest-helpers';
 
 // Single sign-on end to end against a real, certified OpenID provider (panva's oidc-provider) running in this
 // process on loopback: the start and callback route handlers, the provider's own authorization, interaction, token,
-// JWKS and userinfo endpoints over HTTP, and PostgreSQL. Only the person at the provider's login page is played by
-// the test (interactionFinished with the account it chooses), as a browser with a cookie jar and manual redirects.
+// JWKS and userinfo endpoints over HTTP, and PostgreSQL. The test plays a browser with a cookie jar and manual
+// redirects, and the person who submits the provider's login form with the account it chooses.
 const ORIGIN = 'http://iw.example:3000';
 const CLIENT_ID = 'inferwatch';
 const CLIENT_SECRET = 'a test client secret, long enough';
@@ -19,23 +17,16 @@ const CLIENT_SECRET = 'a test client secret, long enough';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- route modules type their context params per route
 type Handler = (request: Request, context?: any) => Promise<Response>;
 
-interface Account {
-  email: string;
-  name: string;
-  groups: string[];
-}
 /** The provider's directory: the test changes it between sign-ins as an IdP admin would. */
-const accounts = new Map<string, Account>([
+const accounts = new Map<string, OidcAccount>([
   ['sub-ada', { email: 'ada@example.com', name: 'Ada', groups: ['ops-admins', 'staff'] }],
   ['sub-bob', { email: 'bob@example.com', name: 'Bob', groups: ['ops'] }],
   ['sub-eve', { email: 'eve@example.com', name: 'Eve', groups: ['sales'] }],
   ['sub-cy', { email: 'Cy@Example.com', name: 'Cy', groups: ['ops'] }],
 ]);
-/** Who signs in at the provider's login page next. */
-let signingIn = 'sub-ada';
 
 let t: TestDatabase;
-let server: http.Server;
+let provider: RunningOidcProvider;
 let issuer: string;
 const routes = {} as { start: Handler; callback: Handler; session: Handler };
 
@@ -67,16 +58,33 @@ function appRequest(url: string, jar: CookieJar): Request {
   return new Request(url, { headers: { host: new URL(url).host, [CLIENT_ADDRESS_HEADER]: '192.0.2.9', 'user-agent': 'vitest', cookie: jar.header(url) } });
 }
 
-/** Start → the provider (authorization, login interaction, resume) → the URL the provider sends the browser back to. */
-async function toProviderAndBack(jar: CookieJar, next: string): Promise<{ callbackUrl: string; authorizeUrl: URL }> {
+/** The person at the provider's login page: types the account id into its form and submits it. */
+async function submitLoginPage(pageUrl: string, page: Response, jar: CookieJar, account: string): Promise<Response> {
+  const action = /<form method="post" action="([^"]+)"/.exec(await page.text())?.[1];
+  expect(action, 'the login page has a form').toBeDefined();
+  const url = new URL(action!, pageUrl).href;
+  return fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: jar.header(url), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ [LOGIN_FIELD]: account }),
+  });
+}
+
+/** Start → the provider (authorization, login page, resume) → the URL the provider sends the browser back to. */
+async function toProviderAndBack(jar: CookieJar, next: string, account: string): Promise<{ callbackUrl: string; authorizeUrl: URL }> {
   const start = await routes.start(appRequest(`${ORIGIN}/api/v1/auth/oidc/start?next=${encodeURIComponent(next)}`, jar));
   expect(start.status).toBe(302);
   jar.store(ORIGIN, start);
   const authorizeUrl = new URL(start.headers.get('location')!);
   let location = authorizeUrl.href;
   for (let hop = 0; hop < 10 && !location.startsWith(ORIGIN); hop++) {
-    const response = await fetch(location, { redirect: 'manual', headers: { cookie: jar.header(location) } });
+    let response = await fetch(location, { redirect: 'manual', headers: { cookie: jar.header(location) } });
     jar.store(location, response);
+    if (response.status === 200 && new URL(location).pathname.startsWith('/interaction/')) {
+      response = await submitLoginPage(location, response, jar, account);
+      jar.store(location, response);
+    }
     expect([302, 303], `${location} answered ${response.status}: ${await response.clone().text()}`).toContain(response.status);
     location = new URL(response.headers.get('location')!, location).href;
   }
@@ -85,9 +93,8 @@ async function toProviderAndBack(jar: CookieJar, next: string): Promise<{ callba
 }
 
 async function signIn(account: string, next = '/hosts/7'): Promise<{ response: Response; jar: CookieJar; authorizeUrl: URL }> {
-  signingIn = account;
   const jar = new CookieJar();
-  const { callbackUrl, authorizeUrl } = await toProviderAndBack(jar, next);
+  const { callbackUrl, authorizeUrl } = await toProviderAndBack(jar, next, account);
   const response = await routes.callback(appRequest(callbackUrl, jar));
   jar.store(ORIGIN, response);
   return { response, jar, authorizeUrl };
@@ -99,39 +106,11 @@ async function sessionOf(jar: CookieJar): Promise<SessionInfo> {
 
 beforeAll(async () => {
   t = await createServerDatabase();
-  server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const provider = new Provider(issuer, {
-    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [`${ORIGIN}/api/v1/auth/oidc/callback`], grant_types: ['authorization_code'], response_types: ['code'] }],
-    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test', use: 'sig', alg: 'RS256' } as never] },
-    cookies: { keys: [randomBytes(32).toString('hex')] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
-    features: { devInteractions: { enabled: false } },
-    pkce: { required: () => true },
-    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
-    findAccount: (_ctx, sub) => {
-      const account = accounts.get(sub);
-      if (!account) return undefined;
-      return { accountId: sub, claims: () => ({ sub, email: account.email, email_verified: true, name: account.name, groups: account.groups }) };
-    },
+  provider = await startOidcProvider({
+    clients: [{ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: `${ORIGIN}/api/v1/auth/oidc/callback` }],
+    accounts,
   });
-  const handle = provider.callback();
-  // The login and consent page: the person signs in as `signingIn` and consents to what the client asked for.
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (!req.url?.startsWith('/interaction/')) return void handle(req, res);
-    void (async () => {
-      const details = await provider.interactionDetails(req, res);
-      const grant = new provider.Grant({ accountId: signingIn, clientId: String(details.params.client_id) });
-      grant.addOIDCScope(String(details.params.scope));
-      const grantId = await grant.save();
-      await provider.interactionFinished(req, res, { login: { accountId: signingIn }, consent: { grantId } }, { mergeWithLastSubmission: false });
-    })().catch((err: unknown) => {
-      res.statusCode = 500;
-      res.end(String(err));
-    });
-  });
+  issuer = provider.issuer;
   process.env.DATABASE_URL = t.url;
   process.env.INFERWATCH_LOCAL_SIGN_IN = 'off';
   process.env.INFERWATCH_SECRET_KEY = 'cd'.repeat(32);
@@ -150,8 +129,7 @@ afterAll(async () => {
   for (const name of ['INFERWATCH_LOCAL_SIGN_IN', 'INFERWATCH_SECRET_KEY', 'INFERWATCH_OIDC_ISSUER', 'INFERWATCH_OIDC_CLIENT_ID', 'INFERWATCH_OIDC_CLIENT_SECRET', 'INFERWATCH_OIDC_ROLES']) {
     delete process.env[name];
   }
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await provider?.close();
   await t?.drop();
 });
 
@@ -210,9 +188,8 @@ describe('single sign-on with OpenID Connect', () => {
   });
 
   test('an answer whose state is not this browser’s is refused, and signs nobody in', async () => {
-    signingIn = 'sub-ada';
     const jar = new CookieJar();
-    const { callbackUrl } = await toProviderAndBack(jar, '/');
+    const { callbackUrl } = await toProviderAndBack(jar, '/', 'sub-ada');
     const forged = new URL(callbackUrl);
     forged.searchParams.set('state', 'not-the-state-this-browser-was-given-at-start');
     const response = await routes.callback(appRequest(forged.href, jar));
@@ -233,9 +210,8 @@ describe('single sign-on with OpenID Connect', () => {
     expect((await sessionOf(jar)).principal).toBeNull();
     expect(await t.db.prisma.user.count({ where: { email: 'eve@example.com' } })).toBe(0);
     // A browser is sent back to the sign-in page, which shows the same message.
-    signingIn = 'sub-eve';
     const browser = new CookieJar();
-    const { callbackUrl } = await toProviderAndBack(browser, '/');
+    const { callbackUrl } = await toProviderAndBack(browser, '/', 'sub-eve');
     const request = appRequest(callbackUrl, browser);
     request.headers.set('accept', 'text/html,application/xhtml+xml');
     const refused = await routes.callback(request);
