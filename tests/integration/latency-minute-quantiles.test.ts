@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDatabase, type Database } from '../../lib/db/open';
 import type { SketchWire } from '../../lib/protocol';
 import { lateMinutesOf, markLateMinutes, rollUp } from '../../lib/series';
+import { readMinuteQuantiles, summarizeMinuteQuantiles, type MinuteQuantileQuery } from '../../lib/series/minute-quantiles';
+import { readMinuteMarks } from '../../lib/series/rollup';
 import { MINUTE_QUANTILES, type MinuteQuantile } from '../../lib/series/tables';
 import { LatencySketch, SKETCH_MAX_VALUE_MS, SKETCH_MIN_VALUE_MS, keyOf, mergeWires, quantileOfWire, valueOfKey } from '../../lib/sketch';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -128,5 +130,54 @@ describe('the stored per-minute quantiles', () => {
       [ids.multi, minuteMs, ''],
       [ids.multi, minuteMs, 'e2e'],
     ]);
+  });
+});
+
+describe('reading per-minute quantiles', () => {
+  const hostIds = () => Object.values(ids);
+  const query = (more: Partial<MinuteQuantileQuery> = {}): MinuteQuantileQuery => ({
+    hostIds: hostIds(),
+    quantile: 'p99',
+    fromMs: base,
+    toMs: base + MINUTES * MINUTE_MS,
+    ...more,
+  });
+  const expectedMinutes = (q: MinuteQuantileQuery) =>
+    q.hostIds.flatMap((hostId) =>
+      Array.from({ length: MINUTES }, (_, i) => base + i * MINUTE_MS)
+        .filter((ts) => reports.some((r) => r.hostId === hostId && Math.floor(r.ts / MINUTE_MS) * MINUTE_MS === ts && (q.name === undefined || r.name === q.name)))
+        .map((t) => ({ hostId, t, value: expected(hostId, t, q.name)[q.quantile] })),
+    );
+  const answers = async () => ({
+    all: await readMinuteQuantiles(db.sql, query()),
+    e2e: await readMinuteQuantiles(db.sql, query({ name: 'e2e', quantile: 'p95' })),
+    summary: await summarizeMinuteQuantiles(db.sql, query({ name: 'ttft' })),
+  });
+
+  test('answer from the stored rows what merging the minutes answered', async () => {
+    const read = await answers();
+    expect(read.all).toEqual(expectedMinutes(query()));
+    expect(read.e2e).toEqual(expectedMinutes(query({ name: 'e2e', quantile: 'p95' })));
+    const ttft = expectedMinutes(query({ name: 'ttft' })).map((m) => m.value!);
+    expect(read.summary).toEqual(new Map([[ids.multi, { mean: expect.closeTo(ttft.reduce((a, b) => a + b) / ttft.length, 9), max: Math.max(...ttft) }]]));
+  });
+
+  test('minutes rolled before quantiles were kept (no rows, before the mark) are merged, with the same answers', async () => {
+    const stored = await answers();
+    const marks = await readMinuteMarks(db.sql);
+    expect(marks.quantilesFrom!.getTime()).toBeLessThanOrEqual(base);
+    await db.sql.query(`DELETE FROM ${MINUTE_QUANTILES.table} WHERE ts < $1`, [new Date(base + 6 * MINUTE_MS)]);
+    await db.sql.query(`UPDATE series_rollup_watermarks SET latency_quantiles_from = $1 WHERE resolution = '1m'`, [new Date(base + 6 * MINUTE_MS)]);
+    expect(await answers()).toEqual(stored);
+    await db.sql.query(`DELETE FROM ${MINUTE_QUANTILES.table}`);
+    await db.sql.query(`UPDATE series_rollup_watermarks SET latency_quantiles_from = NULL WHERE resolution = '1m'`);
+    expect(await answers()).toEqual(stored);
+  });
+
+  test('open minutes come from raw reports when asked for, and are left out otherwise', async () => {
+    const all = await readMinuteQuantiles(db.sql, query());
+    await db.sql.query(`UPDATE series_rollup_watermarks SET rolled_until = $1 WHERE resolution = '1m'`, [new Date(base + 7 * MINUTE_MS)]);
+    expect(await readMinuteQuantiles(db.sql, query({ openMinutes: true }))).toEqual(all);
+    expect(await readMinuteQuantiles(db.sql, query())).toEqual(all.filter((m) => m.t < base + 7 * MINUTE_MS));
   });
 });
