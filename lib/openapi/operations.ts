@@ -107,7 +107,8 @@ export const OPERATIONS: Operation[] = [
   // ---- fleet ----
   {
     method: 'get', path: '/api/v1/fleet', tag: 'fleet', access: 'viewer',
-    summary: 'One page of hosts (filters, sort, page and limit) with the fleet’s tiles.',
+    summary:
+      'One page of hosts (filters, sort, page and limit) with the fleet’s tiles. A host’s `p99Ms` (and `sort=p99`) is its worst 1-minute p99 among the rolled-up minutes of the last 15 (the newest one or two are not rolled up yet); the `p99Ms` tile is the p99 of every host’s histograms merged over the 15 minutes.',
     query: fleetParamsSchema,
     ok: ok('The page.', r.fleetPageSchema),
   },

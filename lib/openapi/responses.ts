@@ -329,7 +329,11 @@ const hostFields = {
   findings: open,
   topFinding: open,
   diskQueueDepth: z.number().nullable().optional(),
-  p99Ms: z.number().nullable().optional(),
+  p99Ms: z
+    .number()
+    .nullable()
+    .optional()
+    .meta({ description: 'The worst 1-minute p99 (ms) among the rolled-up minutes of the last 15; null without requests.' }),
 };
 
 export const fleetPageSchema = outline<FleetPage>('FleetPage', 'lib/protocol/read-api/fleet.ts')({
