@@ -132,7 +132,8 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get', path: '/api/v1/compare', tag: 'fleet', access: 'viewer',
-    summary: 'One metric of many hosts on one time axis, the top `limit` by value.',
+    summary:
+      'One metric of many hosts on one time axis, the top `limit` by value. A latency quantile (`latency_p50`, `latency_p95`, `latency_p99`) is taken per minute, as the rollups keep it: `value` is its mean over the range’s minutes with requests (`rank=avg`) or its worst minute (`rank=max`), not the quantile of the whole range; points of one minute are those per-minute quantiles, coarser or finer points the quantile of each bucket’s merged histograms.',
     query: compareParamsSchema,
     ok: ok('The hosts and their points.', r.compareResponseSchema),
   },
