@@ -23,7 +23,8 @@ export default function FleetPage({ searchParams }: Props) {
         <h1>Fleet</h1>
         <p className="muted">
           Steal is CPU time a noisy neighbour took from your vCPUs; iowait is CPU time spent waiting for disk; both from each
-          host&apos;s newest report. p99 merges each host&apos;s request histograms over the last 15 minutes.
+          host&apos;s newest report. A host&apos;s p99 is its worst minute of the last 15 rolled up (the newest one or two
+          minutes are not yet); the fleet p99 tile merges every host&apos;s request histograms over the 15 minutes.
         </p>
       </div>
       {/* The page's frame paints at once; the host table streams in when its read is done. */}

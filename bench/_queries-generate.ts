@@ -1,6 +1,6 @@
 import type { Sql } from '../lib/db/sql';
 import { GAUGE_ROLLUPS } from '../lib/series/tables';
-import { gaugeRollupSql, regionLatencyRollupSql } from '../lib/series/rollup-sql';
+import { gaugeRollupSql, latencyRollupSql, regionLatencyRollupSql } from '../lib/series/rollup-sql';
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../lib/protocol/time';
 
 export const FLEET_HOSTS = 10_000;
@@ -105,10 +105,10 @@ const MERGE_SHAPES = (source: string) => `SELECT id, array_agg(k ORDER BY k) AS 
 
 /**
  * The rollups of every closed minute and hour, written in bulk rather than by rollUp. Equivalent by construction:
- * host gauges by rollUp's own statements over the whole range at once; latency 1 m per host = the raw row (one
- * histogram per host, on the minute); a histogram merged over a set of rows depends only on which shapes it sums,
- * so per-host hours (shape offset (7·host + hour's minute) mod 32) and region minutes (minute mod 32) are merged
- * once per distinct offset in SQL and assigned; region hours by rollUp's own statement from region minutes.
+ * host gauges and per-host latency minutes (with their quantiles) by rollUp's own statements over the whole range at
+ * once; a histogram merged over a set of rows depends only on which shapes it sums, so per-host hours (shape offset
+ * (7·host + hour's minute) mod 32) and region minutes (minute mod 32) are merged once per distinct offset in SQL and
+ * assigned; region hours by rollUp's own statement from region minutes.
  */
 export async function generateRollups(sqls: Sql[], endMs: number): Promise<void> {
   const sql = sqls[0]!;
@@ -123,12 +123,11 @@ export async function generateRollups(sqls: Sql[], endMs: number): Promise<void>
     Promise.all([sqls[0]!.query(gaugeRollupSql(host, '1m'), [start, split]), (sqls[1] ?? sql).query(gaugeRollupSql(host, '1m'), [split, minuteEnd])]),
   );
   await timed('host_samples_1h (rollUp statement, whole range)', () => sql.query(gaugeRollupSql(host, '1h'), [start, hourEnd]));
-  await timed('latency_1m = the raw rows (one per host and minute)', () =>
-    sql.query(
-      `INSERT INTO latency_1m (host_id, ts, name, tags, count, sum, min, max, zero_count, keys, counts)
-       SELECT host_id, ts, name, tags, count, sum, min, max, zero_count, keys, counts FROM latency_samples WHERE ts < $1`,
-      [minuteEnd],
-    ),
+  await timed('latency_1m and latency_quantiles_1m (rollUp statement, whole range)', () =>
+    Promise.all([
+      sqls[0]!.query(latencyRollupSql('1m'), [start, split]),
+      (sqls[1] ?? sql).query(latencyRollupSql('1m'), [split, minuteEnd]),
+    ]),
   );
   await timed('latency_1h: 32 merged hour shapes, assigned per host and hour', async () => {
     await sql.exec(`CREATE TABLE bench_hour_shapes AS ${MERGE_SHAPES(
@@ -161,9 +160,9 @@ export async function generateRollups(sqls: Sql[], endMs: number): Promise<void>
     sql.query(regionLatencyRollupSql('1h'), [new Date(latencyStartMs(endMs)), hourEnd]),
   );
   await sql.query(
-    `INSERT INTO series_rollup_watermarks (resolution, rolled_until) VALUES ('1m', $1), ('1h', $2)
-     ON CONFLICT (resolution) DO UPDATE SET rolled_until = EXCLUDED.rolled_until`,
-    [minuteEnd, hourEnd],
+    `INSERT INTO series_rollup_watermarks (resolution, rolled_until, latency_quantiles_from) VALUES ('1m', $1, $3), ('1h', $2, NULL)
+     ON CONFLICT (resolution) DO UPDATE SET rolled_until = EXCLUDED.rolled_until, latency_quantiles_from = EXCLUDED.latency_quantiles_from`,
+    [minuteEnd, hourEnd, start],
   );
   await sql.exec('DROP TABLE bench_shapes, bench_hour_shapes, bench_region_shapes; ANALYZE');
 }

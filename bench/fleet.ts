@@ -4,9 +4,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { openDatabase } from '../lib/db/open';
 import { getFleetPage, getFleetSparklines } from '../lib/fleet';
+import type { CompareParams } from '../lib/protocol/read-api/compare';
 import type { FleetParams } from '../lib/protocol/read-api/fleet';
+import { compareHosts } from '../lib/series';
 import { adminStatement, fillFleetDatabase } from './_fleet-database';
-import { FLEET_HOSTS, REGION_HOSTS } from './_queries-generate';
+import { FLEET_HOSTS, LATENCY_NAME, REGION, REGION_HOSTS } from './_queries-generate';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -44,6 +46,16 @@ try {
   const firstPage = await getFleetPage(db, { limit: 50 }, { now });
   const ids = firstPage.hosts.map((host) => host.id);
   const regionIds = Array.from({ length: 50 }, (_, i) => i + 1);
+  // As the compare page asks: its chart's 1,500 points, so a day is read per minute.
+  const compare = (rangeMs: number) => () =>
+    compareHosts(
+      db,
+      {
+        metric: 'latency_p99', latency: LATENCY_NAME, scope: { kind: 'region', region: REGION }, rank: 'avg', limit: 20,
+        from: new Date(endMs - rangeMs), to: now, maxPoints: 1500,
+      } satisfies CompareParams,
+      { now },
+    ).then((response) => JSON.stringify(response));
   const cases: [string, () => Promise<unknown>, string][] = [
     ['fleet_page_ms', page({}), `default (attention) order, page 1 of ${firstPage.pageInfo.pages}, ${firstPage.tiles.hosts} hosts`],
     ['fleet_page_steal_ms', page({ sort: 'steal' }), 'sorted by steal'],
@@ -52,6 +64,8 @@ try {
     ['fleet_page_disk_sort_ms', page({ sort: 'diskQueue' }), 'sorted by disk queue: every host\'s newest disks'],
     ['sparklines_steal_ms', () => getFleetSparklines(db, { ids: regionIds, metric: 'steal' }, { now }), '50 hosts × 60 min'],
     ['sparklines_p99_ms', () => getFleetSparklines(db, { ids: regionIds, metric: 'p99' }, { now }), '50 hosts × 60 min of histograms'],
+    ['compare_p99_1h_ms', compare(3_600_000), `compare latency p99 of ${REGION_HOSTS} hosts × 1 h, top 20 per minute`],
+    ['compare_p99_24h_ms', compare(86_400_000), `compare latency p99 of ${REGION_HOSTS} hosts × 24 h, top 20 per minute`],
   ];
   void ids;
   const result: Record<string, number> = {};

@@ -29,7 +29,7 @@ async function medianMs(fn: () => Promise<unknown>): Promise<{ medianMs: number;
   return { medianMs: sorted[Math.floor(sorted.length / 2)]!, runs };
 }
 
-const ROLLUP_TABLES = ['host_samples_1m', 'host_samples_1h', 'latency_1m', 'latency_1h', 'latency_region_1m', 'latency_region_1h'];
+const ROLLUP_TABLES = ['host_samples_1m', 'host_samples_1h', 'latency_1m', 'latency_quantiles_1m', 'latency_1h', 'latency_region_1m', 'latency_region_1h'];
 
 async function setWatermarks(sql: Sql, marks: { '1m': Date; '1h': Date }) {
   await sql.query(

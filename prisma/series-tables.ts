@@ -1,10 +1,10 @@
-import { REPORT_LEDGER, ROLLUP_BASES, SERIES_KINDS, TABLES } from '../lib/series/tables';
+import { MINUTE_QUANTILES, REPORT_LEDGER, ROLLUP_BASES, SERIES_KINDS, TABLES } from '../lib/series/tables';
 
 /** Raw series tables: daily partitions, written by ingest (COPY), kept INFERWATCH_RETENTION_RAW_DAYS. */
 export const RAW_SERIES_TABLES = [REPORT_LEDGER.name, ...SERIES_KINDS.map((kind) => TABLES[kind].name)];
 
 /** 1-minute rollups (daily partitions) and 1-hour rollups (monthly partitions), written by lib/series/rollup.ts. */
-export const ROLLUP_1M_TABLES = ROLLUP_BASES.map((base) => `${base}_1m`);
+export const ROLLUP_1M_TABLES = [...ROLLUP_BASES.map((base) => `${base}_1m`), MINUTE_QUANTILES.table];
 export const ROLLUP_1H_TABLES = ROLLUP_BASES.map((base) => `${base}_1h`);
 
 const VIEWS = SERIES_KINDS.flatMap((kind) => TABLES[kind].view ?? []);

@@ -142,7 +142,13 @@ export function compareCaption(response: CompareResponse): string {
         : response.scope.kind === 'hosts'
           ? 'picked'
           : 'in the fleet';
-  const by = isLatencyCompareMetric(response.metric) ? 'by their quantile over the range' : response.rank === 'max' ? 'by their peak' : 'by their average';
+  const by = isLatencyCompareMetric(response.metric)
+    ? response.rank === 'max'
+      ? 'by their worst minute'
+      : 'by their mean per minute'
+    : response.rank === 'max'
+      ? 'by their peak'
+      : 'by their average';
   const withData = response.hostsWithData;
   const noData = response.matchedHosts - withData;
   const silent = noData > 0 ? `; ${noData} without data in this range` : '';

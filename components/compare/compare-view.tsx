@@ -116,7 +116,7 @@ export function CompareView() {
               ))}
             </select>
           </label>
-          {latency ? (
+          {latency && (
             <label className="field">
               Latency series
               <select value={state.latency ?? latencyNames[0] ?? ''} onChange={(e) => void setState({ latency: e.target.value })}>
@@ -127,22 +127,19 @@ export function CompareView() {
                 ))}
               </select>
             </label>
-          ) : (
-            <>
-              <label className="field">
-                Rank by
-                <select value={state.rank} onChange={(e) => void setState({ rank: e.target.value as (typeof COMPARE_RANKS)[number] })}>
-                  <option value="avg">average over the range</option>
-                  <option value="max">peak in the range</option>
-                </select>
-              </label>
-              {KEYED_METRICS.includes(state.metric) && (
-                <label className="field">
-                  Only this device, process, cgroup or probe
-                  <input type="text" value={key} onChange={(e) => setKey(e.target.value)} placeholder="all, combined per host" />
-                </label>
-              )}
-            </>
+          )}
+          <label className="field">
+            Rank by
+            <select value={state.rank} onChange={(e) => void setState({ rank: e.target.value as (typeof COMPARE_RANKS)[number] })}>
+              <option value="avg">{latency ? 'mean of its per-minute values' : 'average over the range'}</option>
+              <option value="max">{latency ? 'its worst minute' : 'peak in the range'}</option>
+            </select>
+          </label>
+          {!latency && KEYED_METRICS.includes(state.metric) && (
+            <label className="field">
+              Only this device, process, cgroup or probe
+              <input type="text" value={key} onChange={(e) => setKey(e.target.value)} placeholder="all, combined per host" />
+            </label>
           )}
           <label className="field">
             Show at most
@@ -238,7 +235,7 @@ export function CompareView() {
                     <th scope="col">Host</th>
                     <th scope="col">Region</th>
                     <th scope="col" className="num">
-                      {latency ? 'Over the range' : state.rank === 'max' ? 'Peak' : 'Average'}
+                      {state.rank === 'max' ? (latency ? 'Worst minute' : 'Peak') : latency ? 'Mean per minute' : 'Average'}
                     </th>
                   </tr>
                 </thead>

@@ -26,7 +26,7 @@ const COLUMNS: { sort: FleetSort | null; label: string; numeric?: boolean }[] = 
   { sort: 'steal', label: 'Steal', numeric: true },
   { sort: 'iowait', label: 'iowait', numeric: true },
   { sort: 'diskQueue', label: 'Disk queue', numeric: true },
-  { sort: 'p99', label: 'p99 (15 min)', numeric: true },
+  { sort: 'p99', label: 'p99, worst minute', numeric: true },
   { sort: 'attention', label: 'Top finding' },
   { sort: 'lastSeen', label: 'Last seen' },
 ];

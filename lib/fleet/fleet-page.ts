@@ -4,14 +4,15 @@ import { hostFindingSummaries } from '../findings/read/host-summaries';
 import type { SketchWire } from '../protocol';
 import { FLEET_LATENCY_WINDOW_MS, type FleetPage, type FleetParams } from '../protocol/read-api/fleet';
 import { mergeHistograms } from '../series/merge-histograms';
+import { summarizeMinuteQuantiles } from '../series/minute-quantiles';
 import { coverRange } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
 import { mergeWires, quantileOfWire } from '../sketch';
 import { fleetPageSql, type FleetPageSqlRow } from './fleet-page-sql';
 import { serverEnvironment } from '../server/environment';
 import { DEFAULT_LOOKBACK_MS, selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
-import { readHostQuantiles } from './host-histograms';
 import { withoutJit } from './without-jit';
+import { MINUTE_MS, floorTo } from '../protocol/time';
 import { pageInfo, pageOf, resolveSort } from './fleet-query';
 
 const collator = new Intl.Collator('en');
@@ -33,15 +34,21 @@ export async function readDiskQueuesOf(sql: Sql, hostIds: readonly number[], now
   return out;
 }
 
-/** Each host's p99 over [from, to) from its latency histograms (of one series, or of all). */
-export async function readHostP99(
-  sql: Sql,
-  query: { hostIds: readonly number[]; fromMs: number; toMs: number; latency?: string },
-): Promise<Map<number, number | null>> {
-  if (query.hostIds.length === 0) return new Map();
-  const segments = coverRange(query.fromMs, query.toMs, await readWatermarks(sql));
-  const quantiles = await readHostQuantiles(sql, { hostIds: query.hostIds, segments, latency: query.latency, perMinute: false });
-  return new Map(quantiles.map((q) => [q.hostId, q.value]));
+/**
+ * Each host's worst 1-minute p99 (of one series, or of all its series merged) among the minutes of the last
+ * FLEET_LATENCY_WINDOW_MS that are rolled up, read as the rollup stored them: the open minutes are left out, since
+ * merging them for every host of a large fleet costs what storing the quantiles saves.
+ */
+export async function readHostP99(sql: Sql, query: { hostIds: readonly number[]; nowMs: number; latency?: string }): Promise<Map<number, number | null>> {
+  const toMs = floorTo(query.nowMs, MINUTE_MS);
+  const minutes = await summarizeMinuteQuantiles(sql, {
+    hostIds: query.hostIds,
+    name: query.latency,
+    quantile: 'p99',
+    fromMs: toMs - FLEET_LATENCY_WINDOW_MS,
+    toMs,
+  });
+  return new Map([...minutes].map(([hostId, summary]) => [hostId, summary.max]));
 }
 
 /** The whole fleet's merged histogram per latency series over [from, to), from the region rollups. */
@@ -78,7 +85,7 @@ export async function getFleetPage(db: Pick<Database, 'sql'>, params: FleetParam
   let paging = { page: 1, limit: Math.max(1, summary!.total), pages: 1 };
   let p99ById: Map<number, number | null> | null = null;
   if (sort.sort === 'p99') {
-    p99ById = await readHostP99(db.sql, { hostIds: matchingIds, ...window, latency: params.latency });
+    p99ById = await readHostP99(db.sql, { hostIds: matchingIds, nowMs, latency: params.latency });
     const sign = sort.dir === 'asc' ? 1 : -1;
     // Stable over the name order the statement returned; hosts without latency last either way.
     const ranked = [...matchingIds].sort((a, b) => {
@@ -97,7 +104,7 @@ export async function getFleetPage(db: Pick<Database, 'sql'>, params: FleetParam
   const [rows, queues, p99] = await Promise.all([
     ids.length ? selectFleetRows(db.sql, { hostIds: ids, now, lookbackMs: options.lookbackMs }) : Promise.resolve([]),
     readDiskQueuesOf(db.sql, ids, now, options.lookbackMs ?? DEFAULT_LOOKBACK_MS),
-    p99ById ? Promise.resolve(p99ById) : readHostP99(db.sql, { hostIds: ids, ...window, latency: params.latency }),
+    p99ById ? Promise.resolve(p99ById) : readHostP99(db.sql, { hostIds: ids, nowMs, latency: params.latency }),
   ]);
   const hosts = byIdOrder(rows, ids).map((row) => ({
     ...toFleetHost(row, nowMs, staleAfterMs, findings.byHost.get(row.id)),

@@ -4,7 +4,7 @@ import { SPARKLINE_WINDOW_MS, type SparklineParams, type SparklinePoint, type Sp
 import { MINUTE_MS, floorTo } from '../protocol/time';
 import { segmentsAt, type Segment } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
-import { readHostQuantiles } from './host-histograms';
+import { readMinuteQuantiles } from '../series/minute-quantiles';
 import { withoutJit } from './without-jit';
 
 const MINUTE_BIN = "date_bin(INTERVAL '60 seconds', x.ts, TIMESTAMPTZ '2000-01-01 00:00:00+00')";
@@ -29,9 +29,9 @@ async function stealPerMinute(sql: Sql, hostIds: number[], segments: Segment[]):
   );
 }
 
-async function p99PerMinute(sql: Sql, hostIds: number[], segments: Segment[], latency: string | undefined): Promise<Row[]> {
-  const quantiles = await readHostQuantiles(sql, { hostIds, segments, latency, perMinute: true });
-  return quantiles.map((q) => ({ host_id: q.hostId, t: new Date(q.t!), v: q.value }));
+async function p99PerMinute(sql: Sql, hostIds: number[], range: { fromMs: number; toMs: number }, latency: string | undefined): Promise<Row[]> {
+  const minutes = await readMinuteQuantiles(sql, { hostIds, name: latency, quantile: 'p99', ...range, openMinutes: true });
+  return minutes.map((m) => ({ host_id: m.hostId, t: new Date(m.t), v: m.value }));
 }
 
 /** The last hour of one metric per host, one point per minute, for the fleet table's sparklines. */
@@ -42,10 +42,11 @@ export async function getFleetSparklines(
 ): Promise<SparklinesResponse> {
   const toMs = (options.now ?? new Date()).getTime();
   const fromMs = floorTo(toMs - SPARKLINE_WINDOW_MS, MINUTE_MS);
-  const segments = segmentsAt('1m', fromMs, toMs, await readWatermarks(db.sql));
   const ids = [...new Set(params.ids)];
   const rows =
-    params.metric === 'steal' ? await stealPerMinute(db.sql, ids, segments) : await p99PerMinute(db.sql, ids, segments, params.latency);
+    params.metric === 'steal'
+      ? await stealPerMinute(db.sql, ids, segmentsAt('1m', fromMs, toMs, await readWatermarks(db.sql)))
+      : await p99PerMinute(db.sql, ids, { fromMs, toMs }, params.latency);
   const hosts: Record<string, SparklinePoint[]> = {};
   for (const row of rows) (hosts[String(row.host_id)] ??= []).push({ t: new Date(row.t).getTime(), v: row.v });
   for (const points of Object.values(hosts)) points.sort((a, b) => a.t - b.t);

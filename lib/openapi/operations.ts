@@ -107,7 +107,8 @@ export const OPERATIONS: Operation[] = [
   // ---- fleet ----
   {
     method: 'get', path: '/api/v1/fleet', tag: 'fleet', access: 'viewer',
-    summary: 'One page of hosts (filters, sort, page and limit) with the fleet’s tiles.',
+    summary:
+      'One page of hosts (filters, sort, page and limit) with the fleet’s tiles. A host’s `p99Ms` (and `sort=p99`) is its worst 1-minute p99 among the rolled-up minutes of the last 15 (the newest one or two are not rolled up yet); the `p99Ms` tile is the p99 of every host’s histograms merged over the 15 minutes.',
     query: fleetParamsSchema,
     ok: ok('The page.', r.fleetPageSchema),
   },
@@ -131,7 +132,8 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get', path: '/api/v1/compare', tag: 'fleet', access: 'viewer',
-    summary: 'One metric of many hosts on one time axis, the top `limit` by value.',
+    summary:
+      'One metric of many hosts on one time axis, the top `limit` by value. A latency quantile (`latency_p50`, `latency_p95`, `latency_p99`) is taken per minute, as the rollups keep it: `value` is its mean over the range’s minutes with requests (`rank=avg`) or its worst minute (`rank=max`), not the quantile of the whole range; points of one minute are those per-minute quantiles, coarser or finer points the quantile of each bucket’s merged histograms.',
     query: compareParamsSchema,
     ok: ok('The hosts and their points.', r.compareResponseSchema),
   },

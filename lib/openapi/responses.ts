@@ -336,7 +336,11 @@ const hostFields = {
   findings: open,
   topFinding: open,
   diskQueueDepth: z.number().nullable().optional(),
-  p99Ms: z.number().nullable().optional(),
+  p99Ms: z
+    .number()
+    .nullable()
+    .optional()
+    .meta({ description: 'The worst 1-minute p99 (ms) among the rolled-up minutes of the last 15; null without requests.' }),
 };
 
 export const fleetPageSchema = outline<FleetPage>('FleetPage', 'lib/protocol/read-api/fleet.ts')({
@@ -415,7 +419,7 @@ export const compareResponseSchema = outline<CompareResponse>('CompareResponse',
   scope: open,
   latency: z.string().nullable(),
   key: z.string().nullable(),
-  rank: z.enum(['avg', 'max']),
+  rank: z.enum(['avg', 'max']).meta({ description: 'For a latency quantile: the mean of its per-minute values (avg) or the worst minute (max).' }),
   ...range,
   resolution: z.enum(['raw', '1m', '1h']),
   bucketMs: z.number().int(),

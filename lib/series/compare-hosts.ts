@@ -7,11 +7,15 @@ import { readCostIssue } from '../protocol/read-api/params';
 import type { SeriesMetric, SeriesPoint, SeriesResolution } from '../protocol/read-api/series';
 import { mergeHistograms } from './merge-histograms';
 import { METRIC_SOURCES, segmentColumns, type MetricSource } from './metrics';
+import { readMinuteQuantiles, summarizeMinuteQuantiles } from './minute-quantiles';
+import { MINUTE_QUANTILES, type MinuteQuantile } from './tables';
+import { MINUTE_MS } from '../protocol/time';
 import { coverRange, resolutionFor, segmentsAt, type ReadOptions, type Segment } from './resolution';
 import { readWatermarks } from './rollup';
 
 const ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
-const QUANTILE = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99 } as const;
+const LATENCY_QUANTILE = { latency_p50: 'p50', latency_p95: 'p95', latency_p99: 'p99' } as const satisfies Record<string, MinuteQuantile>;
+const QUANTILE = MINUTE_QUANTILES.quantiles;
 
 interface HostRow {
   id: number;
@@ -80,9 +84,26 @@ async function gaugeRows(
   );
 }
 
+/** A latency quantile of each host per bucket other than a minute, from its histograms merged per bucket. */
+async function mergedBucketQuantiles(
+  sql: Sql,
+  query: { hostIds: number[]; name: string; q: number; bucketMs: number; segments: Segment[] },
+): Promise<{ hostId: number; t: number; value: number | null }[]> {
+  const rows = await mergeHistograms(sql, {
+    segments: query.segments,
+    groups: ['h.id', `date_bin(INTERVAL '${query.bucketMs / 1000} seconds', x.ts, ${ORIGIN})`],
+    where: 'x.name = $1 AND h.id = ANY($2::int4[])',
+    params: [query.name, query.hostIds],
+  });
+  return rows
+    .map((row) => ({ hostId: Number(row.groups[0]), t: new Date(row.groups[1] as Date).getTime(), value: quantileOfWire(row.wire, query.q) }))
+    .sort((a, b) => a.t - b.t);
+}
+
 /**
- * One metric of many hosts over [from, to): the scope's hosts ranked by the metric's average (or peak, or the
- * latency quantile) over the whole range from the cheapest cover of it, then the top `limit` as time series.
+ * One metric of many hosts over [from, to): the scope's hosts ranked by the metric's average (or peak) over the whole
+ * range from the cheapest cover of it — for a latency quantile, the mean (or worst) of the host's per-minute quantile
+ * as the rollups keep it — then the top `limit` as time series.
  */
 export async function compareHosts(db: Pick<Database, 'sql'>, query: CompareParams, options: ReadOptions = {}): Promise<CompareResponse> {
   const { sql } = db;
@@ -108,25 +129,21 @@ export async function compareHosts(db: Pick<Database, 'sql'>, query: ComparePara
   let ranked: { hostId: number; value: number | null }[];
   let pointsOf: (topIds: number[]) => Promise<Map<number, SeriesPoint[]>>;
   if (latency) {
-    const q = QUANTILE[query.metric as keyof typeof QUANTILE];
-    const where = 'x.name = $1 AND h.id = ANY($2::int4[])';
-    const totals = ids.length ? await mergeHistograms(sql, { segments: totalSegments, groups: ['h.id'], where, params: [query.latency, ids] }) : [];
-    ranked = totals.filter((r) => r.wire.count > 0).map((r) => ({ hostId: Number(r.groups[0]), value: quantileOfWire(r.wire, q) }));
+    const quantile = LATENCY_QUANTILE[query.metric as keyof typeof LATENCY_QUANTILE];
+    const minutes = { name: query.latency, quantile, fromMs, toMs, openMinutes: true };
+    const summaries = await summarizeMinuteQuantiles(sql, { hostIds: ids, ...minutes });
+    ranked = [...summaries].map(([hostId, s]) => ({ hostId, value: query.rank === 'max' ? s.max : s.mean }));
     pointsOf = async (topIds) => {
-      const rows = await mergeHistograms(sql, {
-        segments: seriesSegments,
-        groups: ['h.id', `date_bin(INTERVAL '${bucketMs / 1000} seconds', x.ts, ${ORIGIN})`],
-        where,
-        params: [query.latency, topIds],
-      });
       const out = new Map<number, SeriesPoint[]>();
-      for (const row of rows) {
-        const id = Number(row.groups[0]);
-        const list = out.get(id) ?? [];
-        list.push({ t: new Date(row.groups[1] as Date).getTime(), avg: row.wire.count > 0 ? quantileOfWire(row.wire, q) : null, max: null });
-        out.set(id, list);
+      const points =
+        bucketMs === MINUTE_MS
+          ? (await readMinuteQuantiles(sql, { hostIds: topIds, ...minutes })).filter((m) => m.value !== null)
+          : await mergedBucketQuantiles(sql, { hostIds: topIds, name: query.latency!, q: QUANTILE[quantile], bucketMs, segments: seriesSegments });
+      for (const { hostId, t, value } of points) {
+        const list = out.get(hostId) ?? [];
+        list.push({ t, avg: value, max: null });
+        out.set(hostId, list);
       }
-      for (const list of out.values()) list.sort((a, b) => a.t - b.t);
       return out;
     };
   } else {
@@ -159,7 +176,7 @@ export async function compareHosts(db: Pick<Database, 'sql'>, query: ComparePara
     scope: query.scope,
     latency: latency ? (query.latency ?? null) : null,
     key: latency ? null : key,
-    rank: latency ? 'avg' : query.rank,
+    rank: query.rank,
     from: query.from.toISOString(),
     to: query.to.toISOString(),
     resolution,

@@ -1,10 +1,11 @@
-import { HISTOGRAM_COLUMNS as COLUMNS, type GaugeRollupSpec, type RowFilter } from './tables';
+import { quantileAt, quantileCtes } from './quantile-sql';
+import { HISTOGRAM_COLUMNS as COLUMNS, MINUTE_QUANTILES, type GaugeRollupSpec, type MinuteQuantile, type RowFilter } from './tables';
 
 export type RollupLevel = '1m' | '1h';
 
 const BIN_ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
 
-function binExpr(step: string, column = 'ts'): string {
+export function binExpr(step: string, column = 'ts'): string {
   return `date_bin(INTERVAL '${step}', ${column}, ${BIN_ORIGIN})`;
 }
 
@@ -116,16 +117,41 @@ function mergePerGroupCtes(name: string, source: string, group: string[]): strin
 )`;
 }
 
-/** Per-host histograms of one level merged from the level below (raw → 1m → 1h), for the rows `filter` selects. */
+/**
+ * CTEs that merge the per-host minute histograms of `merged` (host_id, ts, name, tags, histogram columns: every row of
+ * each (host, minute) it holds) per series name and over all the host's series, and `insert`, which upserts their
+ * quantiles into MINUTE_QUANTILES' table. They ride in the statement that writes those minutes, so no pass re-reads
+ * latency_1m, whose partitions have no index on ts alone.
+ */
+function minuteQuantilesWrite(merged: string): { ctes: string; insert: string } {
+  const names = Object.keys(MINUTE_QUANTILES.quantiles) as MinuteQuantile[];
+  const values = names.map(quantileAt).join(', ');
+  return {
+    ctes: `${quantileCtes('named', merged, ['host_id', 'ts', 'name'])},\n${quantileCtes('everything', 'named', ['host_id', 'ts'], true)}`,
+    insert: `INSERT INTO ${MINUTE_QUANTILES.table} (host_id, ts, name, ${names.join(', ')})
+SELECT host_id, ts, name, ${values} FROM named
+UNION ALL
+SELECT host_id, ts, '${MINUTE_QUANTILES.allSeries}', ${values} FROM everything
+ON CONFLICT (host_id, name, ts) DO UPDATE SET ${names.map((q) => `${q} = EXCLUDED.${q}`).join(', ')}`,
+  };
+}
+
+/**
+ * Per-host histograms of one level merged from the level below (raw → 1m → 1h), for the rows `filter` selects; at
+ * 1 m, with each host's quantiles of those minutes.
+ */
 export function latencyRollupSql(level: RollupLevel, filter: RowFilter = inRange): string {
   const source = level === '1m' ? 'latency_samples' : 'latency_1m';
-  return `WITH src AS (
+  const head = `WITH src AS (
   SELECT host_id, ${binExpr(STEP[level], 'x.ts')} AS ts, name, tags, ${HISTOGRAM_COLUMNS}
   FROM ${source} x WHERE ${filter('x')}
-), ${mergePerGroupCtes('merged', 'src', ['host_id', 'ts', 'name', 'tags'])}
-INSERT INTO latency_${level} (host_id, ts, name, tags, ${HISTOGRAM_COLUMNS})
+), ${mergePerGroupCtes('merged', 'src', ['host_id', 'ts', 'name', 'tags'])}`;
+  const write = `INSERT INTO latency_${level} (host_id, ts, name, tags, ${HISTOGRAM_COLUMNS})
 SELECT host_id, ts, name, tags, ${HISTOGRAM_COLUMNS} FROM merged
 ON CONFLICT (host_id, ts, name, tags) DO UPDATE SET ${REPLACE_HISTOGRAM}`;
+  if (level === '1h') return `${head}\n${write}`;
+  const quantiles = minuteQuantilesWrite('merged');
+  return `${head}, written AS (\n${write}\n), ${quantiles.ctes}\n${quantiles.insert}`;
 }
 
 /**
@@ -150,9 +176,11 @@ SELECT region, ts, name, tags, ${HISTOGRAM_COLUMNS} FROM merged
 ON CONFLICT (region, ts, name, tags) DO UPDATE SET ${REPLACE_HISTOGRAM}`;
 }
 
+const LATE_QUANTILES = minuteQuantilesWrite('fresh');
+
 /**
- * Re-rolls the (host $3, minute $4) pairs of late reports into the hosts' 1 m histograms and adds the change
- * to their regions' 1 m rows. Raw rows are only ever added, so new ⊇ old per host: region += new − old (and
+ * Re-rolls the (host $3, minute $4) pairs of late reports into the hosts' 1 m histograms and quantiles and adds the
+ * change to their regions' 1 m rows. Raw rows are only ever added, so new ⊇ old per host: region += new − old (and
  * min/max widen), which is exact without re-reading the region's other hosts.
  */
 export const LATE_LATENCY_1M_SQL = `WITH src AS (
@@ -164,6 +192,8 @@ written AS (
   INSERT INTO latency_1m (host_id, ts, name, tags, ${HISTOGRAM_COLUMNS})
   SELECT host_id, ts, name, tags, ${HISTOGRAM_COLUMNS} FROM fresh
   ON CONFLICT (host_id, ts, name, tags) DO UPDATE SET ${REPLACE_HISTOGRAM}
+), ${LATE_QUANTILES.ctes},
+quantiles_written AS (${LATE_QUANTILES.insert}
 ), change AS (
   SELECT h.region, f.ts, f.name, f.tags, sum(f.count - coalesce(o.count, 0))::bigint AS count,
          sum(f.sum - coalesce(o.sum, 0)) AS sum, min(f.min) AS min, max(f.max) AS max,

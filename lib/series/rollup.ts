@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Database } from '../db';
+import { column, queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
 import { holdTransactionLock } from '../db/locks';
 import { utcDay } from '../db/partitions';
@@ -58,6 +60,8 @@ const LATE_STATEMENTS: Record<RollupLevel, string[]> = {
   ],
 };
 
+const minuteMarksRow = z.object({ rolled_until: column.timestamp, latency_quantiles_from: column.timestamp.nullable() });
+
 export async function readWatermarks(sql: Sql): Promise<Partial<Record<RollupLevel, Date>>> {
   const rows = await sql.query<{ resolution: RollupLevel; rolled_until: Date }>(
     'SELECT resolution, rolled_until FROM series_rollup_watermarks',
@@ -81,6 +85,24 @@ async function startWatermark(sql: Sql, level: RollupLevel, at: number): Promise
      ON CONFLICT (resolution) DO UPDATE SET rolled_until = GREATEST(series_rollup_watermarks.rolled_until, EXCLUDED.rolled_until)`,
     [level, new Date(at)],
   );
+}
+
+export interface MinuteMarks {
+  /** Every minute before this is rolled up; null before the first pass. */
+  rolledUntil: Date | null;
+  /** Every rolled minute from this one on has its latency quantiles stored; null until a pass has stored any. */
+  quantilesFrom: Date | null;
+}
+
+/** What readers of the stored per-minute latency quantiles need to know of the 1-minute rollup. */
+export async function readMinuteMarks(sql: Pick<Sql, 'query'>): Promise<MinuteMarks> {
+  const [row] = await queryRows(
+    sql,
+    'series_rollup_watermarks',
+    minuteMarksRow,
+    `SELECT rolled_until, latency_quantiles_from FROM series_rollup_watermarks WHERE resolution = '1m'`,
+  );
+  return { rolledUntil: row?.rolled_until ?? null, quantilesFrom: row?.latency_quantiles_from ?? null };
 }
 
 export interface RollupBacklog {
@@ -110,6 +132,14 @@ async function rollChunk(sql: Sql, level: RollupLevel, fromMs: number, toMs: num
        ON CONFLICT (resolution) DO UPDATE SET rolled_until = GREATEST(series_rollup_watermarks.rolled_until, EXCLUDED.rolled_until)`,
       [level, new Date(advanceTo)],
     );
+    // The first pass that stores quantiles says from where on they are complete: minutes before it were rolled by a
+    // version that kept none, and readers merge those.
+    if (level === '1m') {
+      await tx.query(
+        `UPDATE series_rollup_watermarks SET latency_quantiles_from = $1 WHERE resolution = '1m' AND latency_quantiles_from IS NULL`,
+        [new Date(fromMs)],
+      );
+    }
   });
 }
 

@@ -298,6 +298,17 @@ export const HISTOGRAM_COLUMNS = LATENCY.columns.map((c) => c.name).filter((name
 /** Every rollup base: `<base>_1m` (daily partitions) and `<base>_1h` (monthly partitions). */
 export const ROLLUP_BASES = [...GAUGE_ROLLUPS.map((r) => r.base), HISTOGRAM_ROLLUP.base, HISTOGRAM_ROLLUP.byRegion];
 
+/**
+ * Each host's latency quantiles per minute, from its `<base>_1m` histograms merged per series name (tags together) and
+ * over all its series (`name` ALL_SERIES): a 1-minute rollup (daily partitions) without an hourly level.
+ */
+export const MINUTE_QUANTILES = {
+  table: 'latency_quantiles_1m',
+  allSeries: '',
+  quantiles: { p50: 0.5, p95: 0.95, p99: 0.99 },
+} as const;
+export type MinuteQuantile = keyof typeof MINUTE_QUANTILES.quantiles;
+
 export interface MetricSource {
   /** Table at raw resolution, and the rollup base (`<base>_1m`, `<base>_1h`). */
   raw: string;

@@ -3,7 +3,7 @@ import { closeDb } from '../../lib/db';
 import { openDatabase, type Database } from '../../lib/db/open';
 import { getCompareChoices, getHostAnnotations, getHostInventory } from '../../lib/fleet';
 import { compareHosts, getHostSeries, listHostLatencySeries, rollUp } from '../../lib/series';
-import { LatencySketch, mergeWires, quantileOfWire } from '../../lib/sketch';
+import { LatencySketch, quantileOfWire } from '../../lib/sketch';
 import type { Inventory, SketchWire } from '../../lib/protocol';
 import { compareParamsSchema } from '../../lib/protocol/read-api/compare';
 import { GET as getAnnotations } from '../../app/api/v1/hosts/[id]/annotations/route';
@@ -254,18 +254,34 @@ describe('compare', () => {
     expect(sda.key).toBe('sda');
   });
 
-  test('a latency quantile per host comes from its merged histograms', async () => {
+  test('a latency quantile ranks each host by the mean, or the worst, of its per-minute quantile', async () => {
     const from = at(7);
     const to = at(113);
-    const result = await compareHosts(db, compareParamsSchema.parse({ metric: 'latency_p99', latency: 'request', region: 'oslo', from: String(from.getTime()), to: String(to.getTime()) }), { now });
-    const expected = (hostId: number) =>
-      quantileOfWire(mergeWires(wires.get(`${hostId}/request`)!.filter((w) => w.ts >= from.getTime() && w.ts < to.getTime()).map((w) => w.wire)), 0.99);
-    expect(result.hosts.map((h) => [h.hostname, h.value])).toEqual([
-      ['oslo-b', expected(ids.b)],
-      ['oslo-a', expected(ids.a)],
-    ]);
-    expect(result.unit).toBe('ms');
-    expect(result.hosts[0]!.points.length).toBeGreaterThan(0);
+    const latency = (more: Record<string, string> = {}) =>
+      compareHosts(db, compareParamsSchema.parse({ metric: 'latency_p99', latency: 'request', region: 'oslo', from: String(from.getTime()), to: String(to.getTime()), ...more }), { now });
+    // One report in a minute here, so a minute's p99 is its report's.
+    const perMinute = (hostId: number) =>
+      wires
+        .get(`${hostId}/request`)!
+        .map((w) => ({ t: Math.floor(w.ts / MINUTE_MS) * MINUTE_MS, v: quantileOfWire(w.wire, 0.99)! }))
+        .filter((m) => m.t >= from.getTime() && m.t < to.getTime());
+    const mean = (hostId: number) => perMinute(hostId).reduce((sum, m) => sum + m.v, 0) / perMinute(hostId).length;
+    const worst = (hostId: number) => Math.max(...perMinute(hostId).map((m) => m.v));
+
+    const byMean = await latency();
+    expect(byMean).toMatchObject({ unit: 'ms', rank: 'avg', hostsWithData: 2 });
+    expect(byMean.hosts.map((h) => h.hostname)).toEqual(['oslo-b', 'oslo-a']);
+    for (const host of byMean.hosts) expect(host.value).toBeCloseTo(mean(host.hostId), 9);
+    expect(byMean.hosts[0]!.points.length).toBeGreaterThan(0);
+
+    const byWorst = await latency({ rank: 'max' });
+    expect(byWorst.rank).toBe('max');
+    expect(byWorst.hosts.map((h) => [h.hostname, h.value])).toEqual([['oslo-b', worst(ids.b)], ['oslo-a', worst(ids.a)]]);
+
+    // Minute points are the per-minute quantiles themselves.
+    const minutes = await latency({ maxPoints: '120' });
+    expect(minutes.bucketMs).toBe(MINUTE_MS);
+    expect(minutes.hosts.find((h) => h.hostId === ids.a)!.points).toEqual(perMinute(ids.a).map((m) => ({ t: m.t, avg: m.v, max: null })));
   });
 
   test.each([

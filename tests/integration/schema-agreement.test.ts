@@ -3,7 +3,16 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { applyMigrations } from '../../lib/db/migrate';
 import { poolSql, type Sql } from '../../lib/db/sql';
-import { GAUGE_ROLLUPS, REPORT_LEDGER, TABLES, storedColumns, type ColumnType, type HistogramRollup, type SeriesTable } from '../../lib/series/tables';
+import {
+  GAUGE_ROLLUPS,
+  MINUTE_QUANTILES,
+  REPORT_LEDGER,
+  TABLES,
+  storedColumns,
+  type ColumnType,
+  type HistogramRollup,
+  type SeriesTable,
+} from '../../lib/series/tables';
 import { diffMigrationsToSchema } from '../../prisma/schema-engine';
 import { ROLLUP_1H_TABLES, ROLLUP_1M_TABLES } from '../../prisma/series-tables';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -87,6 +96,12 @@ describe('lib/series/tables.ts and the migrated database', () => {
   ])('the histogram rollup %s keeps the raw histogram columns, per %s', async (name, owner, ownerType) => {
     const expected = typesOf([{ name: owner, type: ownerType }, { name: 'ts', type: 'timestamptz' }, ...TABLES.latency.columns]);
     expect(await columnsOf(name)).toEqual({ ...expected, ...histogram.widened });
+  });
+
+  test('the per-minute quantile rollup keeps each of MINUTE_QUANTILES per host, name and minute', async () => {
+    const quantiles = Object.keys(MINUTE_QUANTILES.quantiles).map((name) => ({ name, type: 'float8' as const }));
+    const expected = typesOf([{ name: 'host_id', type: 'int4' }, { name: 'ts', type: 'timestamptz' }, { name: 'name', type: 'text' }, ...quantiles]);
+    expect(await columnsOf(MINUTE_QUANTILES.table)).toEqual(expected);
   });
 
   test('the rollup partition function partitions every rollup table', async () => {

@@ -34,11 +34,11 @@ export async function insertHostSample(
   );
 }
 
-export async function insertLatency(sql: Sql, hostId: number, ts: Date, name: string, wire: SketchWire): Promise<void> {
+export async function insertLatency(sql: Sql, hostId: number, ts: Date, name: string, wire: SketchWire, tags = ''): Promise<void> {
   await sql.query(
     `INSERT INTO latency_samples (host_id, ts, name, tags, count, sum, min, max, zero_count, keys, counts)
-     VALUES ($1, $2, $3, '', $4, $5, $6, $7, $8, $9::smallint[], $10::bigint[])`,
-    [hostId, ts, name, wire.count, wire.sum, wire.min, wire.max, wire.zeroCount, wire.keys, wire.counts],
+     VALUES ($1, $2, $3, $11, $4, $5, $6, $7, $8, $9::smallint[], $10::bigint[])`,
+    [hostId, ts, name, wire.count, wire.sum, wire.min, wire.max, wire.zeroCount, wire.keys, wire.counts, tags],
   );
 }
 

@@ -1,7 +1,7 @@
 import { SERIES_METRICS } from './series-metrics';
 
 // Without zod, so the compare page can have its choices without the schemas' runtime.
-/** Latency quantiles compare per host from each host's merged histograms per bucket. */
+/** Latency quantiles compare per host by the quantile of each minute (or bucket) of its merged histograms. */
 export const COMPARE_LATENCY_METRICS = ['latency_p50', 'latency_p95', 'latency_p99'] as const;
 export const COMPARE_METRICS = [...SERIES_METRICS, ...COMPARE_LATENCY_METRICS] as const;
 export type CompareMetric = (typeof COMPARE_METRICS)[number];

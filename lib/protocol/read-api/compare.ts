@@ -68,7 +68,10 @@ export interface ComparedHost {
   hostId: number;
   hostname: string;
   region: string;
-  /** What the hosts are ranked by over the whole range: the average (or peak) of the metric, or its quantile. */
+  /**
+   * What the hosts are ranked by over the whole range: the average (or peak) of the metric; for a latency quantile, the
+   * mean (or worst) of the host's per-minute quantile.
+   */
   value: number | null;
   points: SeriesPoint[];
 }

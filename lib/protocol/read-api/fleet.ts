@@ -29,7 +29,7 @@ export type FindingFilter = (typeof FINDING_FILTERS)[number];
 export const FLEET_PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_FLEET_PAGE_SIZE = 50;
 export const MAX_FLEET_PAGE_SIZE = 500;
-/** Host p99 and the fleet p99 tile cover this window. */
+/** Host p99 (its worst rolled-up minute) and the fleet p99 tile (histograms merged) cover this window. */
 export const FLEET_LATENCY_WINDOW_MS = 15 * 60_000;
 
 /** `a,b,c` → ['a', 'b', 'c'] (empty items dropped), each checked by `item`. */
@@ -90,7 +90,10 @@ export interface FleetHost {
   topFinding: TopFinding | null;
   /** The newest report's deepest disk queue (average requests in flight), over all its disks. Paged reads only. */
   diskQueueDepth?: number | null;
-  /** p99 (ms) of its merged latency histograms over the last FLEET_LATENCY_WINDOW_MS. Paged reads only. */
+  /**
+   * Its worst 1-minute p99 (ms) among the rolled-up minutes of the last FLEET_LATENCY_WINDOW_MS, each minute's p99
+   * from its merged histograms as the rollup stored it. Paged reads only.
+   */
   p99Ms?: number | null;
 }
 

@@ -71,6 +71,9 @@ describe('compare answer → chart', () => {
     expect(compareCaption(response({ matchedHosts: 2, hostsWithData: 2, rank: 'max', scope: { kind: 'labels', labels: { team: 'ml' } } }))).toBe(
       'All 2 hosts labelled team=ml with data, by their peak.',
     );
+    const latency = { metric: 'latency_p99', unit: 'ms', latency: 'request', matchedHosts: 2, hostsWithData: 2 } as const;
+    expect(compareCaption(response(latency))).toBe('All 2 hosts in oslo with data, by their mean per minute.');
+    expect(compareCaption(response({ ...latency, rank: 'max' }))).toBe('All 2 hosts in oslo with data, by their worst minute.');
   });
 
   test('values read in their unit', () => {
