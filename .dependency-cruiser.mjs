@@ -28,9 +28,9 @@ export default {
     {
       name: 'protocol-imports-zod-only',
       severity: 'error',
-      comment: 'The wire format is shared by the agent, the server and the browser: zod and itself only.',
+      comment: 'The wire format is shared by the agent, the server and the browser: zod, itself, and RE2 for label matchers (as Alertmanager\'s).',
       from: { path: '^lib/protocol/' },
-      to: { pathNot: '^lib/protocol/|(^|/)node_modules/zod/' },
+      to: { pathNot: '^lib/protocol/|(^|/)node_modules/(zod|re2js)/' },
     },
     {
       name: 'components-import-protocol-only',

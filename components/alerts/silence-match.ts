@@ -1,18 +1,5 @@
 import type { LabelMatcher, Silence } from '@/lib/protocol/alerts';
-
-/** Alertmanager's semantics, as the server applies them: a missing label is '', regexes are anchored, isEqual false negates. */
-export function matcherMatches(matcher: LabelMatcher, labels: Record<string, string>): boolean {
-  const value = labels[matcher.name] ?? '';
-  let hit: boolean;
-  if (matcher.isRegex) {
-    try {
-      hit = new RegExp(`^(?:${matcher.value})$`).test(value);
-    } catch {
-      hit = false;
-    }
-  } else hit = value === matcher.value;
-  return matcher.isEqual === false ? !hit : hit;
-}
+import { matcherMatches } from '@/lib/protocol/label-matchers';
 
 /** The active silences that hold back this alert's notifications. */
 export function silencesOf(silences: readonly Silence[], labels: Record<string, string>, nowMs: number): Silence[] {

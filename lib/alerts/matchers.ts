@@ -1,21 +1,18 @@
 import type { LabelMatcher } from '../protocol/alerts';
+import { matcherMatches, type MatcherLike } from '../protocol/label-matchers';
 
-const regexCache = new Map<string, RegExp>();
+const reportedPatterns = new Set<string>();
 
-function regexOf(pattern: string): RegExp {
-  let re = regexCache.get(pattern);
-  if (!re) {
-    if (regexCache.size > 1000) regexCache.clear();
-    regexCache.set(pattern, (re = new RegExp(`^(?:${pattern})$`)));
-  }
-  return re;
+// A stored regex RE2 refuses was accepted before matchers were RE2; it is said once per process, not every cycle.
+function reportUnusable(matcher: MatcherLike, reason: string): void {
+  if (reportedPatterns.has(matcher.value)) return;
+  reportedPatterns.add(matcher.value);
+  console.warn(`alerts: the matcher ${matcher.name}${matcher.isEqual ? '=~' : '!~'}${JSON.stringify(matcher.value)} matches nothing: ${reason}`);
 }
 
-/** Alertmanager's semantics: a missing label is the empty string, regexes are anchored, isEqual false negates. */
-export function matches(matcher: LabelMatcher, labels: Record<string, string>): boolean {
-  const value = labels[matcher.name] ?? '';
-  const hit = matcher.isRegex ? regexOf(matcher.value).test(value) : value === matcher.value;
-  return matcher.isEqual === false ? !hit : hit;
+/** Alertmanager's semantics (lib/protocol/label-matchers): RE2 regexes, anchored; a missing label is the empty string. */
+function matches(matcher: LabelMatcher, labels: Record<string, string>): boolean {
+  return matcherMatches(matcher, labels, reportUnusable);
 }
 
 export function matchesAll(matchers: readonly LabelMatcher[], labels: Record<string, string>): boolean {

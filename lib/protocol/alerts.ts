@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SEVERITIES, type Severity } from './findings';
+import { labelRegexError } from './label-matchers';
 import { checkRange, hostIdSchema, rangeShape, regionSchema } from './read-api/params';
 import { SERIES_METRICS } from './read-api/series';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './time';
@@ -188,21 +189,21 @@ export type AcknowledgeAlertInput = z.infer<typeof acknowledgeAlertInputSchema>;
 // ---- silences -------------------------------------------------------------------------------------------------
 
 /** Alertmanager's matcher: `name` equal to (or, with isRegex, fully matching) `value`; isEqual false negates. */
-export const labelMatcherSchema = z
-  .object({
-    name: labelNameSchema,
-    value: z.string().max(500),
-    isRegex: z.boolean().default(false),
-    isEqual: z.boolean().default(true),
-  })
-  .superRefine((m, ctx) => {
-    if (!m.isRegex) return;
-    try {
-      new RegExp(`^(?:${m.value})$`);
-    } catch {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: 'is not a valid regular expression' });
-    }
-  });
+const labelMatcherShape = z.object({
+  name: labelNameSchema,
+  value: z.string().max(500),
+  isRegex: z.boolean().default(false),
+  isEqual: z.boolean().default(true),
+});
+
+/** A matcher as stored: one saved before matchers were RE2 may hold a regex RE2 refuses, and then matches nothing. */
+export const storedLabelMatcherSchema = labelMatcherShape;
+
+/** A matcher as written through the API: its regex must be RE2's (lib/protocol/label-matchers), as Alertmanager's. */
+export const labelMatcherSchema = labelMatcherShape.superRefine((m, ctx) => {
+  const error = m.isRegex ? labelRegexError(m.value) : null;
+  if (error) ctx.addIssue({ code: 'custom', path: ['value'], message: `is not an RE2 regular expression: ${error}` });
+});
 export type LabelMatcher = z.infer<typeof labelMatcherSchema>;
 
 export type SilenceState = 'pending' | 'active' | 'expired';

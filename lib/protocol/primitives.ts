@@ -2,7 +2,15 @@ import { z } from 'zod';
 
 // zod 4's z.number() already rejects NaN and ±Infinity, so every number here is finite.
 export const pctSchema = z.number().min(0).max(100);
-export const nonNegativeSchema = z.number().min(0);
+
+/**
+ * The largest measurement a report may carry (an exabyte, 10^18 per second): far past any host, and far enough from
+ * float4's 3.4e38 and float8's 1.8e308 that storing it, and summing a fleet's worth of it in the rollups, cannot
+ * overflow. Past it a float4 column stored Infinity and the rollups failed for every host.
+ */
+export const MAX_MEASUREMENT = 1e18;
+export const measurementSchema = z.number().min(-MAX_MEASUREMENT).max(MAX_MEASUREMENT);
+export const nonNegativeSchema = z.number().min(0).max(MAX_MEASUREMENT);
 export const countSchema = z.number().int().min(0);
 export const nameSchema = z.string().min(1).max(200);
 

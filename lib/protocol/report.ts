@@ -3,6 +3,7 @@ import { processContainerSchema } from './container';
 import { isAllowedEnvVar } from './env-allow-list';
 import {
   countSchema,
+  measurementSchema,
   nameSchema,
   nonNegativeSchema,
   orUnavailable,
@@ -137,10 +138,10 @@ function bucketIssue(keys: readonly unknown[], counts: readonly unknown[]): { pa
 export const sketchSchema = z
   .object({
     count: countSchema,
-    sum: z.number(),
-    min: z.number(),
-    max: z.number(),
-    zeroCount: countSchema,
+    sum: measurementSchema,
+    min: measurementSchema,
+    max: measurementSchema,
+    zeroCount: z.number().int().min(0).max(MAX_BUCKET_COUNT),
     keys: bucketArraySchema,
     counts: bucketArraySchema,
   })

@@ -230,3 +230,49 @@ describe('/api/v1/alerts, silences, acknowledgements, deliveries and /metrics', 
     expect(metrics).toContain('inferwatch_alert_notification_failures_total{channel="hook",kind="webhook"} 0');
   });
 });
+
+describe('label matchers are RE2, as Alertmanager\'s', () => {
+  const lookahead = { name: 'host', value: '(?=gpu).*', isRegex: true };
+
+  test('a regex RE2 refuses is a 400 naming the field: a silence, a new channel, a channel\'s patch', async () => {
+    const endsAt = new Date(Date.now() + 3_600_000).toISOString();
+    const silence = await postSilence(new Request(url('/'), admin('POST', { matchers: [{ name: 'region', value: 'oslo' }, lookahead], endsAt, comment: 'x', createdBy: 'oncall' })));
+    expect(silence.status).toBe(400);
+    const error = await errorOf(silence);
+    expect(error.details?.map((d) => d.path)).toEqual(['matchers.1.value']);
+    expect(error.message).toMatch(/^invalid matchers\.1\.value: is not an RE2 regular expression: .*`\(\?=`/);
+
+    const backreference = { kind: 'webhook', name: 're2', url: 'https://h.example/', secret: 'signing-secret-0123456789', matchers: [{ name: 'host', value: '(a)\\1', isRegex: true, isEqual: false }] };
+    const channel = await postChannel(new Request(url('/'), admin('POST', backreference)));
+    expect((await errorOf(channel)).details?.map((d) => d.path)).toEqual(['matchers.0.value']);
+    const created = (await (await postChannel(new Request(url('/'), admin('POST', { ...backreference, matchers: [] })))).json()) as Channel;
+    const patched = await patchChannel(new Request(url('/'), admin('PATCH', { matchers: [lookahead] })), params({ id: String(created.id) }));
+    expect(patched.status).toBe(400);
+    expect((await errorOf(patched)).details?.map((d) => d.path)).toEqual(['matchers.0.value']);
+    await deleteChannel(new Request(url('/'), admin('DELETE')), params({ id: String(created.id) }));
+  });
+
+  test('a silence stored before, with a lookahead, is listed and silences nothing, and the alert cycle runs', async () => {
+    await enableOnly(db, ['critical-finding']);
+    const host = await enrolledHost(db, 'gpu-stored');
+    const channel = (await (
+      await postChannel(new Request(url('/'), admin('POST', { kind: 'webhook', name: 'stored', url: 'http://127.0.0.1:9/', secret: 'signing-secret-0123456789', matchers: [{ name: 'host', value: 'gpu-stored' }] })))
+    ).json()) as Channel;
+    const [stored] = await db.sql.query<{ id: number }>(
+      `INSERT INTO alert_silences (matchers, starts_at, ends_at, comment, created_by) VALUES ($1::jsonb, now(), now() + interval '1 hour', 'old', 'oncall') RETURNING id`,
+      [JSON.stringify([{ ...lookahead, isEqual: true }])],
+    );
+    await db.sql.query(
+      `INSERT INTO findings (rule_id, host_id, region, severity, state, message, remedy, evidence, first_seen_at, opened_at, last_evaluated_at)
+       VALUES ('cpu.avx512-hidden', $1, 'oslo', 'critical', 'open', 'AVX-512 hidden.', 'Pass it through.', '{"values":[]}', now(), now(), now())`,
+      [host.hostId],
+    );
+    const listed = await getSilences(new Request(url('/api/v1/alerts/silences?state=active')));
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { silences: Silence[] }).silences.map((s) => s.id)).toContain(stored!.id);
+
+    await new AlertEngine(db, { publicUrl: 'http://iw.test' }).runCycle(new Date());
+    const log = (await (await getDeliveries(new Request(url(`/api/v1/alerts/deliveries?channel=${channel.id}`), admin('GET')))).json()) as DeliveriesResponse;
+    expect(log.deliveries.map((d) => [d.event, d.status])).toEqual([['firing', 'pending']]);
+  });
+});

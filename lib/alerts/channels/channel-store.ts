@@ -4,7 +4,7 @@ import type { Database } from '../../db/open';
 import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { ConflictError, InvalidPayloadError, NotFoundError } from '../../errors';
-import { CHANNEL_KINDS, labelMatcherSchema, type Channel, type ChannelInput, type ChannelKind, type ChannelPatch, type LabelMatcher } from '../../protocol/alerts';
+import { CHANNEL_KINDS, storedLabelMatcherSchema, type Channel, type ChannelInput, type ChannelKind, type ChannelPatch, type LabelMatcher } from '../../protocol/alerts';
 import { SEVERITIES, type Severity } from '../../protocol/findings';
 import { secretPrefix, type SecretBox } from './secret-box';
 import { alertTargetPolicy, refusedUrl, type TargetPolicy } from './target-policy';
@@ -17,7 +17,7 @@ const channelRow = z.object({
   secret_ciphertext: z.string().nullable(),
   secret_prefix: z.string().nullable(),
   min_severity: z.enum(SEVERITIES),
-  matchers: z.array(labelMatcherSchema),
+  matchers: z.array(storedLabelMatcherSchema),
   enabled: z.boolean(),
   deliveries_total: column.int8,
   failures_total: column.int8,

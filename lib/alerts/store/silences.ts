@@ -3,12 +3,12 @@ import type { Database } from '../../db/open';
 import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { NotFoundError } from '../../errors';
-import { labelMatcherSchema, type Silence, type SilenceInput, type SilencesQuery, type SilenceState } from '../../protocol/alerts';
+import { storedLabelMatcherSchema, type Silence, type SilenceInput, type SilencesQuery, type SilenceState } from '../../protocol/alerts';
 import type { SilenceWindow } from '../matchers';
 
 const silenceRow = z.object({
   id: column.id,
-  matchers: z.array(labelMatcherSchema),
+  matchers: z.array(storedLabelMatcherSchema),
   starts_at: column.timestamp,
   ends_at: column.timestamp,
   comment: z.string(),

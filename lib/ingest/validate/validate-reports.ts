@@ -57,6 +57,7 @@ function checkStorable(issues: Issues, report: Report, p: string): void {
   checkUnique(issues, report.processes, `${p}processes`, 'pid', (proc) => `${proc.name}/${proc.pid}`);
   checkUnique(issues, report.latency, `${p}latency`, 'tags', (l) => `${l.name} ${canonicalTags(l.tags)}`);
   checkUnique(issues, report.probes, `${p}probes`, 'name', (probe) => probe.name);
+  report.servers?.forEach((server, i) => checkMax(issues, server.droppedSeries, INT4_MAX, `${p}servers.${i}.droppedSeries`));
   checkMax(issues, report.agent.droppedReports, INT4_MAX, `${p}agent.droppedReports`);
   checkMax(issues, report.agent.malformedStatsdPackets, INT4_MAX, `${p}agent.malformedStatsdPackets`);
 }

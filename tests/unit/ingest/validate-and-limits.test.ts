@@ -36,6 +36,14 @@ describe('validateReports', () => {
     (report.cpu as { perCpu: { cpu: number }[] }).perCpu[2]!.cpu = 40_000;
     expect(thrownBy(() => validateReports(report, WINDOW)).details?.[0]?.path).toBe('cpu.perCpu.2.cpu');
   });
+
+  // Found by the ingest fuzz: it passed the schema, and encoding the int4 column threw a RangeError (500).
+  test('refuses a scraped server\'s droppedSeries above 2^31 - 1, naming the field', () => {
+    const server = { name: 'vllm', ok: true, error: null, requestsPerS: 1, latencyMeanMs: 1, queueMeanMs: 1, waiting: 0, running: 1, batchSize: 1 };
+    const report = { ...realisticReport(1, NOW), servers: [{ ...server, droppedSeries: 2 ** 31 }] };
+    expect(thrownBy(() => validateReports(report, WINDOW)).details).toEqual([{ path: 'servers.0.droppedSeries', message: 'must be at most 2147483647' }]);
+    expect(validateReports({ ...report, servers: [{ ...server, droppedSeries: 2 ** 31 - 1 }] }, WINDOW)).toHaveLength(1);
+  });
 });
 
 describe('decodeBody', () => {
