@@ -15,6 +15,8 @@ const TICKS_PER_S = 100;
 export interface CompiledServer {
   pid: number;
   url: string;
+  /** Its INFERWATCH_STATE_DIR (the embedded database's data, the local agent's state); removed by stop(). */
+  stateDir: string;
   stop(): Promise<void>;
 }
 
@@ -90,7 +92,7 @@ export async function startCompiledServer(databaseUrl: string, env: Record<strin
     if (await fetch(`${url}/api/health`).then((res) => res.ok, () => false)) break;
     await sleep(500);
   }
-  return { pid: child.pid!, url, stop };
+  return { pid: child.pid!, url, stateDir, stop };
 }
 
 export function rssMb(pid: number): number {

@@ -2,46 +2,21 @@
 // local agent) after N minutes (default 2) — on the embedded database and against a PostgreSQL server, side by side —
 // and of that local agent, beside references measured in the same run: a bare `node` process and a bare PGlite
 // opened with the server's settings on a copy of the same data. Prints a table, then one JSON line.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureBuilt, rssMb, startCommand, startCompiledServer, type CompiledServer } from './_compiled-server';
 import { adminStatement } from './_fleet-database';
 
 const root = path.resolve(import.meta.dirname, '..');
 const minutesArg = process.argv.indexOf('--minutes');
 const idleMs = (minutesArg > 0 ? Number(process.argv[minutesArg + 1]) : 2) * 60_000;
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const { isBuildStale } = await import('../lib/node/build-state.mjs');
-const { buildAll } = await import('../lib/node/build.mjs');
 const { EMBEDDED_START_PARAMS } = await import('../lib/db/embedded-settings');
 
 const log = (message: string) => console.error(`[bench footprint ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 102.4) / 10;
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/** `npm start`'s node flags and environment, read from package.json so the figure is of what it runs. */
-function startCommand(): { flags: string[]; env: Record<string, string> } {
-  const script = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const words = script.split(' ');
-  return {
-    flags: words.filter((word) => word.startsWith('--')),
-    env: Object.fromEntries(words.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=', 2) as [string, string])),
-  };
-}
 
 function childPids(pid: number): number[] {
   try {
@@ -51,55 +26,14 @@ function childPids(pid: number): number[] {
   }
 }
 
-interface RunningServer {
-  name: string;
-  child: ChildProcess;
-  url: string;
-  stateDir: string;
-}
-
-async function startServer(name: string, databaseUrl: string): Promise<RunningServer> {
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `inferwatch-footprint-${name}-`));
-  const url = `http://127.0.0.1:${await freePort()}`;
-  const start = startCommand();
-  const child = spawn(process.execPath, [...start.flags, path.join(root, 'lib', 'node', 'start.mjs')], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      ...start.env,
-      PORT: new URL(url).port,
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      INFERWATCH_DATA_DIR: path.join(stateDir, 'data'),
-      INFERWATCH_STATE_DIR: stateDir,
-      INFERWATCH_DEMO: '0',
-    },
-  });
-  for (let waited = 0; ; waited += 500) {
-    if (child.exitCode !== null) throw new Error(`${name} server exited with ${child.exitCode}`);
-    if (waited > 300_000) throw new Error(`${name} server did not answer /api/health`);
-    const healthy = await fetch(`${url}/api/health`).then((res) => res.ok, () => false);
-    if (healthy) break;
-    await sleep(500);
-  }
-  return { name, child, url, stateDir };
-}
-
 /** Waits until the local agent's host has reported, so the server holds one host as the figure says. */
-async function waitForOneHost(server: RunningServer): Promise<void> {
+async function waitForOneHost(server: CompiledServer): Promise<void> {
   const agentState = path.join(server.stateDir, 'agent');
   for (let waited = 0; waited < 120_000; waited += 1_000) {
     if (fs.existsSync(agentState) && fs.readdirSync(agentState).some((file) => file.includes('token'))) return;
     await sleep(1_000);
   }
-  throw new Error(`${server.name}: the local agent never enrolled`);
-}
-
-async function stopServer(server: RunningServer): Promise<void> {
-  server.child.kill('SIGTERM');
-  await new Promise((resolve) => server.child.once('exit', resolve));
-  fs.rmSync(server.stateDir, { recursive: true, force: true });
+  throw new Error(`the local agent of the server on ${server.url} never enrolled`);
 }
 
 /** A reference process, run with `npm start`'s flags and environment: runs `source` and reports its own RSS once settled. */
@@ -126,22 +60,19 @@ await new Promise((resolve) => setTimeout(resolve, 5000));
 console.log(Math.round(process.memoryUsage().rss / 104857.6) / 10);
 await db.close();`;
 
-if (isBuildStale(root)) {
-  log('building (npm run build)');
-  await buildAll(root);
-}
+await ensureBuilt(log);
 
 const serverDb = `iw_bench_footprint_${Date.now()}`;
 await adminStatement(baseUrl, `CREATE DATABASE "${serverDb}"`);
 const serverUrl = Object.assign(new URL(baseUrl), { pathname: `/${serverDb}` }).toString();
-const servers: RunningServer[] = [];
+const servers: CompiledServer[] = [];
 try {
   log('starting the server on the embedded database and against PostgreSQL');
-  servers.push(await startServer('embedded', ''), await startServer('postgres', serverUrl));
+  servers.push(await startCompiledServer('', { INFERWATCH_DEMO: '0' }), await startCompiledServer(serverUrl, { INFERWATCH_DEMO: '0' }));
   await Promise.all(servers.map(waitForOneHost));
   log(`idle for ${idleMs / 60_000} min with one host each`);
   await sleep(idleMs);
-  const [embedded, postgres] = servers.map((server) => ({ rss: rssMb(server.child.pid!), agents: childPids(server.child.pid!).map(rssMb) }));
+  const [embedded, postgres] = servers.map((server) => ({ rss: rssMb(server.pid), agents: childPids(server.pid).map(rssMb) }));
 
   // The bare PGlite opens a copy of the embedded server's data (a running server holds its folder).
   const dataCopy = fs.mkdtempSync(path.join(os.tmpdir(), 'inferwatch-footprint-pglite-'));
@@ -169,6 +100,6 @@ try {
   console.log(`| local agent (bundle) | ${figures.agent_rss_mb} | bare node ${bareNode} |`);
   console.log(JSON.stringify(figures));
 } finally {
-  await Promise.all(servers.map(stopServer));
+  await Promise.all(servers.map((server) => server.stop()));
   await adminStatement(baseUrl, `DROP DATABASE IF EXISTS "${serverDb}" WITH (FORCE)`);
 }
