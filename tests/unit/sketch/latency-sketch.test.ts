@@ -195,10 +195,11 @@ describe('LatencySketch edge cases', () => {
     const wide: SketchWire = {
       count: 5000,
       sum: 1,
-      min: valueOfKey(-20000),
-      max: valueOfKey(5000 * 6 - 20000),
+      // Keys two apart from -8000: values from 1e-56 to 8e13 ms, within what a report may carry (10^18).
+      min: valueOfKey(-8000),
+      max: valueOfKey(5000 * 2 - 8000),
       zeroCount: 0,
-      keys: Array.from({ length: 5000 }, (_, i) => i * 6 - 20000),
+      keys: Array.from({ length: 5000 }, (_, i) => i * 2 - 8000),
       counts: Array(5000).fill(1),
     };
     const merged = mergeWires([wide]);
