@@ -58,10 +58,14 @@ export interface HostMinuteQuantile {
 export async function readMinuteQuantiles(sql: Sql, query: MinuteQuantileQuery): Promise<HostMinuteQuantile[]> {
   const statement = minuteQuantilesSql(query, await readMinuteMarks(sql));
   if (!statement) return [];
+  // Epoch milliseconds rather than timestamptz: parsing dates was half the time of reading a day of minutes.
   const rows = await withoutJit(sql, (tx) =>
-    tx.query<{ host_id: number; t: Date; v: number | null }>(`${statement.text}\nORDER BY 1, 2`, statement.params),
+    tx.query<{ host_id: number; t: number; v: number | null }>(
+      `SELECT host_id, (extract(epoch FROM t) * 1000)::float8 AS t, v FROM (${statement.text}) u ORDER BY 1, 2`,
+      statement.params,
+    ),
   );
-  return rows.map((row) => ({ hostId: Number(row.host_id), t: new Date(row.t).getTime(), value: row.v === null ? null : Number(row.v) }));
+  return rows.map((row) => ({ hostId: Number(row.host_id), t: Number(row.t), value: row.v === null ? null : Number(row.v) }));
 }
 
 export interface MinuteQuantileSummary {
