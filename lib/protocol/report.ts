@@ -353,11 +353,14 @@ export const agentStatusSchema = z.object({
   reportEveryMs: z.number().int().positive().max(MAX_INTERVAL_MS).optional(),
 });
 
+// ECMAScript's bound on a time value: past it `new Date(ts)` is invalid and cannot be printed or stored.
+const MAX_DATE_MS = 8_640_000_000_000_000;
+
 export const reportSchema = refuseNul(z.object({
   v: z.literal(PROTOCOL_VERSION),
   seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  /** End of the measured interval, epoch milliseconds. */
-  ts: z.number().int().positive(),
+  /** End of the measured interval, epoch milliseconds; at most the last instant a Date can hold (year 275760). */
+  ts: z.number().int().positive().max(MAX_DATE_MS),
   intervalMs: z.number().int().positive().max(MAX_INTERVAL_MS),
   host: z.object({
     hostname: z.string().min(1).max(253),

@@ -5,6 +5,8 @@ import { RateLimitedError } from '../../../lib/errors';
 import { decodeBody } from '../../../lib/ingest/validate/decode-body';
 import { HostRateLimiter } from '../../../lib/ingest/rate-limit';
 import { validateReports } from '../../../lib/ingest/validate/validate-reports';
+import { reportSchema } from '../../../lib/protocol';
+import { makeReport } from '../../support/report-factory';
 import { thrownBy } from '../../support/thrown';
 
 const NOW = Date.UTC(2026, 10, 29, 12);
@@ -84,4 +86,11 @@ describe('HostRateLimiter', () => {
     expect(err.headers?.['Retry-After']).toBe('5');
     limiter.takeReports(1, 5, 5_000);
   });
+});
+
+test('a ts past the last instant a Date can hold is a 400 naming ts, not a 500 (found by the ingest fuzz)', () => {
+  const report = { ...makeReport({ seq: 0 }), ts: 8_640_000_000_000_001 };
+  const parsed = reportSchema.safeParse(report);
+  expect(parsed.success).toBe(false);
+  expect(parsed.error!.issues.map((issue) => issue.path.join('.'))).toEqual(['ts']);
 });
