@@ -3,6 +3,7 @@ import type { Sql } from '../db/sql';
 import { hostFindingSummaries } from '../findings/read/host-summaries';
 import type { SketchWire } from '../protocol';
 import { FLEET_LATENCY_WINDOW_MS, type FleetPage, type FleetParams } from '../protocol/read-api/fleet';
+import { MINUTE_MS, floorTo } from '../protocol/time';
 import { mergeHistograms } from '../series/merge-histograms';
 import { summarizeMinuteQuantiles } from '../series/minute-quantiles';
 import { coverRange } from '../series/resolution';
@@ -12,7 +13,6 @@ import { fleetPageSql, type FleetPageSqlRow } from './fleet-page-sql';
 import { serverEnvironment } from '../server/environment';
 import { DEFAULT_LOOKBACK_MS, selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
 import { withoutJit } from './without-jit';
-import { MINUTE_MS, floorTo } from '../protocol/time';
 import { pageInfo, pageOf, resolveSort } from './fleet-query';
 
 const collator = new Intl.Collator('en');

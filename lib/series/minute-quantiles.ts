@@ -22,6 +22,7 @@ export interface MinuteQuantileQuery {
  * stored them; older rolled minutes, and open ones, are merged from their histograms by the same SQL the rollup runs.
  */
 function minuteQuantilesSql(query: MinuteQuantileQuery, marks: MinuteMarks): { text: string; params: unknown[] } | null {
+  if (query.hostIds.length === 0) return null;
   const params: unknown[] = [[...query.hostIds]];
   let nameParam: string | undefined;
   const name = () => (nameParam ??= `$${params.push(query.name ?? MINUTE_QUANTILES.allSeries)}::text`);
@@ -42,7 +43,7 @@ function minuteQuantilesSql(query: MinuteQuantileQuery, marks: MinuteMarks): { t
   if (query.fromMs < mergedTo) parts.push(merged('latency_1m', 'x.ts', query.fromMs, mergedTo));
   const openFrom = Math.max(query.fromMs, rolledUntil);
   if (query.openMinutes && openFrom < query.toMs) parts.push(merged('latency_samples', binExpr('1 minute', 'x.ts'), openFrom, query.toMs));
-  if (parts.length === 0 || query.hostIds.length === 0) return null;
+  if (parts.length === 0) return null;
   return { text: parts.join('\nUNION ALL\n'), params };
 }
 

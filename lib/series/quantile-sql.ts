@@ -10,7 +10,8 @@ export const quantileAt = (quantile: MinuteQuantile): string => `q[${QUANTILE_NA
  * CTEs `<name>_grouped` and `<name>`: the histograms of `source` (columns `group`, count, min, max, zero_count, keys,
  * counts) merged per `group` as the rollups merge them, with `q`, their MINUTE_QUANTILES by the migration's
  * inferwatch_sketch_quantiles (lib/sketch's quantileOfWire in SQL). A group of one row is already merged; with
- * `carriesQuantiles` the source has `q` too, and such a group keeps it.
+ * `carriesQuantiles` the source has `q` too, and such a group keeps it (`min(q)` of one row is its array, where
+ * array_agg would nest it).
  */
 export function quantileCtes(name: string, source: string, group: readonly string[], carriesQuantiles = false): string {
   const quantiles = `inferwatch_sketch_quantiles(g.count, g.zero_count, g.min, g.max, k.keys, k.counts, ${QS})`;
