@@ -2,9 +2,9 @@
 // free port against a given database, and what /proc says about it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../tests/support/free-port';
 
 const root = path.resolve(import.meta.dirname, '..');
 const HEALTH_WAIT_MS = 300_000;
@@ -41,13 +41,6 @@ export function startCommand(): { flags: string[]; env: Record<string, string> }
   };
 }
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /**
  * The server on 127.0.0.1 against `databaseUrl`, with `env` over `npm start`'s; the caller's own INFERWATCH_*

@@ -4,26 +4,17 @@
 // BENCH_UI_DATABASE_URL=<url> reuses a database an earlier `--keep` run left behind instead of generating one.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser } from '@playwright/test';
 import playwrightConfig from '../playwright.config';
 import { THIRTY_DAY_HOST_ID, adminStatement, createFleetDatabase } from './_fleet-database';
+import { freePort } from '../tests/support/free-port';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 // The server's first findings and alert cycles over 10,000 hosts run right after start; measure after them.
 const SETTLE_MS = Number(process.env.BENCH_UI_SETTLE_MS ?? 30_000);
-/** A port nothing listens on now: other sessions run servers on this machine too. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 const PORT = Number(process.env.BENCH_UI_PORT ?? (await freePort()));
 const BASE = `http://127.0.0.1:${PORT}`;
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

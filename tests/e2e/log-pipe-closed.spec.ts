@@ -1,22 +1,15 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { makeReport } from '../support/report-factory';
+import { freePort } from '../support/free-port';
 
 // Deadlines, not expectations: a slow machine only takes longer to pass.
 const START_DEADLINE_MS = 180_000;
 const ANSWER_DEADLINE_MS = 60_000;
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function fetchOrNull(url: string, init?: RequestInit): Promise<Response | null> {
   try {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -20,6 +19,7 @@ import type { Report } from '../../lib/protocol';
 import { alertRows, enableOnly, reportsBetween, SECRET_KEY } from './alerts-helpers';
 import { ManualClock } from './alerts-receiver';
 import { createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from './ingest-helpers';
+import { freePort } from '../support/free-port';
 
 const PUBLIC_URL = 'http://inferwatch.test:3000';
 const INTERVAL_MS = 15_000;
@@ -33,13 +33,6 @@ interface GettableAlert {
   status: { state: string };
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -1,49 +1,16 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import type { IngestResponse } from '../../lib/protocol';
 import { eventually } from '../support/live-agent';
-import {
-  isEverySeqOnce,
-  killAgent,
-  producedReports,
-  spawnDrillAgent,
-  startDrillServer,
-  type DrillAgent,
-  type DrillServer,
-} from '../support/fault-drill';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { isEverySeqOnce, killAgent, producedReports, setUpDrill } from '../support/fault-drill';
 
 // Fault drill: the agent is SIGKILLed while a delivery is in flight. The request has reached the server, which
 // stores it after the agent is gone, so the acknowledgement is lost: the restarted agent sends those reports again
 // and the server, which dedups by (host, seq), stores them once.
-let testDb: TestDatabase;
-let workDir: string;
-let server: DrillServer;
-const agents: DrillAgent[] = [];
-
-beforeAll(async () => {
-  testDb = await createTestDatabase('iw_fault_kill');
-  process.env.DATABASE_URL = testDb.url;
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-fault-kill-'));
-  server = await startDrillServer(workDir);
-});
-
-afterAll(async () => {
-  for (const agent of agents) await killAgent(agent);
-  await server?.close();
-  await testDb?.drop();
-  fs.rmSync(workDir, { recursive: true, force: true });
-});
+const drill = setUpDrill('kill');
 
 test('an agent SIGKILLed mid-delivery and restarted on the same state dir gets every report stored exactly once', { timeout: 150_000 }, async () => {
-  const stateDir = path.join(workDir, 'agent');
-  const start = (args: string[] = []) => {
-    const agent = spawnDrillAgent({ serverUrl: server.url, keyFile: server.keyFile, stateDir, intervalS: 0.5, args: ['--retry-max', '1', ...args] });
-    agents.push(agent);
-    return agent;
-  };
+  const { server, stateDir } = drill;
+  const start = (args: string[] = []) => drill.startAgent({ intervalS: 0.5, args: ['--retry-max', '1', ...args] });
   const first = start();
   await eventually('the first reports', async () => ((await server.storedSeqs()).length >= 3 ? true : undefined));
 

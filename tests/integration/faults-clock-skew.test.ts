@@ -1,18 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { eventually, runFindingsCycle } from '../support/live-agent';
-import {
-  killAgent,
-  producedReports,
-  spawnDrillAgent,
-  spooledSeqs,
-  startDrillServer,
-  type DrillAgent,
-  type DrillServer,
-} from '../support/fault-drill';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { producedReports, spooledSeqs, setUpDrill, type DrillAgent } from '../support/fault-drill';
 
 // Fault drill: the host's clock is 10 minutes off. Ingest takes a report stamped up to 5 minutes ahead of the server's
 // clock and any time back to raw retention (docs/protocol.md, Time). Behind: its reports are stored at once, at the
@@ -22,26 +10,8 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 const SKEW_MS = 10 * 60_000;
 const INTERVAL_S = 1;
 
-let testDb: TestDatabase;
-let workDir: string;
-let server: DrillServer;
-const agents: DrillAgent[] = [];
-
-beforeAll(async () => {
-  testDb = await createTestDatabase('iw_fault_clock');
-  process.env.DATABASE_URL = testDb.url;
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-fault-clock-'));
-  server = await startDrillServer(workDir);
-});
-
-afterAll(async () => {
-  for (const agent of agents) await killAgent(agent);
-  await server?.close();
-  await testDb?.drop();
-  fs.rmSync(workDir, { recursive: true, force: true });
-});
-
-const stateDir = () => path.join(workDir, 'agent');
+const drill = setUpDrill('clock');
+const stateDir = () => drill.stateDir;
 
 /** The real agent CLI on a clock `shiftMs` off: every Date in its process is moved, as a wrong system clock would. */
 function startAgent(shiftMs: number): DrillAgent {
@@ -51,20 +21,18 @@ function startAgent(shiftMs: number): DrillAgent {
       constructor(...args) { if (args.length === 0) super(RealDate.now() + ${shiftMs}); else super(...args); }
       static now() { return RealDate.now() + ${shiftMs}; }
     };`;
-  const agent = spawnDrillAgent({
-    serverUrl: server.url, keyFile: server.keyFile, stateDir: stateDir(), intervalS: INTERVAL_S,
+  return drill.startAgent({
+    intervalS: INTERVAL_S,
     args: ['--retry-max', '1'],
     nodeArgs: shiftMs === 0 ? [] : ['--import', `data:text/javascript,${encodeURIComponent(shiftDate)}`],
   });
-  agents.push(agent);
-  return agent;
 }
 
 const clockWarning = (agent: DrillAgent) => agent.logs.find((line) => line.msg.startsWith("this host's clock is"));
 
 test('a clock 10 minutes behind: reports are stored at once, at the host time, and silence is judged by arrival', { timeout: 120_000 }, async () => {
   const agent = startAgent(-SKEW_MS);
-  await eventually('reports of the slow clock', async () => ((await server.storedSeqs()).length >= 3 ? true : undefined));
+  await eventually('reports of the slow clock', async () => ((await drill.server.storedSeqs()).length >= 3 ? true : undefined));
   // The findings engine judges the host while it reports, for many times the 3 intervals of silence that raise a finding.
   const silenceFindings: string[] = [];
   for (const until = Date.now() + 12 * INTERVAL_S * 1000; Date.now() < until; ) {
@@ -88,8 +56,8 @@ test('a clock 10 minutes behind: reports are stored at once, at the host time, a
 });
 
 test('a clock 10 minutes ahead: reports are refused once and kept in the spool; after the clock is set right new ones go at once', { timeout: 120_000 }, async () => {
-  const storedBefore = (await server.storedSeqs()).length;
-  const answersBefore = server.answers.length;
+  const storedBefore = (await drill.server.storedSeqs()).length;
+  const answersBefore = drill.server.answers.length;
   const ahead = startAgent(SKEW_MS);
   await eventually('the agent holding its reports', async () =>
     ahead.logs.some((line) => line.msg.includes('wait in the spool until its clock reaches them')) ? true : undefined,
@@ -101,12 +69,12 @@ test('a clock 10 minutes ahead: reports are refused once and kept in the spool; 
   ahead.child.kill('SIGTERM');
   expect(await ahead.exited).toBe(0);
 
-  const refused = server.answers.slice(answersBefore).filter((a) => a.status === 400);
+  const refused = drill.server.answers.slice(answersBefore).filter((a) => a.status === 400);
   // One refusal taught it the server's clock; it did not send them again to be refused every second.
   expect(refused.length).toBeGreaterThanOrEqual(1);
   expect(refused.length).toBeLessThanOrEqual(2);
   expect(JSON.stringify(refused[0]!.body)).toContain('minutes in the future');
-  expect((await server.storedSeqs()).length).toBe(storedBefore);
+  expect((await drill.server.storedSeqs()).length).toBe(storedBefore);
   expect(clockWarning(ahead)).toMatchObject({ level: 'warn', msg: expect.stringContaining('ahead of the server'), clockAheadS: expect.closeTo(600, -1) });
   expect(ahead.logs.some((line) => /dropping|dropped/.test(line.msg))).toBe(false);
 
@@ -114,10 +82,10 @@ test('a clock 10 minutes ahead: reports are refused once and kept in the spool; 
   const heldSeqs = spooledSeqs(stateDir());
   const righted = startAgent(0);
   const firstRightSeq = heldSeqs.at(-1)! + 1;
-  await eventually('reports stamped right', async () => ((await server.storedSeqs()).filter((seq) => seq >= firstRightSeq).length >= 3 ? true : undefined));
+  await eventually('reports stamped right', async () => ((await drill.server.storedSeqs()).filter((seq) => seq >= firstRightSeq).length >= 3 ? true : undefined));
   righted.child.kill('SIGTERM');
   expect(await righted.exited).toBe(0);
-  const stored = await server.storedSeqs();
+  const stored = await drill.server.storedSeqs();
   expect(stored.filter((seq) => heldSeqs.includes(seq))).toEqual([]);
   expect(spooledSeqs(stateDir()).slice(0, heldSeqs.length)).toEqual(heldSeqs);
   expect(heldSeqs.length).toBeGreaterThanOrEqual(producedAhead.length);

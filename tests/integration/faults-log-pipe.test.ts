@@ -1,35 +1,15 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { eventually } from '../support/live-agent';
-import { killAgent, spawnDrillAgent, startDrillServer, type DrillAgent, type DrillServer } from '../support/fault-drill';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { setUpDrill } from '../support/fault-drill';
 
 // Fault drill: journald restarts (or the terminal the agent ran in closes) and the agent's stdout and stderr lose
 // their reader. Every later write fails with EPIPE; the agent drops those lines and goes on reporting.
-let testDb: TestDatabase;
-let workDir: string;
-let server: DrillServer;
-let agent: DrillAgent | undefined;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase('iw_fault_pipe');
-  process.env.DATABASE_URL = testDb.url;
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-fault-pipe-'));
-  server = await startDrillServer(workDir);
-});
-
-afterAll(async () => {
-  await killAgent(agent);
-  await server?.close();
-  await testDb?.drop();
-  fs.rmSync(workDir, { recursive: true, force: true });
-});
+const drill = setUpDrill('pipe');
 
 test('an agent whose stdout and stderr readers went away keeps delivering reports and exits 0 on SIGTERM', { timeout: 120_000 }, async () => {
   // --print writes every report to stdout, so each interval after the close meets a broken pipe.
-  agent = spawnDrillAgent({ serverUrl: server.url, keyFile: server.keyFile, stateDir: path.join(workDir, 'agent'), intervalS: 0.5, args: ['--print'] });
+  const { server } = drill;
+  const agent = drill.startAgent({ intervalS: 0.5, args: ['--print'] });
   await eventually('the first reports', async () => ((await server.storedSeqs()).length >= 2 ? true : undefined));
   expect(agent.logs.map((line) => line.msg)).toContain('agent started');
 
@@ -37,7 +17,7 @@ test('an agent whose stdout and stderr readers went away keeps delivering report
   agent.child.stderr!.destroy();
   const storedAtClose = (await server.storedSeqs()).length;
   await eventually('reports delivered after the log pipes closed', async () => {
-    if (agent!.child.exitCode !== null) throw new Error(`the agent exited with ${agent!.child.exitCode}`);
+    if (agent.child.exitCode !== null) throw new Error(`the agent exited with ${agent.child.exitCode}`);
     return (await server.storedSeqs()).length >= storedAtClose + 4 ? true : undefined;
   });
 

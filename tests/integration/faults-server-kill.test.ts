@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { isEverySeqOnce, killAgent, producedReports, spawnDrillAgent, type DrillAgent } from '../support/fault-drill';
 import { eventually } from '../support/live-agent';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { freePort } from '../support/free-port';
 
 // Fault drill: the server is SIGKILLed while a real agent reports every 0.5 s, twice, and started again on the same
 // address. Whatever was in flight at the kill either was stored (its acknowledgement lost: sent again, stored once) or
@@ -18,16 +18,6 @@ let keyFile: string;
 let server: ChildProcess | undefined;
 const agents: DrillAgent[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(free));
-    });
-  });
-}
 
 /** The server's ingest and enroll (tests/support/replica-process.ts, as server.ts serves them) in a process of its own. */
 async function startServer(): Promise<ChildProcess> {

@@ -1,18 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { eventually, runFindingsCycle } from '../support/live-agent';
-import {
-  killAgent,
-  producedReports,
-  spawnDrillAgent,
-  startDrillServer,
-  type AgentLogLine,
-  type DrillAgent,
-  type DrillServer,
-} from '../support/fault-drill';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { producedReports, setUpDrill, type AgentLogLine } from '../support/fault-drill';
 
 // Fault drill: the server refuses every report (503) for longer than the agent's spool can hold. The agent keeps
 // the newest reports that fit in --spool-max-mb, drops the oldest, says how many in its log and in every later
@@ -21,37 +9,14 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 const SPOOL_MAX_MB = 0.01; // ≈ 10 KB: a handful of reports of this machine (≈ 2 KB each)
 const DROPS_TO_WAIT_FOR = 6;
 
-let testDb: TestDatabase;
-let workDir: string;
-let server: DrillServer;
-const agents: DrillAgent[] = [];
-
-beforeAll(async () => {
-  testDb = await createTestDatabase('iw_fault_spool');
-  process.env.DATABASE_URL = testDb.url;
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-fault-spool-'));
-  server = await startDrillServer(workDir);
-});
-
-afterAll(async () => {
-  for (const agent of agents) await killAgent(agent);
-  await server?.close();
-  await testDb?.drop();
-  fs.rmSync(workDir, { recursive: true, force: true });
-});
+const drill = setUpDrill('spool');
 
 const dropLines = (logs: AgentLogLine[]) => logs.filter((line) => line.msg === 'spool full: dropped the oldest unsent reports');
 
 test('a full spool drops the oldest reports, reports how many, and delivers the newest once the server is back', { timeout: 150_000 }, async () => {
-  const stateDir = path.join(workDir, 'agent');
-  const start = (args: string[] = []) => {
-    const agent = spawnDrillAgent({
-      serverUrl: server.url, keyFile: server.keyFile, stateDir, intervalS: 0.5,
-      args: ['--spool-max-mb', String(SPOOL_MAX_MB), '--retry-max', '1', ...args],
-    });
-    agents.push(agent);
-    return agent;
-  };
+  const { server, stateDir } = drill;
+  const start = (args: string[] = []) =>
+    drill.startAgent({ intervalS: 0.5, args: ['--spool-max-mb', String(SPOOL_MAX_MB), '--retry-max', '1', ...args] });
   const agent = start();
   await eventually('reports before the outage', async () => ((await server.storedSeqs()).length >= 3 ? true : undefined));
 

@@ -17,6 +17,7 @@ import { eventually, stopProcess } from '../support/live-agent';
 import { makeReport } from '../support/report-factory';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { SECRET_KEY } from './alerts-helpers';
+import { freePort } from '../support/free-port';
 
 /*
  * Debian's Prometheus scrapes the app's real /metrics on loopback, and PromQL reads back the steal a report sent
@@ -48,15 +49,6 @@ function startAppServer(): Promise<http.Server> {
     });
   });
   return new Promise((resolve) => app.listen(0, '127.0.0.1', () => resolve(app)));
-}
-
-/** A port nothing listens on now (the kernel's pick, released for Prometheus to take). */
-async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 async function getJson<T>(url: string): Promise<T | undefined> {

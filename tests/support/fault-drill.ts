@@ -2,8 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { IngestInput, IngestOutput } from '../../lib/ingest/ingest-request';
+import { createTestDatabase, type TestDatabase } from './test-database';
 
 /**
  * What an ingest request meets in a drill: the real handler ('pass'), a 503 without reading it ('refuse'), or
@@ -138,6 +141,58 @@ export async function startDrillServer(workDir: string): Promise<DrillServer> {
       await Promise.all(inFlight);
       await closeIngest();
       await closeDb();
+    },
+  };
+}
+
+export interface DrillContext {
+  readonly server: DrillServer;
+  readonly workDir: string;
+  /** The agent's state dir the file's tests share. */
+  readonly stateDir: string;
+  /** The real agent CLI against this drill's server; whatever is still running is killed after the file's tests. */
+  startAgent(options: { intervalS: number; args?: string[]; nodeArgs?: string[] }): DrillAgent;
+}
+
+/**
+ * A drill file's setup: a test database named after `name`, a work dir, the drill server over them, and the agents
+ * the tests start; all of it torn down after the file's tests.
+ */
+export function setUpDrill(name: string): DrillContext {
+  let testDb: TestDatabase | undefined;
+  let workDir = '';
+  let server: DrillServer | undefined;
+  const agents: DrillAgent[] = [];
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(`iw_fault_${name.replaceAll('-', '_')}`);
+    process.env.DATABASE_URL = testDb.url;
+    workDir = fs.mkdtempSync(path.join(os.tmpdir(), `iw-fault-${name}-`));
+    server = await startDrillServer(workDir);
+  });
+
+  afterAll(async () => {
+    for (const agent of agents) await killAgent(agent);
+    await server?.close();
+    await testDb?.drop();
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+  });
+
+  return {
+    get server() {
+      if (!server) throw new Error('the drill server starts in beforeAll');
+      return server;
+    },
+    get workDir() {
+      return workDir;
+    },
+    get stateDir() {
+      return path.join(workDir, 'agent');
+    },
+    startAgent(options) {
+      const agent = spawnDrillAgent({ serverUrl: this.server.url, keyFile: this.server.keyFile, stateDir: this.stateDir, ...options });
+      agents.push(agent);
+      return agent;
     },
   };
 }
