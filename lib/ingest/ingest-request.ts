@@ -39,11 +39,14 @@ export interface IngestDeps {
   onStored?: (hostId: number) => void;
 }
 
+/** The breaker's own 503: it must not trip the breaker again (see answer()). */
+class BreakerOpenError extends DatabaseUnavailableError {}
+
 export class UnavailableBreaker {
   private openUntilMs = 0;
   constructor(private readonly openForMs = 2_000) {}
   check(nowMs: number): void {
-    if (nowMs < this.openUntilMs) throw new DatabaseUnavailableError();
+    if (nowMs < this.openUntilMs) throw new BreakerOpenError();
   }
   trip(nowMs: number): void {
     this.openUntilMs = nowMs + this.openForMs;
@@ -63,8 +66,9 @@ function submit(input: IngestInput & { body: Buffer }, deps: IngestDeps, hostId:
   const nowMs = deps.nowMs();
   const json = parseJson(decodeBody(input.body, input.contentEncoding, deps.limits));
   const reports = validateReports(json, { nowMs, maxFutureMs: deps.limits.maxFutureMs, maxAgeMs: deps.limits.maxAgeMs });
-  deps.rateLimiter.takeReports(hostId, reports.length, nowMs);
+  // Before the rate limit: a report the breaker refuses must not cost its host's budget for when it is sent again.
   deps.breaker.check(nowMs);
+  deps.rateLimiter.takeReports(hostId, reports.length, nowMs);
   return { written: deps.writer.write({ hostId, reports }), acknowledgedSeqs: reports.map((r) => r.seq) };
 }
 
@@ -94,12 +98,12 @@ export async function ingestRequest(input: IngestInput, deps: IngestDeps): Promi
 
 async function answer(input: IngestInput, deps: IngestDeps): Promise<IngestOutput> {
   try {
-    const output = await accept(input, deps);
-    if (output.status === 503) deps.breaker.trip(deps.nowMs());
-    return output;
+    return await accept(input, deps);
   } catch (err) {
     const { status, body, headers } = toErrorEnvelope(err);
-    if (status === 503) deps.breaker.trip(deps.nowMs());
+    // Only the database's own failures trip it. Had the breaker's refusals tripped it too, a fleet reporting more
+    // often than once per openForMs would have held it open for good after one failed flush (found in the soak).
+    if (status === 503 && !(err instanceof BreakerOpenError)) deps.breaker.trip(deps.nowMs());
     return { status, body, headers: headers ?? {} };
   }
 }
