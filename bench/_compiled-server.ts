@@ -41,7 +41,6 @@ export function startCommand(): { flags: string[]; env: Record<string, string> }
   };
 }
 
-
 /**
  * The server on 127.0.0.1 against `databaseUrl`, with `env` over `npm start`'s; the caller's own INFERWATCH_*
  * settings are left out, so the server's defaults (its ingest rate limits among them) are what is measured.

@@ -14,6 +14,8 @@ export interface HistogramFigures {
 export interface MinuteSample {
   rssMb: number;
   heapUsedMb: number | null;
+  heapTotalMb: number | null;
+  externalMb: number | null;
   loopDelayP99Ms: number | null;
   loopDelayMaxMs: number | null;
   ingestRequest: HistogramFigures | null;
@@ -54,6 +56,8 @@ async function sampleServer(server: CompiledServer, token: string, scrapes: Late
   return {
     rssMb: rss,
     heapUsedMb: gauge(metrics, 'nodejs_heap_size_used_bytes', 1 / 1_048_576),
+    heapTotalMb: gauge(metrics, 'nodejs_heap_size_total_bytes', 1 / 1_048_576),
+    externalMb: gauge(metrics, 'nodejs_external_memory_bytes', 1 / 1_048_576),
     loopDelayP99Ms: gauge(metrics, 'nodejs_eventloop_lag_p99_seconds', 1000),
     loopDelayMaxMs: gauge(metrics, 'nodejs_eventloop_lag_max_seconds', 1000),
     ingestRequest: histogram(metrics, 'inferwatch_ingest_request_duration_seconds'),
@@ -70,7 +74,7 @@ export async function sampleEveryMinute(server: CompiledServer, token: string, m
     await sleep(started + minute * 60_000 - performance.now());
     const sample = await sampleServer(server, token, scrapes);
     samples.push(sample);
-    log(`minute ${minute}: server RSS ${sample.rssMb} MB, V8 heap used ${sample.heapUsedMb} MB, event-loop delay p99 ${sample.loopDelayP99Ms} ms`);
+    log(`minute ${minute}: server RSS ${sample.rssMb} MB, V8 heap used ${sample.heapUsedMb} of ${sample.heapTotalMb} MB, external ${sample.externalMb} MB, event-loop delay p99 ${sample.loopDelayP99Ms} ms`);
   }
   return samples;
 }

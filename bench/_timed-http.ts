@@ -16,6 +16,8 @@ export class LatencyRecord {
   private readonly startedAtMs: number[] = [];
   /** When each failed request started (performance.now()). */
   private readonly failedAtMs: number[] = [];
+  /** How many failed for each reason, its numbers blanked (`HTTP 503 …`, `accepted 0, duplicate 1`). */
+  readonly failureReasons = new Map<string, number>();
 
   constructor(private readonly name: string) {}
 
@@ -40,6 +42,8 @@ export class LatencyRecord {
 
   private fail(startedAtMs: number, reason: string): void {
     this.failedAtMs.push(startedAtMs);
+    const kind = reason.replace(/^[^:]*: /, '').replace(/\d+/g, 'N').slice(0, 160);
+    this.failureReasons.set(kind, (this.failureReasons.get(kind) ?? 0) + 1);
     if (this.failures <= FAILURES_SHOWN) console.error(`[soak ${new Date().toISOString().slice(11, 19)}] ${this.name} failed: ${reason}`);
   }
 

@@ -127,9 +127,12 @@ try {
     pages_done: records.pages.done,
     page_p99_ms: records.pages.percentileMs(99),
     errors_by_kind: Object.fromEntries(Object.entries(records).map(([kind, record]) => [kind, record.failures])),
+    error_reasons: Object.fromEntries(Object.entries(records).filter(([, record]) => record.failures > 0).map(([kind, record]) => [kind, Object.fromEntries(record.failureReasons)])),
     errors_by_minute: minuteWindows.map(([from, to]) => Object.values(records).reduce((sum, record) => sum + record.failuresWithin(from, to), 0)),
     rss_mb_by_minute: samples.map((sample) => sample.rssMb),
     heap_used_mb_by_minute: samples.map((sample) => sample.heapUsedMb),
+    heap_total_mb_by_minute: samples.map((sample) => sample.heapTotalMb),
+    external_mb_by_minute: samples.map((sample) => sample.externalMb),
     server_loop_delay_p99_ms_by_minute: samples.map((sample) => sample.loopDelayP99Ms),
     server_loop_delay_max_ms_by_minute: samples.map((sample) => sample.loopDelayMaxMs),
     generator_loop_delay_p99_ms: Math.round(ownLoopDelay.percentile(99) / 1e5) / 10,
@@ -144,6 +147,9 @@ try {
   console.log('| figure | value |');
   console.log('|---|---|');
   console.log(`| errors (ingest, API reads, pages, /metrics scrapes) | ${errors} (${Object.values(figures.errors_by_kind).join(', ')}) |`);
+  for (const [kind, reasons] of Object.entries(figures.error_reasons)) {
+    console.log(`| ${kind} errors by reason | ${Object.entries(reasons).map(([reason, n]) => `${n}× ${reason}`).join('; ')} |`);
+  }
   console.log(`| errors each minute (by when the request started) | ${list(figures.errors_by_minute)} |`);
   console.log(`| reports sent / stored | ${figures.reports_sent} / ${figures.reports_stored} |`);
   console.log(`| ingest p50 / p99 | ${figures.ingest_p50_ms} / ${figures.ingest_p99_ms} ms |`);
@@ -157,6 +163,7 @@ try {
   console.log(`| server RSS at minute ${BASELINE_MINUTE} → minute ${MINUTES} | ${rssMin2} → ${rssEnd} MB (${figures.rss_growth_pct} %) |`);
   console.log(`| server RSS each minute | ${list(figures.rss_mb_by_minute)} MB |`);
   console.log(`| server V8 heap used each minute | ${list(figures.heap_used_mb_by_minute)} MB |`);
+  console.log(`| server V8 heap committed; external (Buffers, WebAssembly) each minute | ${list(figures.heap_total_mb_by_minute)}; ${list(figures.external_mb_by_minute)} MB |`);
   console.log(`| server event-loop delay p99 / max each minute | ${list(figures.server_loop_delay_p99_ms_by_minute)} / ${list(figures.server_loop_delay_max_ms_by_minute)} ms |`);
   console.log(`| CPU, share of one core: server / this load generator (its event-loop delay p99) | ${serverCpuPct} % / ${figures.generator_cpu_pct} % (${figures.generator_loop_delay_p99_ms} ms) |`);
   console.log(`| time some task waited for a CPU (PSI cpu some), 1-min load average at the start / end (${os.cpus().length} cores) | ${figures.cpu_pressure_some_pct} %, ${loadAtStart} / ${loadAtEnd} |`);
