@@ -17,7 +17,8 @@ export interface CompiledServer {
   url: string;
   /** Its INFERWATCH_STATE_DIR (the embedded database's data, the local agent's state); removed by stop(). */
   stateDir: string;
-  stop(): Promise<void>;
+  /** Stops it (SIGTERM) and removes its state dir, unless `keepState` (to start it again on the same data). */
+  stop(options?: { keepState?: boolean }): Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -45,8 +46,11 @@ export function startCommand(): { flags: string[]; env: Record<string, string> }
  * The server on 127.0.0.1 against `databaseUrl`, with `env` over `npm start`'s; the caller's own INFERWATCH_*
  * settings are left out, so the server's defaults (its ingest rate limits among them) are what is measured.
  */
-export async function startCompiledServer(databaseUrl: string, env: Record<string, string>): Promise<CompiledServer> {
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inferwatch-bench-server-'));
+export async function startCompiledServer(
+  databaseUrl: string,
+  env: Record<string, string>,
+  stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inferwatch-bench-server-')),
+): Promise<CompiledServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const start = startCommand();
@@ -66,7 +70,7 @@ export async function startCompiledServer(databaseUrl: string, env: Record<strin
       INFERWATCH_STATE_DIR: stateDir,
     },
   });
-  const stop = async () => {
+  const stop = async ({ keepState = false } = {}) => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -74,7 +78,7 @@ export async function startCompiledServer(databaseUrl: string, env: Record<strin
       await exited;
       clearTimeout(killer);
     }
-    fs.rmSync(stateDir, { recursive: true, force: true });
+    if (!keepState) fs.rmSync(stateDir, { recursive: true, force: true });
   };
   for (let waited = 0; ; waited += 500) {
     if (child.exitCode !== null || waited > HEALTH_WAIT_MS) {

@@ -1,7 +1,8 @@
 // `npm run bench -- footprint [--minutes N]`: the resident memory of what `npm start` runs, idle with one host (its
 // local agent) after N minutes (default 2) — on the embedded database and against a PostgreSQL server, side by side —
 // and of that local agent, beside references measured in the same run: a bare `node` process and a bare PGlite
-// opened with the server's settings on a copy of the same data. Prints a table, then one JSON line.
+// opened with the server's settings on a copy of the same data; then the embedded server once more, started again on
+// its own data (no initdb, no migrations). Prints a table, then one JSON line.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,8 +83,18 @@ try {
   const barePglite = await referenceRssMb(BARE_PGLITE, [dataCopy, JSON.stringify(EMBEDDED_START_PARAMS)]);
   fs.rmSync(dataCopy, { recursive: true, force: true });
 
+  // A server lives on its database far longer than its first start, whose initdb and migrations leave PGlite's
+  // WebAssembly memory touched for good (it never shrinks): the same server started again on the same data.
+  log(`starting the embedded server again on its data, idle for ${idleMs / 60_000} min`);
+  await servers[0]!.stop({ keepState: true });
+  servers[0] = await startCompiledServer('', { INFERWATCH_DEMO: '0' }, servers[0]!.stateDir);
+  await waitForOneHost(servers[0]);
+  await sleep(idleMs);
+  const restarted = rssMb(servers[0].pid);
+
   const figures = {
     server_embedded_rss_mb: embedded!.rss,
+    server_embedded_restarted_rss_mb: restarted,
     server_postgres_rss_mb: postgres!.rss,
     agent_rss_mb: embedded!.agents[0] ?? null,
     bare_node_rss_mb: bareNode,
@@ -96,6 +107,7 @@ try {
   console.log('| process | RSS MB | reference |');
   console.log('|---|---|---|');
   console.log(`| server, embedded database | ${figures.server_embedded_rss_mb} | bare PGlite with the same settings ${barePglite} |`);
+  console.log(`| the same server started again on its data | ${figures.server_embedded_restarted_rss_mb} | bare PGlite with the same settings ${barePglite} |`);
   console.log(`| server, PostgreSQL server | ${figures.server_postgres_rss_mb} | bare node ${bareNode} |`);
   console.log(`| local agent (bundle) | ${figures.agent_rss_mb} | bare node ${bareNode} |`);
   console.log(JSON.stringify(figures));

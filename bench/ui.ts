@@ -90,8 +90,15 @@ async function httpMs(url: string): Promise<number> {
   return performance.now() - started;
 }
 
-/** First contentful paint of a cold visit (a new context: nothing cached), from the page's own paint entries. */
-async function fcpMs(browser: Browser, pagePath: string): Promise<number> {
+interface PaintTimes {
+  /** First contentful paint, from the page's own paint entry. */
+  fcp: number;
+  /** The first byte of the HTML (the navigation entry's responseStart): what the server took before it sent any. */
+  ttfb: number;
+}
+
+/** A cold visit (a new context: nothing cached): when its first byte came and when it first painted content. */
+async function paintTimes(browser: Browser, pagePath: string): Promise<PaintTimes> {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -110,7 +117,8 @@ async function fcpMs(browser: Browser, pagePath: string): Promise<number> {
         }),
     );
     if (fcp === null) throw new Error(`${pagePath}: no first-contentful-paint entry`);
-    return fcp;
+    const ttfb = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).responseStart);
+    return { fcp, ttfb };
   } finally {
     await context.close();
   }
@@ -168,14 +176,16 @@ try {
   const args = playwrightConfig.use?.launchOptions?.args ?? [];
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args });
   // One warm-up visit each (the server compiles nothing, but its caches and the database's fill), then alternate.
-  await fcpMs(browser, PAGES.fleet!);
-  await fcpMs(browser, EMPTY_PATH);
-  const fleetFcp: number[] = [];
-  const emptyFcp: number[] = [];
+  await paintTimes(browser, PAGES.fleet!);
+  await paintTimes(browser, EMPTY_PATH);
+  const fleetPaints: PaintTimes[] = [];
+  const emptyPaints: PaintTimes[] = [];
   for (let i = 0; i < RUNS; i++) {
-    fleetFcp.push(await fcpMs(browser, PAGES.fleet!));
-    emptyFcp.push(await fcpMs(browser, EMPTY_PATH));
+    fleetPaints.push(await paintTimes(browser, PAGES.fleet!));
+    emptyPaints.push(await paintTimes(browser, EMPTY_PATH));
   }
+  const fleetFcp = fleetPaints.map((p) => p.fcp);
+  const emptyFcp = emptyPaints.map((p) => p.fcp);
   await host30dRender(browser);
   const hostRuns: Awaited<ReturnType<typeof host30dRender>>[] = [];
   for (let i = 0; i < Math.max(3, Math.ceil(RUNS / 2)); i++) hostRuns.push(await host30dRender(browser));
@@ -192,6 +202,8 @@ try {
     fleet_fcp_ms: round(median(fleetFcp)),
     empty_page_fcp_ms: round(median(emptyFcp)),
     fleet_fcp_ratio: round(median(fleetFcp) / median(emptyFcp), 2),
+    fleet_ttfb_ms: round(median(fleetPaints.map((p) => p.ttfb))),
+    empty_page_ttfb_ms: round(median(emptyPaints.map((p) => p.ttfb))),
     host_30d_render_ms: round(hostMedian),
     host_30d_slowest_api: slowestApi,
     first_load_js_kb: Math.max(...present.map(([, j]) => j.kb)),
@@ -203,6 +215,7 @@ try {
   console.log('| figure | value | reference in the same run |\n|---|---|---|');
   console.log(`| fleet_server_ms (GET /api/v1/fleet?limit=50 over loopback) | ${result.fleet_server_ms} | — |`);
   console.log(`| fleet_fcp_ms | ${result.fleet_fcp_ms} | empty_page_fcp_ms (the 404 page) ${result.empty_page_fcp_ms}: ×${result.fleet_fcp_ratio} |`);
+  console.log(`| fleet_ttfb_ms (first byte of the HTML) | ${result.fleet_ttfb_ms} | the 404 page's: ${result.empty_page_ttfb_ms} |`);
   console.log(`| host_30d_render_ms (${HOST_30D_PATH}, first chart drawn) | ${result.host_30d_render_ms} | its slowest API read: ${slowestApi.name} ${slowestApi.ms} ms |`);
   for (const [name, j] of Object.entries(js)) {
     const value = name === 'empty' || j.status === 200 ? `${j.kb} (${j.files} files)` : `missing (${j.status})`;

@@ -147,7 +147,6 @@ export async function startDrillServer(workDir: string): Promise<DrillServer> {
 
 export interface DrillContext {
   readonly server: DrillServer;
-  readonly workDir: string;
   /** The agent's state dir the file's tests share. */
   readonly stateDir: string;
   /** The real agent CLI against this drill's server; whatever is still running is killed after the file's tests. */
@@ -178,19 +177,20 @@ export function setUpDrill(name: string): DrillContext {
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   });
 
+  const started = () => {
+    if (!server) throw new Error('the drill server starts in beforeAll');
+    return server;
+  };
+  const stateDir = () => path.join(workDir, 'agent');
   return {
     get server() {
-      if (!server) throw new Error('the drill server starts in beforeAll');
-      return server;
-    },
-    get workDir() {
-      return workDir;
+      return started();
     },
     get stateDir() {
-      return path.join(workDir, 'agent');
+      return stateDir();
     },
     startAgent(options) {
-      const agent = spawnDrillAgent({ serverUrl: this.server.url, keyFile: this.server.keyFile, stateDir: this.stateDir, ...options });
+      const agent = spawnDrillAgent({ serverUrl: started().url, keyFile: started().keyFile, stateDir: stateDir(), ...options });
       agents.push(agent);
       return agent;
     },
