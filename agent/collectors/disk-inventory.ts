@@ -4,7 +4,7 @@ import type { DiskInventory, Unavailable } from '../../lib/protocol';
 import { listWholeDisks, resolveLink, SKIPPED_BY_DEFAULT } from './block-devices';
 import { readOptional, rootedPath, unavailableFrom } from './read';
 import type { CollectorContext } from './types';
-import { boundedText, fittingText, parseCounter } from './values';
+import { boundedText, fittingText, parseCounter, unitsToBytes } from './values';
 
 /** The protocol's bound on disks per report. */
 export const MAX_DISKS = 256;
@@ -27,8 +27,7 @@ export function parseRotational(text: string): boolean | null {
 
 /** The size file counts 512-byte sectors whatever the device's block size. */
 export function parseSizeBytes(text: string): number | null {
-  const sectors = parseCounter(text);
-  return sectors === null ? null : sectors * 512;
+  return unitsToBytes(parseCounter(text), 512);
 }
 
 export interface DiskFacts {

@@ -3,14 +3,14 @@ import { hostInventorySchema } from '../../lib/protocol';
 import { parseCpuList } from './cpu-list';
 import { readOptional } from './read';
 import type { CollectorContext } from './types';
-import { boundedText, parseCounter } from './values';
+import { boundedText, parseCounter, unitsToBytes } from './values';
 
 export type HostInventory = z.infer<typeof hostInventorySchema>;
 
 export function parseMemTotalBytes(meminfo: string): number | null {
   const match = /^MemTotal:\s+(\d+)\s*kB/m.exec(meminfo);
   const kb = match ? parseCounter(match[1]) : null;
-  return kb === null ? null : kb * 1024;
+  return unitsToBytes(kb, 1024);
 }
 
 /** The online CPUs from /sys/devices/system/cpu/online, or undefined when it cannot be read. */

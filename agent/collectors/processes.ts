@@ -11,7 +11,7 @@ import { createReadingPairs } from './reading-pairs';
 import { createRuntimeReader, runtimesKey, type RuntimeReader } from './runtimes';
 import { readOptional, unavailableFrom } from './read';
 import type { Collector, CollectorContext, WatchedProcess } from './types';
-import { boundedText, parseCount, parseCounter } from './values';
+import { boundedText, parseCount, parseCounter, unitsToBytes } from './values';
 
 /** USER_HZ: the unit of utime/stime in /proc/<pid>/stat; 100 on every Linux ABI the agent runs on. */
 export const CLK_TCK = 100;
@@ -97,7 +97,7 @@ export function parseStatus(text: string): ProcStatus {
     cpusAllowedList: fields.get('Cpus_allowed_list') ?? null,
     voluntaryCtxSwitches: parseCounter(fields.get('voluntary_ctxt_switches')),
     nonvoluntaryCtxSwitches: parseCounter(fields.get('nonvoluntary_ctxt_switches')),
-    rssBytes: rssKb === null ? null : rssKb * 1024,
+    rssBytes: unitsToBytes(rssKb, 1024),
   };
 }
 

@@ -3,6 +3,8 @@
  * prints, so an odd file becomes a missing value for one field, never NaN in a report.
  */
 
+import { MAX_MEASUREMENT } from '../../lib/protocol/primitives';
+
 const DIGITS = /^\d+$/;
 const DECIMAL = /^\d+(?:\.\d+)?$/;
 /** Kernel counters are at most u64; the bound also keeps every rate computed from them finite. */
@@ -53,4 +55,14 @@ export function fittingText(text: string | undefined, max: number): string | nul
   if (text === undefined) return null;
   const clean = text.replace(CONTROL_CHARS, '').trim();
   return clean.length > 0 && clean.length <= max ? clean : null;
+}
+
+/**
+ * A count of units in bytes (kB × 1024, sectors × 512); null past the largest measurement a report may carry, which
+ * a u64 count of units reaches long before a u64 of bytes.
+ */
+export function unitsToBytes(units: number | null, unitBytes: number): number | null {
+  if (units === null) return null;
+  const bytes = units * unitBytes;
+  return bytes <= MAX_MEASUREMENT ? bytes : null;
 }

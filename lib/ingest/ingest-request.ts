@@ -101,8 +101,8 @@ async function answer(input: IngestInput, deps: IngestDeps): Promise<IngestOutpu
     return await accept(input, deps);
   } catch (err) {
     const { status, body, headers } = toErrorEnvelope(err);
-    // Only the database's own failures trip it. Had the breaker's refusals tripped it too, a fleet reporting more
-    // often than once per openForMs would have held it open for good after one failed flush (found in the soak).
+    // Only the database's own failures trip it: were its refusals to trip it too, reports arriving more often than
+    // once per openForMs (a fleet's do) would keep it open for good after one failed flush.
     if (status === 503 && !(err instanceof BreakerOpenError)) deps.breaker.trip(deps.nowMs());
     return { status, body, headers: headers ?? {} };
   }

@@ -1,11 +1,24 @@
 import { describe, expect, test } from 'vitest';
-import { boundedText, fittingText, parseCount, parseCounter, parseDecimal } from '../../../../agent/collectors/values';
+import { parseSizeBytes } from '../../../../agent/collectors/disk-inventory';
+import { parseMemTotalBytes } from '../../../../agent/collectors/host';
+import { boundedText, fittingText, parseCount, parseCounter, parseDecimal, unitsToBytes } from '../../../../agent/collectors/values';
 
 describe('strict kernel value readers', () => {
   test('parseCounter takes unsigned decimal digits up to u64 and nothing else', () => {
     expect(parseCounter(' 18446744073709551615\n')).toBe(2 ** 64);
     expect(parseCounter('0')).toBe(0);
     for (const odd of ['', ' ', '-1', '1.5', '1e3', '0x10', 'NaN', '12abc', '9'.repeat(30), undefined]) expect(parseCounter(odd), String(odd)).toBeNull();
+  });
+
+  test('a count of units in bytes past the largest measurement a report carries (10^18) is no reading', () => {
+    expect(unitsToBytes(1_953_525_168, 512)).toBe(1_000_204_886_016); // a 1 TB disk's size file
+    expect(unitsToBytes(1e18 / 1024, 1024)).toBe(1e18);
+    expect(unitsToBytes(1e18 / 1024 + 1, 1024)).toBeNull();
+    expect(unitsToBytes(null, 512)).toBeNull();
+    // Found by the garbled-files fuzz: a size file of 2^64 sectors made a disk the ingest refuses.
+    expect(parseSizeBytes('18446744073709551616')).toBeNull();
+    expect(parseMemTotalBytes('MemTotal:       18446744073709551615 kB\n')).toBeNull();
+    expect(parseMemTotalBytes('MemTotal:       16318012 kB\n')).toBe(16_318_012 * 1024);
   });
 
   test('parseCount also refuses what the server cannot store as int4, or the protocol as a safe integer', () => {
