@@ -2,7 +2,7 @@ import type { CpuBreakdown, CpuSample, Unavailable } from '../../lib/protocol';
 import { readRooted, unavailableFrom } from './read';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
 import type { Collector } from './types';
-import { parseCount, parseCounter, parseDecimal } from './values';
+import { isMeasurable, parseCount, parseCounter, parseDecimal } from './values';
 
 export const JIFFY_FIELDS = ['user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal', 'guest', 'guestNice'] as const;
 export type CpuJiffies = Record<(typeof JIFFY_FIELDS)[number], number>;
@@ -141,11 +141,13 @@ export function computeCpuSample(prev: ProcStat, curr: ProcStat, elapsedMs: numb
   if (prev.contextSwitches === null || curr.contextSwitches === null) return { unavailable: 'cpu: /proc/stat has no readable ctxt line' };
   if (curr.procsRunning === null || curr.procsBlocked === null) return { unavailable: 'cpu: /proc/stat has no readable procs_running/procs_blocked line' };
   const switches = Math.max(0, curr.contextSwitches - prev.contextSwitches);
+  const contextSwitchesPerS = elapsedMs > 0 ? (switches * 1000) / elapsedMs : 0;
+  if (!isMeasurable(contextSwitchesPerS)) return { unavailable: 'cpu: the ctxt counter of /proc/stat jumped past any real rate' };
   return {
     total,
     perCpu: perCpu.sort((a, b) => a.cpu - b.cpu).slice(0, MAX_PER_CPU),
     onlineCpus: curr.onlineCpus,
-    contextSwitchesPerS: elapsedMs > 0 ? (switches * 1000) / elapsedMs : 0,
+    contextSwitchesPerS,
     load1: loadavg.load1,
     load5: loadavg.load5,
     load15: loadavg.load15,

@@ -4,7 +4,7 @@ import { MAX_DISKS } from './disk-inventory';
 import { readRooted, unavailableFrom } from './read';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
 import type { Collector } from './types';
-import { fittingText, parseCount, parseCounter } from './values';
+import { fittingText, isMeasurable, parseCount, parseCounter } from './values';
 
 export { collectDiskInventory } from './disk-inventory';
 export { collectDataPaths } from './data-paths';
@@ -78,7 +78,7 @@ function tickDelta(prev: number, curr: number): number | null {
 
 const EVENT_COUNTERS = ['readsCompleted', 'readsMerged', 'sectorsRead', 'writesCompleted', 'writesMerged', 'sectorsWritten'] as const;
 
-/** iostat -x figures for one device over the interval; null when its counters were reset (device re-added). */
+/** iostat -x figures for one device over the interval; null when its counters were reset (device re-added) or jumped. */
 export function computeDiskSample(prev: DiskStats, curr: DiskStats, elapsedMs: number): DiskSample | null {
   if (EVENT_COUNTERS.some((c) => curr[c] < prev[c])) return null;
   const perS = (delta: number) => (delta * 1000) / elapsedMs;
@@ -89,12 +89,16 @@ export function computeDiskSample(prev: DiskStats, curr: DiskStats, elapsedMs: n
   const weightedTicks = tickDelta(prev.weightedIoTimeMs, curr.weightedIoTimeMs);
   const ioTicks = tickDelta(prev.ioTimeMs, curr.ioTimeMs);
   if (readTicks === null || writeTicks === null || weightedTicks === null || ioTicks === null) return null;
-  return {
-    device: curr.name,
+  const rates = {
     readIops: perS(reads),
     writeIops: perS(writes),
     readBytesPerS: perS((curr.sectorsRead - prev.sectorsRead) * SECTOR_BYTES),
     writeBytesPerS: perS((curr.sectorsWritten - prev.sectorsWritten) * SECTOR_BYTES),
+  };
+  if (!Object.values(rates).every(isMeasurable)) return null;
+  return {
+    device: curr.name,
+    ...rates,
     readAwaitMs: reads > 0 ? readTicks / reads : 0,
     writeAwaitMs: writes > 0 ? writeTicks / writes : 0,
     queueDepth: weightedTicks / elapsedMs,

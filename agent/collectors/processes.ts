@@ -11,7 +11,7 @@ import { createReadingPairs } from './reading-pairs';
 import { createRuntimeReader, runtimesKey, type RuntimeReader } from './runtimes';
 import { readOptional, unavailableFrom } from './read';
 import type { Collector, CollectorContext, WatchedProcess } from './types';
-import { boundedText, parseCount, parseCounter, unitsToBytes } from './values';
+import { boundedText, isMeasurable, parseCount, parseCounter, unitsToBytes } from './values';
 
 /** USER_HZ: the unit of utime/stime in /proc/<pid>/stat; 100 on every Linux ABI the agent runs on. */
 export const CLK_TCK = 100;
@@ -188,14 +188,17 @@ export function processSampleFrom(prev: ProcessReading, curr: ProcessReading, el
   const { voluntaryCtxSwitches: prevVoluntary, nonvoluntaryCtxSwitches: prevNonvoluntary } = prev.status;
   if (threads === null || rssBytes === null || voluntary === null || nonvoluntary === null) return null;
   if (prevVoluntary === null || prevNonvoluntary === null) return null;
+  const voluntaryCtxSwitchesPerS = perS(prevVoluntary, voluntary);
+  const nonvoluntaryCtxSwitchesPerS = perS(prevNonvoluntary, nonvoluntary);
+  if (!isMeasurable(voluntaryCtxSwitchesPerS) || !isMeasurable(nonvoluntaryCtxSwitchesPerS)) return null;
   return {
     name: curr.name,
     pid: curr.pid,
     threads,
     cpuCores: perS(ticks(prev.stat), ticks(curr.stat)) / CLK_TCK,
     rssBytes,
-    voluntaryCtxSwitchesPerS: perS(prevVoluntary, voluntary),
-    nonvoluntaryCtxSwitchesPerS: perS(prevNonvoluntary, nonvoluntary),
+    voluntaryCtxSwitchesPerS,
+    nonvoluntaryCtxSwitchesPerS,
   };
 }
 

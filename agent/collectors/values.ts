@@ -66,3 +66,11 @@ export function unitsToBytes(units: number | null, unitBytes: number): number | 
   const bytes = units * unitBytes;
   return bytes <= MAX_MEASUREMENT ? bytes : null;
 }
+
+/**
+ * A rate within what a report may carry. Past it the counter behind it jumped (a garbled file, a counter restarted
+ * near 2^64), not the device: a u64 delta over one interval reaches 10^18/s long before any hardware does.
+ */
+export function isMeasurable(rate: number): boolean {
+  return rate <= MAX_MEASUREMENT;
+}

@@ -2,7 +2,7 @@ import type { CgroupSample, Unavailable } from '../../../lib/protocol';
 import { readOptional, unavailableFrom } from '../read';
 import { clampPct, createReadingPairs } from '../reading-pairs';
 import type { Collector, CollectorContext } from '../types';
-import { parseCounter } from '../values';
+import { isMeasurable, parseCounter } from '../values';
 import { HOST_GROUP, readIn, readLayout, resolveGroup, type ResolvedGroup } from './layout';
 import { configOf, type CgroupConfig } from './limits';
 import { parseCgroupFile, parseCpuStat, type CgroupMembership } from './parse';
@@ -55,10 +55,12 @@ async function readAllGroups(ctx: CollectorContext): Promise<Map<string, GroupRe
   return readings;
 }
 
-function cgroupSampleFrom(prev: GroupReading, curr: GroupReading, elapsedS: number): CgroupSample {
+/** The group's figures over the interval; null when a counter jumped past any real rate (see isMeasurable). */
+function cgroupSampleFrom(prev: GroupReading, curr: GroupReading, elapsedS: number): CgroupSample | null {
   const delta = (a: number, b: number) => Math.max(0, b - a);
   const periods = delta(prev.nrPeriods, curr.nrPeriods);
   const throttled = delta(prev.nrThrottled, curr.nrThrottled);
+  if (!isMeasurable(throttled / elapsedS)) return null;
   return {
     ...curr.config,
     usageCores: delta(prev.usageNs, curr.usageNs) / 1e9 / elapsedS,
@@ -91,7 +93,8 @@ export function createCgroupCollector(): Collector<CgroupSample[] | Unavailable>
       for (const [key, curr] of pair.curr.value) {
         const prev = pair.prev.value.get(key);
         // v1 groups that share a cpu path but not a cpuset path are one series to the server: the first one stays.
-        if (prev && !samples.has(curr.config.path)) samples.set(curr.config.path, cgroupSampleFrom(prev, curr, elapsedS));
+        const sample = prev && !samples.has(curr.config.path) ? cgroupSampleFrom(prev, curr, elapsedS) : null;
+        if (sample) samples.set(curr.config.path, sample);
       }
       return [...samples.values()].slice(0, 64);
     },

@@ -59,6 +59,11 @@ describe('computeCpuSample with odd lines', () => {
     const cpu = computeCpuSample(stat('100 0 0 100 0 0 0'), stat('150 0 0 150 0 0 0', 'ctxt many\nprocs_running 1\nprocs_blocked 0\n'), 1000, loadavg);
     expect(cpu).toEqual({ unavailable: 'cpu: /proc/stat has no readable ctxt line' });
   });
+
+  test('a ctxt counter that jumped past any real rate (2^64 in a garbled file) makes it unavailable, not a value the ingest refuses', () => {
+    const cpu = computeCpuSample(stat('100 0 0 100 0 0 0'), stat('150 0 0 150 0 0 0', 'ctxt 18446744073709551615\nprocs_running 1\nprocs_blocked 0\n'), 1000, loadavg);
+    expect(cpu).toEqual({ unavailable: 'cpu: the ctxt counter of /proc/stat jumped past any real rate' });
+  });
 });
 
 describe('parseLoadavg', () => {

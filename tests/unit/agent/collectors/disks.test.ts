@@ -63,6 +63,13 @@ describe('computeDiskSample with odd counters', () => {
     const [dropped] = parseDiskstats('8 0 sda 110 0 880 60 210 0 1680 110 0 130 160\n');
     expect(computeDiskSample({ ...prev!, weightedIoTimeMs: 2 ** 40 }, dropped!, 1000)).toBeNull();
   });
+
+  test('a sector or I/O counter that jumped past any real rate (2^64 in a garbled file) is no sample', () => {
+    const [sectors] = parseDiskstats('8 0 sda 110 0 18446744073709551615 60 210 0 1680 110 0 130 160\n');
+    expect(computeDiskSample(prev!, sectors!, 1000)).toBeNull();
+    const [writes] = parseDiskstats('8 0 sda 110 0 880 60 18446744073709551615 0 1680 110 0 130 160\n');
+    expect(computeDiskSample(prev!, writes!, 1000)).toBeNull();
+  });
 });
 
 describe('createDiskCollector over two readings', () => {
