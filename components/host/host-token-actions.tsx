@@ -1,8 +1,8 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
 import type { ReenrollApproval } from '@/lib/protocol/admin';
+import { ConfirmRevoke } from '../confirm-revoke';
 import { useAccess } from '../hooks/use-session-query';
 import { sendJson } from '../send-json';
 import { LocalTime } from '../time/local-time';
@@ -13,10 +13,8 @@ import { LocalTime } from '../time/local-time';
  */
 export function HostTokenActions({ hostId }: { hostId: number }) {
   const { canAdmin } = useAccess();
-  const [confirming, setConfirming] = useState(false);
   const revoke = useMutation({
     mutationFn: () => sendJson<void>(`/api/v1/admin/hosts/${hostId}/token-revocation`, { method: 'POST' }),
-    onSuccess: () => setConfirming(false),
   });
   const approve = useMutation({
     mutationFn: () => sendJson<ReenrollApproval>(`/api/v1/admin/hosts/${hostId}/reenroll-approval`, { method: 'POST' }),
@@ -24,21 +22,12 @@ export function HostTokenActions({ hostId }: { hostId: number }) {
   if (!canAdmin) return null;
   return (
     <div className="host-token-actions">
-      {confirming ? (
-        <span className="inline-form">
-          <span>Revoke this host&apos;s token? Its agent is refused until you approve a re-enrollment.</span>
-          <button type="button" className="button danger" disabled={revoke.isPending} onClick={() => revoke.mutate()}>
-            Yes, revoke
-          </button>
-          <button type="button" className="button" onClick={() => setConfirming(false)}>
-            Keep
-          </button>
-        </span>
-      ) : (
-        <button type="button" className="button" onClick={() => setConfirming(true)}>
-          Revoke token
-        </button>
-      )}
+      <ConfirmRevoke
+        label="Revoke token"
+        consequence="Revoke this host's token? Its agent is refused until you approve a re-enrollment."
+        pending={revoke.isPending}
+        onConfirm={() => revoke.mutateAsync()}
+      />
       <button type="button" className="button" disabled={approve.isPending} onClick={() => approve.mutate()}>
         Approve re-enrollment
       </button>

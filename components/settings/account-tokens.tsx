@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ApiTokenView, CreatedApiToken, PrincipalKind, PrincipalView } from '@/lib/protocol/auth';
+import { ConfirmRevoke } from '../confirm-revoke';
 import { API_TOKENS_QUERY_KEY, useApiTokensQuery } from '../hooks/use-api-tokens-query';
 import { useNow } from '../hooks/use-now';
 import { useSessionQuery } from '../hooks/use-session-query';
@@ -25,28 +26,18 @@ function tokenState(token: ApiTokenView, nowMs: number): 'revoked' | 'expired' |
 
 function RevokeTokenButton({ token }: { token: ApiTokenView }) {
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
   const revoke = useMutation({
     mutationFn: () => sendJson<ApiTokenView>(`/api/v1/auth/tokens/${token.id}`, { method: 'DELETE' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: API_TOKENS_QUERY_KEY }),
   });
-  if (!confirming)
-    return (
-      <button type="button" className="button" onClick={() => setConfirming(true)}>
-        Revoke
-      </button>
-    );
   return (
-    <span className="inline-form">
-      <span>Revoke? Whatever sends it gets 401 from now on.</span>
-      <button type="button" className="button danger" disabled={revoke.isPending} onClick={() => revoke.mutate()}>
-        Yes, revoke
-      </button>
-      <button type="button" className="button" onClick={() => setConfirming(false)}>
-        Keep
-      </button>
-      {revoke.error && <span className="error">{revoke.error.message}</span>}
-    </span>
+    <ConfirmRevoke
+      label="Revoke"
+      consequence="Revoke? Whatever sends it gets 401 from now on."
+      pending={revoke.isPending}
+      error={revoke.error}
+      onConfirm={() => revoke.mutateAsync()}
+    />
   );
 }
 

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useQueryStates } from 'nuqs';
 import { useState, type FormEvent } from 'react';
 import type { CreatedEnrollmentKeyView, EnrollmentKeyView } from '@/lib/protocol/admin';
+import { ConfirmRevoke } from '../confirm-revoke';
 import { useAccess } from '../hooks/use-session-query';
 import { useEnrollmentKeysQuery } from '../hooks/use-enrollment-keys-query';
 import { useIsClient } from '../hooks/use-is-client';
@@ -105,28 +106,18 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedEnrollmentKeyVie
 
 function RevokeButton({ keyView }: { keyView: EnrollmentKeyView }) {
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
   const revoke = useMutation({
     mutationFn: () => sendJson<EnrollmentKeyView>(`/api/v1/admin/enrollment-keys/${keyView.id}`, { method: 'DELETE' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['enrollment-keys'] }),
   });
-  if (!confirming)
-    return (
-      <button type="button" className="button" onClick={() => setConfirming(true)}>
-        Revoke
-      </button>
-    );
   return (
-    <span className="inline-form">
-      <span>Revoke? Hosts already enrolled keep reporting; new ones cannot enroll with it.</span>
-      <button type="button" className="button danger" disabled={revoke.isPending} onClick={() => revoke.mutate()}>
-        Yes, revoke
-      </button>
-      <button type="button" className="button" onClick={() => setConfirming(false)}>
-        Keep
-      </button>
-      {revoke.error && <span className="error">{revoke.error.message}</span>}
-    </span>
+    <ConfirmRevoke
+      label="Revoke"
+      consequence="Revoke? Hosts already enrolled keep reporting; new ones cannot enroll with it."
+      pending={revoke.isPending}
+      error={revoke.error}
+      onConfirm={() => revoke.mutateAsync()}
+    />
   );
 }
 
