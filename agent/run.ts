@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Report } from '../lib/protocol';
+import type { EnrollRequest, Report } from '../lib/protocol';
 import { systemClock, type Clock } from './clock';
 import { createReportSources, type ReportSourcesHandle } from './collectors';
 import { ConfigError, readEnrollKey, type AgentConfig } from './config';
@@ -68,6 +68,7 @@ export async function runAgent(opts: RunOptions): Promise<number> {
     createSender({
       server: config.server!,
       getToken: async () => (await readHostToken(config.stateDir, config.server!))?.token ?? delivery!.token.token,
+      reenroll: enrollingAgain(config, config.server!, host, delivery, log),
       spool: delivery.spool,
       log,
       backoff: backoffOf(config, opts),
@@ -195,13 +196,7 @@ async function prepareDelivery(
     });
     return EXIT_CONFIG;
   }
-  // What proves this is the host it enrolled as before: its machine-id (else one kept in the state dir, so a retried
-  // enrollment whose answer was lost still proves itself), and a token it holds for the same server under another URL.
-  const request = {
-    ...host,
-    machineId: host.machineId ?? (await readStateMachineId(config.stateDir)),
-    ...(await readTokenForOrigin(config.stateDir, server).then((token) => (token ? { hostToken: token.token } : {}))),
-  };
+  const request = await enrollRequest(config, server, host);
   const backoff = backoffOf(config, opts);
   for (let attempt = 1; !signal.aborted; attempt++) {
     try {
@@ -220,4 +215,54 @@ async function prepareDelivery(
     }
   }
   return EXIT_OK;
+}
+
+/**
+ * What proves this is the host it enrolled as before: its machine-id (else one kept in the state dir, so a retried
+ * enrollment whose answer was lost still proves itself), and a token it holds for the same server under another URL.
+ */
+async function enrollRequest(config: AgentConfig, server: string, host: Report['host']): Promise<EnrollRequest> {
+  return {
+    ...host,
+    machineId: host.machineId ?? (await readStateMachineId(config.stateDir)),
+    ...(await readTokenForOrigin(config.stateDir, server).then((token) => (token ? { hostToken: token.token } : {}))),
+  };
+}
+
+/**
+ * The server has no record of this host's token — its database is new or was restored (the local agent of a server
+ * moved to PostgreSQL meets this first). With an enrollment key the agent enrolls again, as on its first start; the
+ * server still refuses a host it cannot prove is the same machine, and never lets a revoked one back in. Says so once,
+ * and each different failure once.
+ */
+function enrollingAgain(config: AgentConfig, server: string, host: Report['host'], delivery: Delivery, log: Logger): () => Promise<boolean> {
+  let lastFailure: string | null = null;
+  const failed = (message: string) => {
+    if (message !== lastFailure) log.error(message, { server });
+    lastFailure = message;
+    return false;
+  };
+  return async () => {
+    let enrollKey: string | null;
+    try {
+      enrollKey = readEnrollKey(config);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      return failed(err.message);
+    }
+    if (!enrollKey) return false;
+    if (lastFailure === null) {
+      log.warn('the server has no record of this host token (a new or restored database?); enrolling again with the enrollment key', { server });
+    }
+    try {
+      const enrolled = await enroll({ server, stateDir: config.stateDir, enrollKey, request: await enrollRequest(config, server, host) });
+      await delivery.seqs.raiseTo(enrolled.nextSeq);
+      delivery.token = enrolled;
+      lastFailure = null;
+      log.info('enrolled again', { server, hostId: enrolled.hostId, nextSeq: delivery.seqs.nextSeq, spooled: delivery.spool.count });
+      return true;
+    } catch (err) {
+      return failed((err as Error).message);
+    }
+  };
 }

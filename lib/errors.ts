@@ -42,8 +42,8 @@ export class ConflictError extends AppError {
 }
 
 export class UnauthorizedError extends AppError {
-  constructor(message = 'missing or invalid bearer token') {
-    super(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer' });
+  constructor(message = 'missing or invalid bearer token', code = 'unauthorized') {
+    super(401, code, message, undefined, { 'WWW-Authenticate': 'Bearer' });
   }
 }
 

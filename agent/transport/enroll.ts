@@ -105,7 +105,8 @@ export async function enroll(input: EnrollInput): Promise<HostToken & { nextSeq:
   return { ...token, nextSeq: parsed.nextSeq };
 }
 
-function errorCodeOf(body: string): string | undefined {
+/** The code of the server's error envelope `{ error: { code } }`, when the body is one. */
+export function errorCodeOf(body: string): string | undefined {
   try {
     const code = (JSON.parse(body) as { error?: { code?: unknown } }).error?.code;
     return typeof code === 'string' ? code : undefined;

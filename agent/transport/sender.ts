@@ -1,9 +1,10 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { ingestResponseSchema } from '../../lib/protocol';
+import { UNKNOWN_HOST_TOKEN } from '../../lib/protocol/errors';
 import type { Logger } from '../log';
 import { DEFAULT_BACKOFF, backoffDelayMs, parseRetryAfterMs, sleep, type BackoffSettings } from './backoff';
-import { errorMessageOf } from './enroll';
+import { errorCodeOf, errorMessageOf } from './enroll';
 import { httpPost, type HttpAnswer, type HttpPostError } from './http-post';
 import { createServerClock, type ServerClock } from './server-clock';
 import type { Spool, SpooledReport } from './spool';
@@ -15,7 +16,9 @@ const MAX_RETRY_AFTER_MS = 3_600_000;
 export type SendOutcome =
   | { kind: 'acked'; seqs: number[] }
   | { kind: 'retry'; reason: string; retryAfterMs?: number }
-  | { kind: 'unauthorized'; status: number; message: string }
+  | { kind: 'unauthorized'; status: number; code?: string; message: string }
+  /** The server did not know the token; the agent enrolled again and holds a new one. */
+  | { kind: 'reenrolled' }
   | { kind: 'rejected'; status: number; message: string }
   | { kind: 'too-large' }
   /** Stamped too far ahead of the server's clock: kept in the spool until the server's clock reaches them. */
@@ -58,7 +61,10 @@ export async function postBatch(input: PostBatchInput): Promise<SendOutcome> {
     if (!parsed.success) return { kind: 'retry', reason: `HTTP ${status} with an unexpected body` };
     return { kind: 'acked', seqs: parsed.data.acknowledgedSeqs };
   }
-  if (status === 401 || status === 403) return { kind: 'unauthorized', status, message: errorMessageOf(text) };
+  if (status === 401 || status === 403) {
+    const code = errorCodeOf(text);
+    return { kind: 'unauthorized', status, ...(code === undefined ? {} : { code }), message: errorMessageOf(text) };
+  }
   if (status === 413) return { kind: 'too-large' };
   if (status === 429 || status >= 500 || status === 408) {
     const retryAfterMs = parseRetryAfterMs(answer.retryAfter);
@@ -88,6 +94,11 @@ export interface SenderOptions {
   random?: () => number;
   /** How the sender waits between attempts (a test seam). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Called when the server has no record of the host token (a new or restored database): enrolls again with the
+   * agent's enrollment key, when it has one, and says whether a new token is in place.
+   */
+  reenroll?: () => Promise<boolean>;
   /** This host's clock, epoch ms, as reports are stamped with it, and a monotonic one (test seams). */
   wallMs?: () => number;
   monoMs?: () => number;
@@ -113,6 +124,8 @@ export function createSender(opts: SenderOptions): Sender {
   let wakeUp: (() => void) | null = null;
   let wakePending = false;
   let holding = false;
+  /** The refusal last logged: the same one again is not logged until delivery recovers. */
+  let refusalLogged: string | null = null;
 
   function hold(reports: number): SendOutcome {
     if (!holding) {
@@ -160,17 +173,22 @@ export function createSender(opts: SenderOptions): Sender {
         }
         const half = Math.ceil(batch.length / 2);
         const first = await deliver(batch.slice(0, half));
-        if (first.kind === 'retry' || first.kind === 'unauthorized') return first;
+        if (first.kind === 'retry' || first.kind === 'unauthorized' || first.kind === 'reenrolled') return first;
         return deliver(batch.slice(half));
       }
       case 'unauthorized':
+        if (outcome.code === UNKNOWN_HOST_TOKEN && opts.reenroll && (await opts.reenroll())) return { kind: 'reenrolled' };
         // The server says why (an unknown or replaced token, or one an administrator revoked) and what to do.
-        log.error('host token rejected; reports stay in the spool', {
-          status: outcome.status,
-          server: opts.server,
-          error: outcome.message,
-        });
+        if (refusalLogged !== outcome.message) {
+          log.error('host token rejected; reports stay in the spool', {
+            status: outcome.status,
+            server: opts.server,
+            error: outcome.message,
+          });
+          refusalLogged = outcome.message;
+        }
         return outcome;
+      case 'reenrolled':
       case 'retry':
       case 'held':
         return outcome;
@@ -219,9 +237,10 @@ export function createSender(opts: SenderOptions): Sender {
           if (!wakePending) await waitForWake(signal);
           continue;
         }
-        if (outcome.kind === 'acked' || outcome.kind === 'rejected') {
+        if (outcome.kind === 'acked' || outcome.kind === 'rejected' || outcome.kind === 'reenrolled') {
           if (failures > 0) log.info('delivery recovered', { failedAttempts: failures, spooled: spool.count });
           failures = 0;
+          refusalLogged = null;
           continue;
         }
         failures++;

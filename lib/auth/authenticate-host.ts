@@ -2,6 +2,7 @@ import 'server-only';
 import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { NotFoundError, UnauthorizedError } from '../errors';
+import { UNKNOWN_HOST_TOKEN } from '../protocol/errors';
 import { findHostByTokenHash, readRevocationVersion, revokeHostTokenRow } from '../hosts/store';
 import { HostTokenCache, type AuthenticatedHost } from './host-token-cache';
 import { REVOCATION_CHECK_MS, RevocationWatch } from './revocation-watch';
@@ -45,7 +46,12 @@ export async function authenticateHost(database: Database, token: string | null,
   if (cached) return cached;
   const generation = cache.generation;
   const row = await findHostByTokenHash(database.ingestSql, tokenHash);
-  if (!row) throw new UnauthorizedError('unknown host token: never issued, or replaced when this host enrolled again');
+  if (!row) {
+    throw new UnauthorizedError(
+      'unknown host token: never issued by this server, replaced when this host enrolled again, or issued by another database',
+      UNKNOWN_HOST_TOKEN,
+    );
+  }
   if (row.revoked) {
     throw new UnauthorizedError(
       `this host token (host ${row.id}) was revoked by an administrator; once one approves its re-enrollment ` +

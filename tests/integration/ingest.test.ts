@@ -220,7 +220,7 @@ describe.each([
   const BOMB = gzipSync(Buffer.alloc(20 * 1024 * 1024, 32));
   const cases: { name: string; input: () => Partial<IngestInput> & { value?: unknown }; token?: () => string | null; status: number; code: string; message: RegExp; path?: string }[] = [
     { name: 'no token', input: () => ({ value: report(100) }), token: () => null, status: 401, code: 'unauthorized', message: /bearer token/ },
-    { name: 'unknown token', input: () => ({ value: report(100) }), token: () => 'iwh_notarealtoken', status: 401, code: 'unauthorized', message: /unknown host token/ },
+    { name: 'unknown token', input: () => ({ value: report(100) }), token: () => 'iwh_notarealtoken', status: 401, code: 'unknown_host_token', message: /unknown host token/ },
     { name: 'bad JSON', input: () => ({ body: gzipSync('{"v":1,'), contentEncoding: 'gzip' }), status: 400, code: 'invalid_json', message: /not valid JSON/ },
     { name: 'corrupt gzip', input: () => ({ body: Buffer.from('not gzip'), contentEncoding: 'gzip' }), status: 400, code: 'invalid_body', message: /not valid gzip/ },
     { name: 'brotli content-encoding', input: () => ({ value: report(100), contentEncoding: 'br' }), status: 415, code: 'unsupported_media_type', message: /content-encoding br/ },

@@ -174,4 +174,62 @@ describe('runAgent enrollment', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('a server that forgot the host (a new database) makes the agent enroll again with the key its file now holds, and say so once', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const http = await import('node:http');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    // What the server knows: the keys and tokens of its database. Forgetting is a new database with a new local key.
+    let known = { key: 'iwk_first', token: 'iwh_first' };
+    const seen: [string, string | undefined][] = [];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const auth = req.headers.authorization;
+        seen.push([req.url!, auth]);
+        res.setHeader('content-type', 'application/json');
+        if (req.url === '/api/v1/enroll' && auth === `Bearer ${known.key}`) {
+          res.end(JSON.stringify({ hostId: 1, token: known.token, region: 'local', nextSeq: 0 }));
+        } else if (req.url === '/api/v1/ingest' && auth === `Bearer ${known.token}`) {
+          res.end(JSON.stringify({ accepted: 1, duplicate: 0, acknowledgedSeqs: [0, 1, 2] }));
+        } else {
+          const code = req.url === '/api/v1/ingest' ? 'unknown_host_token' : 'unauthorized';
+          res.writeHead(401).end(JSON.stringify({ error: { code, message: 'not known here' } }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'iw-run-reenroll-'));
+    const keyFile = path.join(dir, 'key');
+    const runOnce = async () => {
+      const action = loadConfig({ argv: ['--server', url, '--state-dir', path.join(dir, 'state'), '--enroll-key-file', keyFile, '--once'], env: {} });
+      if (action.kind !== 'run') throw new Error('expected run');
+      const clock = createVirtualClock();
+      const said: string[] = [];
+      const log: Logger = { debug: () => {}, info: () => {}, warn: (msg) => said.push(`warn ${msg}`), error: (msg) => said.push(`error ${msg}`) };
+      const code = await runAgent({ config: action.config, log, signal: new AbortController().signal, sources: sourcesTaking(clock, 0, []), clock, warmupMs: 0 });
+      // The virtual clock is far from the test server's Date header; what is said about that is not this test's.
+      return { code, said: said.filter((line) => !line.includes('clock')) };
+    };
+    try {
+      writeFileSync(keyFile, 'iwk_first\n');
+      expect(await runOnce()).toEqual({ code: 0, said: [] });
+      known = { key: 'iwk_second', token: 'iwh_second' };
+      writeFileSync(keyFile, 'iwk_second\n');
+      seen.length = 0;
+      const second = await runOnce();
+      expect(second.code).toBe(0);
+      expect(seen).toEqual([
+        ['/api/v1/ingest', 'Bearer iwh_first'],
+        ['/api/v1/enroll', 'Bearer iwk_second'],
+        ['/api/v1/ingest', 'Bearer iwh_second'],
+      ]);
+      expect(second.said).toEqual([expect.stringMatching(/^warn the server has no record of this host token/)]);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -131,11 +131,70 @@ describe('sender', { timeout: HANG_GUARD_MS }, () => {
     answers = [() => ({ status: 401, body: { error: { code: 'unauthorized', message: revoked } } })];
     const { logger, lines } = capturingLogger();
     const outcome = await senderFor(spool, logger).sendOldestBatch();
-    expect(outcome).toEqual({ kind: 'unauthorized', status: 401, message: revoked });
+    expect(outcome).toEqual({ kind: 'unauthorized', status: 401, code: 'unauthorized', message: revoked });
     expect(await remaining(spool)).toEqual([0, 1]);
     expect(lines.join('\n')).toContain('host token rejected; reports stay in the spool');
     expect(lines.join('\n')).toContain('hosts approve-reenroll 7');
     expect(lines.join('\n')).not.toContain('host-token-123');
+  });
+
+  test('a token the server has no record of makes the agent enroll again, and the spool goes out under the new token', async () => {
+    const spool = await spoolWith([0, 1]);
+    const unknown = { status: 401, body: { error: { code: 'unknown_host_token', message: 'unknown host token: …' } } };
+    answers = [() => unknown, ackAll];
+    let token = 'old-token';
+    const reenrolls: string[] = [];
+    const { logger, lines } = capturingLogger();
+    const sender = createSender({
+      server: baseUrl,
+      getToken: async () => token,
+      reenroll: async () => {
+        reenrolls.push(token);
+        token = 'new-token';
+        return true;
+      },
+      spool,
+      log: logger,
+      backoff: { initialMs: 10, maxMs: 40 },
+      sleep: recordWait,
+    });
+    await sender.run(AbortSignal.timeout(HANG_GUARD_MS), () => spool.count === 0);
+    expect(reenrolls).toEqual(['old-token']);
+    expect(received.map((r) => r.headers.authorization)).toEqual(['Bearer old-token', 'Bearer new-token']);
+    expect(spool.count).toBe(0);
+    expect(waits).toEqual([]);
+    expect(lines.join('\n')).not.toContain('host token rejected');
+  });
+
+  test('a revoked token is not a reason to enroll again, and the same refusal is logged once while it lasts', async () => {
+    const spool = await spoolWith([0]);
+    const revoked = { status: 401, body: { error: { code: 'unauthorized', message: 'this host token (host 7) was revoked by an administrator' } } };
+    answers = [() => revoked, () => revoked, () => revoked, ackAll];
+    let reenrolls = 0;
+    const { logger, lines } = capturingLogger();
+    const sender = createSender({
+      server: baseUrl,
+      getToken: async () => 'host-token-123',
+      reenroll: async () => ++reenrolls > 0,
+      spool,
+      log: logger,
+      backoff: { initialMs: 10, maxMs: 40 },
+      sleep: recordWait,
+    });
+    await sender.run(AbortSignal.timeout(HANG_GUARD_MS), () => spool.count === 0);
+    expect(reenrolls).toBe(0);
+    expect(received).toHaveLength(4);
+    expect(lines.filter((l) => l.includes('host token rejected'))).toHaveLength(1);
+  });
+
+  test('when enrolling again fails, the refusal stays in the log and the reports stay in the spool', async () => {
+    const spool = await spoolWith([0]);
+    answers = [() => ({ status: 401, body: { error: { code: 'unknown_host_token', message: 'unknown host token' } } })];
+    const { logger, lines } = capturingLogger();
+    const sender = createSender({ server: baseUrl, getToken: async () => 't', reenroll: async () => false, spool, log: logger, sleep: recordWait });
+    expect(await sender.sendOldestBatch()).toMatchObject({ kind: 'unauthorized', code: 'unknown_host_token' });
+    expect(await remaining(spool)).toEqual([0]);
+    expect(lines.join('\n')).toContain('host token rejected; reports stay in the spool');
   });
 
   test('on 413 splits the batch and drops only the single report that is itself too large', async () => {
