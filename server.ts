@@ -6,13 +6,17 @@ import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
 import { findingsLatencyExplainer, processSecretBox } from './lib/alerts';
+import { issueAdminCliToken } from './lib/auth/admin-cli-token';
 import { ensureLocalEnrollmentKey } from './lib/auth/ensure-local-enrollment-key';
 import { closeDb, getDb } from './lib/db';
+import { DataDirLockedError } from './lib/db/data-dir-lock';
 import { describeTarget } from './lib/db/target';
 import { demoEnabled, startDemoFleet } from './lib/demo/start';
 import { serverEnvironmentOrExit } from './lib/server/environment';
 import { startBackgroundJobs, type BackgroundJobs } from './lib/server/background';
+import { exitUnlessPortFree, listenOrExit } from './lib/server/listen';
 import { startLocalAgent } from './lib/server/local-agent';
+import { writeServerFile } from './lib/server/server-file';
 import { stampClientAddress, trustProxies } from './lib/http/client-address';
 import { signInRedirect } from './lib/server/page-gate';
 import { guardLogStreams } from './lib/server/log-stream-guard';
@@ -28,7 +32,12 @@ const { port, host, stateDir } = env;
 // A monitoring server must outlive its log reader (a closed terminal, a restarted log shipper).
 guardLogStreams((stream) => processMetrics().logWritesDropped.inc({ stream }));
 
-const db = await getDb();
+await exitUnlessPortFree(port, host);
+const db = await getDb().catch((err: unknown) => {
+  if (!(err instanceof DataDirLockedError)) throw err;
+  console.error(`inferwatch: ${err.message}`);
+  process.exit(1);
+});
 console.log(`inferwatch: database: ${describeTarget(db.target)}`);
 
 const app = next({ dev, webpack: dev, dir: root, hostname: host, port });
@@ -52,9 +61,11 @@ const server = http.createServer(
     });
   }),
 );
-await new Promise<void>((resolve) => server.listen(port, host, resolve));
+await listenOrExit(server, port, host);
 const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 console.log(`inferwatch: dashboard on ${url}`);
+// Tells `npm run admin` on this machine which database this server holds, and lets it write through this server.
+const removeServerFile = writeServerFile(stateDir, { url, database: db.target, adminToken: issueAdminCliToken() });
 // Handlers go in before the rest starts, so a stop during start-up still shuts down cleanly.
 let background: BackgroundJobs | undefined;
 let localAgent: { stop(): Promise<void> } | undefined;
@@ -73,6 +84,7 @@ async function shutdown(signal: string) {
   await background?.stop();
   await closeIngest();
   await closeDb();
+  removeServerFile();
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -5,6 +5,7 @@ import { clientAddressOf } from '../http/client-address';
 import type { PrincipalKind, PrincipalView } from '../protocol/auth';
 import { isLoopbackHost } from '../protocol/loopback';
 import { serverEnvironment } from '../server/environment';
+import { isAdminCliToken } from './admin-cli-token';
 import { authenticateApiToken } from './api-tokens';
 import { recordAudit, type AuditEvent } from './audit';
 import { hasRole, type Role } from '../protocol/roles';
@@ -35,6 +36,7 @@ export function localSignInActive(request?: Request): boolean {
 
 const LOCAL: Principal = { kind: 'local', userId: null, name: 'local admin (loopback)', email: null, role: 'admin' };
 const BOOTSTRAP: Principal = { kind: 'bootstrap', userId: null, name: 'bootstrap admin token', email: null, role: 'admin' };
+const ADMIN_CLI: Principal = { kind: 'bootstrap', userId: null, name: "npm run admin (on the server's machine)", email: null, role: 'admin' };
 
 /** Who the request acts as, or null for nobody; a presented token that is not valid is refused, never ignored. */
 export async function authenticateRequest(request: Request, database?: Database): Promise<Principal | null> {
@@ -45,6 +47,7 @@ export async function authenticateRequest(request: Request, database?: Database)
     if (api) return { kind: 'token', userId: api.user.id, name: `${api.user.email} (API token)`, email: api.user.email, role: api.role };
     const bootstrap = serverEnvironment().adminToken;
     if (bootstrap && constantTimeEqual(token, bootstrap)) return BOOTSTRAP;
+    if (isAdminCliToken(token)) return ADMIN_CLI;
     throw new UnauthorizedError('invalid, expired or revoked token');
   }
   const cookie = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);

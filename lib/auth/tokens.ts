@@ -4,8 +4,14 @@ export const ENROLLMENT_KEY_PREFIX = 'iwk_';
 export const HOST_TOKEN_PREFIX = 'iwh_';
 export const API_TOKEN_PREFIX = 'iwt_';
 export const SESSION_PREFIX = 'iws_';
+export const ADMIN_CLI_TOKEN_PREFIX = 'iwc_';
 
-export type TokenPrefix = typeof ENROLLMENT_KEY_PREFIX | typeof HOST_TOKEN_PREFIX | typeof API_TOKEN_PREFIX | typeof SESSION_PREFIX;
+export type TokenPrefix =
+  | typeof ENROLLMENT_KEY_PREFIX
+  | typeof HOST_TOKEN_PREFIX
+  | typeof API_TOKEN_PREFIX
+  | typeof SESSION_PREFIX
+  | typeof ADMIN_CLI_TOKEN_PREFIX;
 
 /** 256 random bits, base64url, behind a prefix that says what the token is for. */
 export function generateToken(prefix: TokenPrefix): string {

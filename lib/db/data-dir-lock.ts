@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '../process-alive';
 
 export class DataDirLockedError extends Error {
   constructor(dataDir: string, pid: number) {
@@ -8,15 +9,6 @@ export class DataDirLockedError extends Error {
         'Stop that process, or set INFERWATCH_DATA_DIR to another folder, or DATABASE_URL to a PostgreSQL server.',
     );
     this.name = 'DataDirLockedError';
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -35,7 +27,7 @@ export function lockDataDir(dataDir: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10);
       if (holder === process.pid) return () => fs.rmSync(lockPath, { force: true });
-      if (Number.isInteger(holder) && isAlive(holder)) throw new DataDirLockedError(dataDir, holder);
+      if (Number.isInteger(holder) && isProcessAlive(holder)) throw new DataDirLockedError(dataDir, holder);
       fs.rmSync(lockPath, { force: true });
     }
   }
