@@ -115,7 +115,7 @@ export const createdApiTokenSchema = apiTokenSchema.extend({ token: z.string() }
 export const auditEntrySchema = z.object({
   id: z.number().int(),
   at: time,
-  actorKind: z.enum(['user', 'token', 'bootstrap', 'local', 'system']),
+  actorKind: z.enum(['user', 'token', 'bootstrap', 'local', 'system', 'anonymous', 'agent']),
   actorName: z.string(),
   action: z.string(),
   target: z.string(),

@@ -23,6 +23,10 @@ export const userPatchSchema = z
   .refine((p) => Object.keys(p).length > 0, 'give at least one of name, role, disabled, password');
 export type UserPatch = z.infer<typeof userPatchSchema>;
 
+/** POST /api/v1/auth/password: the new password as user creation takes it. */
+export const passwordChangeInputSchema = z.object({ currentPassword: z.string().min(1).max(1024), newPassword: password });
+export type PasswordChangeInput = z.infer<typeof passwordChangeInputSchema>;
+
 /** POST /api/v1/auth/tokens: acts with at most the creating user's role. */
 export const apiTokenInputSchema = z.object({
   name: z.string().trim().min(1).max(100),
@@ -83,10 +87,13 @@ export interface CreatedApiToken extends ApiTokenView {
   token: string;
 }
 
+/** Who an audit entry names: a principal, the server itself, nobody signed in (a refused sign-in), or an agent with its enrollment key. */
+export type AuditActorKind = PrincipalKind | 'system' | 'anonymous' | 'agent';
+
 export interface AuditEntryView {
   id: number;
   at: string;
-  actorKind: PrincipalKind | 'system';
+  actorKind: AuditActorKind;
   actorName: string;
   action: string;
   target: string;
