@@ -2,11 +2,11 @@ import 'server-only';
 import type { Database } from '../db';
 import { AppError, BadRequestError, ForbiddenError, RateLimitedError } from '../errors';
 import type { PasswordChangeInput } from '../protocol/auth';
+import { formatWait } from '../protocol/duration';
 import type { LoginLimiter } from './login-limiter';
 import { verifyPassword } from './passwords';
 import type { Principal } from './principal';
 import { revokeUserSessions } from './sessions';
-import { formatWait } from './sign-in';
 import { findUserById, updateUser } from './users';
 
 export interface PasswordChanged {

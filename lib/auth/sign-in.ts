@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Database } from '../db';
 import { RateLimitedError, UnauthorizedError } from '../errors';
+import { formatWait } from '../protocol/duration';
 import { recordAudit } from './audit';
 import type { LoginLimiter } from './login-limiter';
 import { verifyPassword } from './passwords';
@@ -17,12 +18,6 @@ export type SignInRefusal = 'unknown-email' | 'wrong-password' | 'disabled' | 's
 
 // Verified against when the email is unknown, so an unknown email costs as long as a wrong password.
 const UNKNOWN_USER_HASH = 'scrypt$32768$8$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-
-/** "40 s", "3 min": how long to wait, rounded up so the browser never retries a moment too early. */
-export function formatWait(ms: number): string {
-  const s = Math.max(1, Math.ceil(ms / 1000));
-  return s < 120 ? `${s} s` : `${Math.ceil(s / 60)} min`;
-}
 
 function refusal(user: StoredUser | null, passwordOk: boolean): SignInRefusal | null {
   if (!user) return 'unknown-email';

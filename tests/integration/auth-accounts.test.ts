@@ -14,7 +14,7 @@ const NEW_PASSWORD = 'another long passphrase';
 type Handler = (request: Request) => Promise<Response>;
 
 let t: TestDatabase;
-const routes = {} as { login: Handler; logout: Handler; password: Handler; fleet: Handler; audit: Handler; enroll: Handler };
+const routes = {} as { login: Handler; logout: Handler; password: Handler; fleet: Handler; audit: Handler; enroll: Handler; users: Handler };
 
 function request(path: string, init: { method?: string; cookie?: string; token?: string; body?: unknown; ip?: string } = {}): Request {
   const headers: Record<string, string> = { host: 'iw.example:3000', [CLIENT_ADDRESS_HEADER]: init.ip ?? '192.0.2.7' };
@@ -52,6 +52,7 @@ beforeAll(async () => {
   routes.fleet = (await import('../../app/api/v1/fleet/route')).GET as Handler;
   routes.audit = (await import('../../app/api/v1/admin/audit/route')).GET;
   routes.enroll = (await import('../../app/api/v1/enroll/route')).POST;
+  routes.users = (await import('../../app/api/v1/admin/users/route')).GET;
   await createUser(t.db, { email: 'root@example.com', name: 'Root', role: 'admin', password: PASSWORD });
 });
 
@@ -90,6 +91,13 @@ describe('changing your own password', () => {
     const same = await changePassword(session, { currentPassword: PASSWORD, newPassword: PASSWORD });
     expect(same.status).toBe(400);
     await signIn('quinn@example.com', PASSWORD);
+  });
+
+  test('a refusal names the role with the right article: “is an editor”', async () => {
+    const session = await signIn('quinn@example.com');
+    const refused = await routes.users(request('/api/v1/admin/users', { cookie: session }));
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('this needs the admin role; quinn@example.com is an editor');
   });
 
   test('guessing the current password through a stolen session is throttled like sign-in', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { hashPassword, verifyPassword } from '@/lib/auth/passwords';
+import { withArticle } from '@/lib/protocol/article';
 import { hasRole, lesserRole } from '@/lib/protocol/roles';
 
 describe('passwords', () => {
@@ -26,5 +27,9 @@ describe('roles', () => {
     expect(hasRole('editor', 'admin')).toBe(false);
     expect(lesserRole('admin', 'viewer')).toBe('viewer');
     expect(lesserRole('editor', 'admin')).toBe('editor');
+  });
+
+  test('a role or channel kind after an article reads as English: a viewer, an editor, an alertmanager', () => {
+    expect(['viewer', 'editor', 'admin', 'webhook', 'alertmanager'].map(withArticle)).toEqual(['a viewer', 'an editor', 'an admin', 'a webhook', 'an alertmanager']);
   });
 });
