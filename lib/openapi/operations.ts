@@ -412,9 +412,9 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'post', path: '/api/v1/admin/users', tag: 'admin', access: 'admin',
-    summary: 'Create a user; without a password they sign in through the OpenID provider only.',
+    summary: 'Create a user with a password, with one the server generates (`generatePassword`, answered once as `generatedPassword`), or without one: they sign in through the OpenID provider only.',
     body: userInputSchema,
-    ok: ok('The user.', r.userSchema, 201),
+    ok: ok('The user.', r.createdUserSchema, 201),
     errors: [409],
   },
   {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { HealthReport } from '../health';
 import type { CreatedEnrollmentKeyView, EnrollmentKeyView, ReenrollApproval } from '../protocol/admin';
-import type { ApiTokenView, AuditEntryView, CreatedApiToken, SessionInfo, UserView } from '../protocol/auth';
+import type { ApiTokenView, AuditEntryView, CreatedApiToken, CreatedUser, SessionInfo, UserView } from '../protocol/auth';
 import { ROLES } from '../protocol/roles';
 import {
   ALERT_STATES,
@@ -98,6 +98,10 @@ export const userSchema = z.object({
   createdAt: time,
   disabledAt: time.nullable(),
 }) satisfies z.ZodType<UserView>;
+
+export const createdUserSchema = userSchema.extend({
+  generatedPassword: z.string().optional().meta({ description: 'The password the server generated: in this answer only.' }),
+}) satisfies z.ZodType<CreatedUser>;
 
 export const apiTokenSchema = z.object({
   id: z.number().int(),

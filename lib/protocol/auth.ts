@@ -7,13 +7,19 @@ const password = z.string().min(12, 'must be at least 12 characters').max(1024);
 /** POST /api/v1/auth/login */
 export const loginInputSchema = z.object({ email, password: z.string().min(1).max(1024) });
 
-/** POST /api/v1/admin/users: a password, or none for a user who signs in through the OpenID provider. */
-export const userInputSchema = z.object({
-  email,
-  name: z.string().trim().max(200).default(''),
-  role: z.enum(ROLES),
-  password: password.optional(),
-});
+/**
+ * POST /api/v1/admin/users: a password, one the server generates (`generatePassword`, answered once), or none for a
+ * user who signs in through the OpenID provider.
+ */
+export const userInputSchema = z
+  .object({
+    email,
+    name: z.string().trim().max(200).default(''),
+    role: z.enum(ROLES),
+    password: password.optional(),
+    generatePassword: z.boolean().optional(),
+  })
+  .refine((u) => !(u.password !== undefined && u.generatePassword), { path: ['generatePassword'], message: 'give a password or ask for one, not both' });
 export type UserInput = z.infer<typeof userInputSchema>;
 
 /** PATCH /api/v1/admin/users/:id */
@@ -69,6 +75,11 @@ export interface UserView {
   sso: boolean;
   createdAt: string;
   disabledAt: string | null;
+}
+
+/** The answer of POST /api/v1/admin/users: with `generatedPassword` (shown once) when the server made one. */
+export interface CreatedUser extends UserView {
+  generatedPassword?: string;
 }
 
 export interface ApiTokenView {
