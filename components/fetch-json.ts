@@ -5,6 +5,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** A 429's or 503's Retry-After, in seconds. */
+    readonly retryAfterS: number | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -17,9 +19,11 @@ export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> 
   if (response.status === 204) return undefined as T;
   if (response.ok) return (await response.json()) as T;
   const envelope = (await response.json().catch(() => null)) as ErrorEnvelope | null;
+  const retryAfterS = Number(response.headers.get('retry-after'));
   throw new ApiError(
     response.status,
     envelope?.error.code ?? 'http_error',
     envelope?.error.message ?? `${response.status} ${response.statusText}`,
+    Number.isFinite(retryAfterS) && retryAfterS > 0 ? retryAfterS : null,
   );
 }

@@ -10,6 +10,7 @@ import { useSessionQuery } from '../hooks/use-session-query';
 import { sendJson } from '../send-json';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
+import { ChangePassword } from './change-password';
 import { CreateTokenForm, NewTokenPanel } from './new-api-token';
 
 const NOT_A_USER: Record<Exclude<PrincipalKind, 'user'>, string> = {
@@ -131,13 +132,25 @@ export function AccountTokens() {
             {principal.email && principal.email !== principal.name ? ` (${principal.email})` : ''}, role <strong data-testid="account-role">{principal.role}</strong>.
           </p>
           {principal.kind === 'user' ? (
-            <UserTokens principal={principal} />
+            <>
+              <h3>Password</h3>
+              <p className="muted">At least 12 characters. Changing it signs you out everywhere else. A user who signs in through SSO changes it with the identity provider.</p>
+              <ChangePassword />
+              <h3>API tokens</h3>
+              <UserTokens principal={principal} />
+            </>
           ) : (
             <EmptyState title="API tokens belong to users.">
               <p className="muted">
                 {NOT_A_USER[principal.kind]}{' '}
-                Create the first admin on the server’s machine with <code>npm run admin -- users create --email you@example.com --role admin</code>,
-                sign in as that user, and make tokens here.
+                {principal.role === 'admin' ? (
+                  <>
+                    Create the first admin under <a href="#users-heading">Users</a> below (a password is generated and shown once), sign in as
+                    that user, and make tokens here.
+                  </>
+                ) : (
+                  'Sign in as a user to make tokens here.'
+                )}
               </p>
             </EmptyState>
           )}

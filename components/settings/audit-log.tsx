@@ -6,6 +6,7 @@ import { AUDIT_PAGE_SIZE, useAuditQuery } from '../hooks/use-audit-query';
 import { useAccess } from '../hooks/use-session-query';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
+import { describeAudit } from './audit-describe';
 
 // Names, targets and details may quote what agents and users sent: rendered as text only.
 function AuditTable({ entries }: { entries: AuditEntryView[] }) {
@@ -17,12 +18,14 @@ function AuditTable({ entries }: { entries: AuditEntryView[] }) {
             <th scope="col">Time</th>
             <th scope="col">Who</th>
             <th scope="col">Action</th>
-            <th scope="col">Target</th>
+            <th scope="col">What to</th>
             <th scope="col">From</th>
           </tr>
         </thead>
         <tbody>
-          {entries.map((entry) => (
+          {entries.map((entry) => {
+            const { what, detail } = describeAudit(entry);
+            return (
             <tr key={entry.id} data-audit-action={entry.action}>
               <td>
                 <LocalTime iso={entry.at} />
@@ -31,12 +34,16 @@ function AuditTable({ entries }: { entries: AuditEntryView[] }) {
                 {entry.actorName} <span className="muted">({entry.actorKind})</span>
               </td>
               <td>
-                <code>{entry.action}</code>
+                {what} <code className="muted">{entry.action}</code>
               </td>
-              <td title={Object.keys(entry.detail).length > 0 ? JSON.stringify(entry.detail) : undefined}>{entry.target}</td>
+              <td title={Object.keys(entry.detail).length > 0 ? JSON.stringify(entry.detail) : undefined}>
+                {entry.target}
+                {detail && <span className="muted"> — {detail}</span>}
+              </td>
               <td>{entry.ip || <span className="muted">—</span>}</td>
             </tr>
-          ))}
+            );
+          })}
         </tbody>
       </table>
     </div>

@@ -2,67 +2,106 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { UserPatch, UserView } from '@/lib/protocol/auth';
+import type { CreatedUser, UserPatch, UserView } from '@/lib/protocol/auth';
 import { ROLES, type Role } from '@/lib/protocol/roles';
 import { useAccess } from '../hooks/use-session-query';
 import { USERS_QUERY_KEY, useUsersQuery } from '../hooks/use-users-query';
 import { sendJson } from '../send-json';
 import { EmptyState, ErrorState, LoadingState } from '../states';
 import { LocalTime } from '../time/local-time';
+import { CopyButton } from './copy-button';
+
+type SignInWith = 'generated' | 'typed' | 'sso';
+
+/** A password the server generated, shown this once. */
+function GeneratedPasswordPanel({ created, onDismiss }: { created: CreatedUser; onDismiss: () => void }) {
+  return (
+    <section className="panel new-key" aria-label={`Password of ${created.email}`} data-testid="generated-password">
+      <h3>
+        Password of <span className="subject">{created.email}</span> — shown only now
+      </h3>
+      <pre className="command">
+        <code data-testid="generated-password-value">{created.generatedPassword}</code>
+      </pre>
+      <CopyButton text={created.generatedPassword!} label="Copy password" />
+      <p className="muted">Give it to them over a safe channel; they change it under Settings after signing in.</p>
+      <button type="button" className="button" onClick={onDismiss}>
+        Done, hide the password
+      </button>
+    </section>
+  );
+}
 
 function CreateUserForm() {
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');
+  const [signInWith, setSignInWith] = useState<SignInWith>('generated');
   const [password, setPassword] = useState('');
+  const [created, setCreated] = useState<CreatedUser | null>(null);
   const create = useMutation({
-    mutationFn: (body: object) => sendJson<UserView>('/api/v1/admin/users', { method: 'POST', body: JSON.stringify(body) }),
-    onSuccess: () => {
+    mutationFn: (body: object) => sendJson<CreatedUser>('/api/v1/admin/users', { method: 'POST', body: JSON.stringify(body) }),
+    onSuccess: (user) => {
       setEmail('');
       setName('');
       setPassword('');
+      setCreated(user.generatedPassword ? user : null);
       void queryClient.invalidateQueries({ queryKey: USERS_QUERY_KEY });
       void queryClient.invalidateQueries({ queryKey: ['audit'] });
     },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate({ email: email.trim(), name: name.trim(), role, ...(password ? { password } : {}) });
+    const secret = signInWith === 'generated' ? { generatePassword: true } : signInWith === 'typed' ? { password } : {};
+    create.mutate({ email: email.trim(), name: name.trim(), role, ...secret });
   };
   return (
-    <form className="filters" aria-label="Create a user" onSubmit={submit}>
-      <label className="field">
-        Email
-        <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ana@example.com" />
-      </label>
-      <label className="field">
-        Name
-        <input type="text" maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder="Ana" />
-      </label>
-      <label className="field">
-        Role
-        <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-          {ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        Password (optional)
-        <input type="password" autoComplete="new-password" minLength={12} value={password} onChange={(e) => setPassword(e.target.value)} placeholder="none: SSO only" />
-      </label>
-      <button type="submit" className="button" disabled={create.isPending}>
-        {create.isPending ? 'Creating…' : 'Create user'}
-      </button>
-      {create.error && (
-        <p className="error" role="alert">
-          Could not create the user: {create.error.message}
-        </p>
-      )}
-    </form>
+    <>
+      <form className="filters" aria-label="Create a user" onSubmit={submit}>
+        <label className="field">
+          Email
+          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ana@example.com" />
+        </label>
+        <label className="field">
+          Name
+          <input type="text" maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder="Ana" />
+        </label>
+        <label className="field">
+          Role
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          Signs in with
+          <select value={signInWith} onChange={(e) => setSignInWith(e.target.value as SignInWith)}>
+            <option value="generated">a generated password (shown once)</option>
+            <option value="typed">a password I type</option>
+            <option value="sso">SSO only</option>
+          </select>
+        </label>
+        {signInWith === 'typed' && (
+          <label className="field">
+            Password
+            <input type="password" autoComplete="new-password" required minLength={12} value={password} onChange={(e) => setPassword(e.target.value)} />
+          </label>
+        )}
+        <button type="submit" className="button" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create user'}
+        </button>
+        {create.error && (
+          <p className="error" role="alert">
+            Could not create the user: {create.error.message}
+          </p>
+        )}
+      </form>
+      {created && <GeneratedPasswordPanel created={created} onDismiss={() => setCreated(null)} />}
+    </>
   );
 }
 

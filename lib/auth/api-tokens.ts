@@ -2,6 +2,7 @@ import 'server-only';
 import type { Database } from '../db';
 import { ForbiddenError, NotFoundError } from '../errors';
 import type { ApiTokenInput, ApiTokenView, CreatedApiToken } from '../protocol/auth';
+import { withArticle } from '../protocol/article';
 import { hasRole, isRole, lesserRole, type Role } from '../protocol/roles';
 import { API_TOKEN_PREFIX, generateToken, hashToken, tokenDisplayPrefix } from './tokens';
 import { toStoredUser, type StoredUser } from './users';
@@ -33,7 +34,7 @@ const toView = (row: TokenRow): ApiTokenView => ({
 /** A token for `user`, acting with at most the user's role; the token is in the answer once and never again. */
 export async function createApiToken(db: PrismaDb, user: StoredUser, input: ApiTokenInput, now = new Date()): Promise<CreatedApiToken> {
   const role = input.role ?? user.role;
-  if (!hasRole(user.role, role)) throw new ForbiddenError(`a ${user.role} cannot create a token with the ${role} role`);
+  if (!hasRole(user.role, role)) throw new ForbiddenError(`${withArticle(user.role)} cannot create a token with the ${role} role`);
   const token = generateToken(API_TOKEN_PREFIX);
   const row = await db.prisma.apiToken.create({
     data: {

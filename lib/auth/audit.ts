@@ -1,12 +1,12 @@
 import 'server-only';
 import type { Database } from '../db';
-import type { AuditEntryView, PrincipalKind } from '../protocol/auth';
+import type { AuditActorKind, AuditEntryView } from '../protocol/auth';
 
 type PrismaDb = Pick<Database, 'prisma'>;
 
-/** Who did it: a principal, or the system itself. */
+/** Who did it: a principal, the system itself, nobody (a refused sign-in), or an agent. */
 export interface AuditActor {
-  kind: PrincipalKind | 'system';
+  kind: AuditActorKind;
   userId: number | null;
   name: string;
 }
@@ -45,7 +45,7 @@ export async function listAudit(db: PrismaDb, query: { limit: number; before?: n
   return rows.map((row) => ({
     id: Number(row.id),
     at: row.at.toISOString(),
-    actorKind: row.actorKind as PrincipalKind | 'system',
+    actorKind: row.actorKind as AuditActorKind,
     actorName: row.actorName,
     action: row.action,
     target: row.target,

@@ -5,6 +5,7 @@ import { AppError, ForbiddenError, NotFoundError } from '../errors';
 import type { EnrollRequest, EnrollResponse } from '../protocol';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 import { approveHostReenrollment, countHostsOfEnrollmentKey, insertHost, lockEnrollCandidate, rotateHostToken, type EnrollCandidate } from '../hosts/store';
+import { recordAudit } from './audit';
 import { tokenAuthFor } from './authenticate-host';
 import { enrollmentKeyRefusal, findEnrollmentKey, type EnrollmentKeyGrant } from './enrollment-keys';
 import { HOST_TOKEN_PREFIX, generateToken, hashToken } from './tokens';
@@ -50,14 +51,15 @@ export function reenrollmentRefusal(candidate: EnrollCandidate, region: string, 
 /**
  * The same machine in the key's region is the same host — proven by its token, its machine-id or an administrator's
  * approval (reenrollmentRefusal): it gets a new token, the old one stops working, and it continues after its last
- * stored seq. Anything else is a new host, within the key's max_hosts.
+ * stored seq. Anything else is a new host, within the key's max_hosts. Either is audited, with the address it came from.
  */
-export async function enrollHost(database: Database, key: string | null | EnrollmentKeyGrant, request: EnrollRequest): Promise<EnrollResponse> {
+export async function enrollHost(database: Database, key: string | null | EnrollmentKeyGrant, request: EnrollRequest, clientIp = ''): Promise<EnrollResponse> {
   const enrollmentKey = typeof key === 'object' && key !== null ? key : await requireEnrollmentKey(database, key);
   const token = generateToken(HOST_TOKEN_PREFIX);
   const tokenHash = hashToken(token);
   const machine = { region: enrollmentKey.region, hostname: request.hostname, machineId: request.machineId };
   const presented = request.hostToken?.startsWith(HOST_TOKEN_PREFIX) ? hashToken(request.hostToken) : null;
+  let reenrolled = false;
   const host = await database.sql.transaction(async (tx) => {
     // One enrollment at a time: a key's host count and a new hostname are checked and taken in one step.
     await holdTransactionLock(tx, 'enroll');
@@ -65,6 +67,7 @@ export async function enrollHost(database: Database, key: string | null | Enroll
     if (existing) {
       const refusal = reenrollmentRefusal(existing, machine.region, machine.machineId);
       if (refusal) throw refusal;
+      reenrolled = true;
       return rotateHostToken(tx, existing.id, tokenHash, machine);
     }
     if (enrollmentKey.maxHosts !== null && (await countHostsOfEnrollmentKey(tx, enrollmentKey.id)) >= enrollmentKey.maxHosts) {
@@ -73,6 +76,11 @@ export async function enrollHost(database: Database, key: string | null | Enroll
     return insertHost(tx, { ...machine, labels: enrollmentKey.labels, tokenHash, enrollmentKeyId: enrollmentKey.id });
   });
   tokenAuthFor(database).cache.forgetHost(host.id);
+  await recordAudit(database, { kind: 'agent', userId: null, name: `enrollment key ${enrollmentKey.id} (${enrollmentKey.name})` }, clientIp, {
+    action: reenrolled ? 'host.reenroll' : 'host.enroll',
+    target: `host ${host.id} (${request.hostname})`,
+    detail: { hostId: host.id, hostname: request.hostname, region: enrollmentKey.region, keyId: enrollmentKey.id, keyName: enrollmentKey.name },
+  });
   return {
     hostId: host.id,
     token,

@@ -106,6 +106,7 @@ export async function revokeEnrollmentKey(db: PrismaDb, id: number): Promise<Enr
 
 export interface EnrollmentKeyGrant {
   id: number;
+  name: string;
   region: string;
   labels: Record<string, string>;
   expiresAt: Date | null;
@@ -118,7 +119,7 @@ export async function findEnrollmentKey(db: PrismaDb, key: string | null): Promi
   if (!key || !key.startsWith(ENROLLMENT_KEY_PREFIX)) return null;
   const row = await db.prisma.enrollmentKey.findUnique({
     where: { tokenHash: hashToken(key) },
-    select: { id: true, region: true, labels: true, expiresAt: true, revokedAt: true, maxHosts: true },
+    select: { id: true, name: true, region: true, labels: true, expiresAt: true, revokedAt: true, maxHosts: true },
   });
   return row && { ...row, labels: column.labels.parse(row.labels ?? {}) };
 }

@@ -23,3 +23,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
+
+/** A password for a new user, shown once: 18 random bytes, 24 characters of base64url. */
+export const generatePassword = (): string => randomBytes(18).toString('base64url');

@@ -8,6 +8,7 @@ import { serverEnvironment } from '../server/environment';
 import { isAdminCliToken } from './admin-cli-token';
 import { authenticateApiToken } from './api-tokens';
 import { recordAudit, type AuditEvent } from './audit';
+import { withArticle } from '../protocol/article';
 import { hasRole, type Role } from '../protocol/roles';
 import { SESSION_COOKIE, cookieValue, readSession } from './sessions';
 import { bearerToken, constantTimeEqual } from './tokens';
@@ -85,7 +86,7 @@ export async function requireRole(request: Request, role: Role, database?: Datab
   const principal = await authenticateRequest(request, database);
   if (!principal) throw new UnauthorizedError('sign in, or send an API token (Authorization: Bearer iwt_…)');
   if (!SAFE_METHODS.has(request.method) && (principal.kind === 'user' || principal.kind === 'local')) checkSameOrigin(request);
-  if (!hasRole(principal.role, role)) throw new ForbiddenError(`this needs the ${role} role; ${principal.name} is a ${principal.role}`);
+  if (!hasRole(principal.role, role)) throw new ForbiddenError(`this needs the ${role} role; ${principal.name} is ${withArticle(principal.role)}`);
   return principal;
 }
 

@@ -45,9 +45,11 @@ export async function revokeSession(db: PrismaDb, cookie: string | undefined, no
   await db.prisma.session.updateMany({ where: { idHash: hashToken(cookie), revokedAt: null }, data: { revokedAt: now } });
 }
 
-/** Ends every session of a user: disabled, demoted, or a new password. */
-export async function revokeUserSessions(db: PrismaDb, userId: number, now = new Date()): Promise<void> {
-  await db.prisma.session.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } });
+/** Ends every session of a user (disabled, demoted, or a new password) but the one `keepCookie` holds; how many ended. */
+export async function revokeUserSessions(db: PrismaDb, userId: number, now = new Date(), keepCookie?: string): Promise<number> {
+  const keep = keepCookie ? { NOT: { idHash: hashToken(keepCookie) } } : {};
+  const { count } = await db.prisma.session.updateMany({ where: { userId, revokedAt: null, ...keep }, data: { revokedAt: now } });
+  return count;
 }
 
 /** The Set-Cookie value for a new session, or for clearing it (`session` null). */

@@ -25,7 +25,7 @@ import {
   residencyPolicyInputSchema,
   thresholdOverrideInputSchema,
 } from '../protocol/findings';
-import { apiTokenInputSchema, auditQuerySchema, idParamSchema, loginInputSchema, userInputSchema, userPatchSchema } from '../protocol/auth';
+import { apiTokenInputSchema, auditQuerySchema, idParamSchema, loginInputSchema, passwordChangeInputSchema, userInputSchema, userPatchSchema } from '../protocol/auth';
 import { hostAnnotationsParamsSchema } from '../protocol/read-api/annotations';
 import { compareChoicesParamsSchema, compareParamsSchema } from '../protocol/read-api/compare';
 import { fleetParamsSchema, sparklineParamsSchema } from '../protocol/read-api/fleet';
@@ -412,9 +412,9 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'post', path: '/api/v1/admin/users', tag: 'admin', access: 'admin',
-    summary: 'Create a user; without a password they sign in through the OpenID provider only.',
+    summary: 'Create a user with a password, with one the server generates (`generatePassword`, answered once as `generatedPassword`), or without one: they sign in through the OpenID provider only.',
     body: userInputSchema,
-    ok: ok('The user.', r.userSchema, 201),
+    ok: ok('The user.', r.createdUserSchema, 201),
     errors: [409],
   },
   {
@@ -464,7 +464,8 @@ export const OPERATIONS: Operation[] = [
   // ---- auth ----
   {
     method: 'post', path: '/api/v1/auth/login', tag: 'auth', access: 'public',
-    summary: 'Sign in with email and password: a session cookie. Five failures per email or address in 5 minutes answer 429.',
+    summary:
+      'Sign in with email and password: a session cookie. After five failed tries an account waits 30 s, then twice as long after each further failure (at most 15 min); an address from which 20 accounts failed without signing in waits the same way. A wait answers 429 with Retry-After and says how long; every refusal is in the audit log.',
     body: loginInputSchema,
     ok: noContent('Signed in: Set-Cookie iw_session.'),
     errors: [401, 429],
@@ -493,6 +494,14 @@ export const OPERATIONS: Operation[] = [
     query: z.object({ code: z.string().optional(), state: z.string().optional(), iss: z.string().optional(), error: z.string().optional(), error_description: z.string().optional() }),
     ok: { status: 303, description: 'Signed in: Set-Cookie iw_session, and to `next`.' },
     errors: [403, 404, 409, 502],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/password', tag: 'auth', access: 'viewer',
+    summary:
+      'Change the signed-in user’s own password, giving the current one (wrong: 403 `wrong_password`, counted like a failed sign-in); the new one as user creation takes it. The user’s other sessions end, this one stays. A user who signs in through SSO only has no password here (409 `sso_only`); API tokens, local sign-in and the bootstrap token are refused (403).',
+    body: passwordChangeInputSchema,
+    ok: noContent('Changed.'),
+    errors: [403, 409, 429],
   },
   {
     method: 'get', path: '/api/v1/auth/tokens', tag: 'auth', access: 'viewer',

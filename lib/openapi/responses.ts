@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { HealthReport } from '../health';
 import type { CreatedEnrollmentKeyView, EnrollmentKeyView, ReenrollApproval } from '../protocol/admin';
-import type { ApiTokenView, AuditEntryView, CreatedApiToken, SessionInfo, UserView } from '../protocol/auth';
+import type { ApiTokenView, AuditEntryView, CreatedApiToken, CreatedUser, SessionInfo, UserView } from '../protocol/auth';
 import { ROLES } from '../protocol/roles';
 import {
   ALERT_STATES,
@@ -99,6 +99,10 @@ export const userSchema = z.object({
   disabledAt: time.nullable(),
 }) satisfies z.ZodType<UserView>;
 
+export const createdUserSchema = userSchema.extend({
+  generatedPassword: z.string().optional().meta({ description: 'The password the server generated: in this answer only.' }),
+}) satisfies z.ZodType<CreatedUser>;
+
 export const apiTokenSchema = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -115,7 +119,7 @@ export const createdApiTokenSchema = apiTokenSchema.extend({ token: z.string() }
 export const auditEntrySchema = z.object({
   id: z.number().int(),
   at: time,
-  actorKind: z.enum(['user', 'token', 'bootstrap', 'local', 'system']),
+  actorKind: z.enum(['user', 'token', 'bootstrap', 'local', 'system', 'anonymous', 'agent']),
   actorName: z.string(),
   action: z.string(),
   target: z.string(),

@@ -7,13 +7,19 @@ const password = z.string().min(12, 'must be at least 12 characters').max(1024);
 /** POST /api/v1/auth/login */
 export const loginInputSchema = z.object({ email, password: z.string().min(1).max(1024) });
 
-/** POST /api/v1/admin/users: a password, or none for a user who signs in through the OpenID provider. */
-export const userInputSchema = z.object({
-  email,
-  name: z.string().trim().max(200).default(''),
-  role: z.enum(ROLES),
-  password: password.optional(),
-});
+/**
+ * POST /api/v1/admin/users: a password, one the server generates (`generatePassword`, answered once), or none for a
+ * user who signs in through the OpenID provider.
+ */
+export const userInputSchema = z
+  .object({
+    email,
+    name: z.string().trim().max(200).default(''),
+    role: z.enum(ROLES),
+    password: password.optional(),
+    generatePassword: z.boolean().optional(),
+  })
+  .refine((u) => !(u.password !== undefined && u.generatePassword), { path: ['generatePassword'], message: 'give a password or ask for one, not both' });
 export type UserInput = z.infer<typeof userInputSchema>;
 
 /** PATCH /api/v1/admin/users/:id */
@@ -22,6 +28,10 @@ export const userPatchSchema = z
   .partial()
   .refine((p) => Object.keys(p).length > 0, 'give at least one of name, role, disabled, password');
 export type UserPatch = z.infer<typeof userPatchSchema>;
+
+/** POST /api/v1/auth/password: the new password as user creation takes it. */
+export const passwordChangeInputSchema = z.object({ currentPassword: z.string().min(1).max(1024), newPassword: password });
+export type PasswordChangeInput = z.infer<typeof passwordChangeInputSchema>;
 
 /** POST /api/v1/auth/tokens: acts with at most the creating user's role. */
 export const apiTokenInputSchema = z.object({
@@ -67,6 +77,11 @@ export interface UserView {
   disabledAt: string | null;
 }
 
+/** The answer of POST /api/v1/admin/users: with `generatedPassword` (shown once) when the server made one. */
+export interface CreatedUser extends UserView {
+  generatedPassword?: string;
+}
+
 export interface ApiTokenView {
   id: number;
   name: string;
@@ -83,10 +98,13 @@ export interface CreatedApiToken extends ApiTokenView {
   token: string;
 }
 
+/** Who an audit entry names: a principal, the server itself, nobody signed in (a refused sign-in), or an agent with its enrollment key. */
+export type AuditActorKind = PrincipalKind | 'system' | 'anonymous' | 'agent';
+
 export interface AuditEntryView {
   id: number;
   at: string;
-  actorKind: PrincipalKind | 'system';
+  actorKind: AuditActorKind;
   actorName: string;
   action: string;
   target: string;

@@ -31,3 +31,9 @@ export function formatAge(fromIso: string | null, now: Date): string {
   if (hours < 48) return `${hours} h ago`;
   return `${Math.round(hours / 24)} d ago`;
 }
+
+/** How long to wait, rounded up so nobody retries a moment too early: "1 s", "40 s", "119 s", "2 min", "15 min". */
+export function formatWait(ms: number): string {
+  const s = Math.max(1, Math.ceil(ms / 1000));
+  return s < 120 ? `${s} s` : `${Math.ceil(s / 60)} min`;
+}

@@ -23,8 +23,12 @@ test('an enrollment key is created by the local admin, its install command copie
   expect(key).toMatch(/^iwk_[A-Za-z0-9_-]{20,}$/);
   const command = (await panel.getByTestId('install-command').textContent())!;
   expect(command).toContain(key);
-  expect(command).toContain(`--server ${baseURL}`);
-  expect(command).toContain('--enroll-key-file /etc/inferwatch/enroll-key');
+  // A service user and the hardened unit, the key in a root-only file: never `sudo node`.
+  expect(command).toContain(`INFERWATCH_SERVER=%s\\n' ${baseURL}`);
+  expect(command).toContain('useradd --system --no-create-home');
+  expect(command).toContain('install -D -m 0600 -o root -g root /dev/stdin /etc/inferwatch/enroll-key');
+  expect(command).toContain('systemctl enable --now inferwatch-agent');
+  expect(command).not.toContain('sudo node');
   await expect(page.getByTestId('loopback-note')).toBeVisible();
   await panel.getByRole('button', { name: 'Copy command' }).click();
   await expect(panel.getByText('Copied.')).toBeVisible();
@@ -40,7 +44,7 @@ test('an enrollment key is created by the local admin, its install command copie
   // The server address the command names is URL state.
   await page.getByLabel('Server address the agents reach').fill('https://iw.example');
   await expect(page).toHaveURL(/server=https/);
-  await expect(panel.getByTestId('install-command')).toContainText('--server https://iw.example');
+  await expect(panel.getByTestId('install-command')).toContainText("INFERWATCH_SERVER=%s\\n' https://iw.example");
   await page.reload();
   await expect(page.getByLabel('Server address the agents reach')).toHaveValue('https://iw.example');
 

@@ -217,9 +217,12 @@ describe('an administrator revokes a host and approves its re-enrollment over th
     const actions = await db.sql.query<{ action: string; target: string; ip: string }>(
       "SELECT action, target, ip FROM audit_log WHERE action LIKE 'host.%' ORDER BY id",
     );
+    // The enrollments themselves are audited too (called here without a client address); the refused one is not.
     expect(actions).toEqual([
+      { action: 'host.enroll', target: `host ${host.hostId} (api-vm)`, ip: '' },
       { action: 'host.revoke-token', target: `host ${host.hostId}`, ip: '192.0.2.7' },
       { action: 'host.approve-reenroll', target: `host ${host.hostId} (api-vm)`, ip: '192.0.2.7' },
+      { action: 'host.reenroll', target: `host ${host.hostId} (api-vm)`, ip: '' },
     ]);
   });
 

@@ -5,6 +5,7 @@ import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { ConflictError, InvalidPayloadError, NotFoundError } from '../../errors';
 import { CHANNEL_KINDS, storedLabelMatcherSchema, type Channel, type ChannelInput, type ChannelKind, type ChannelPatch, type LabelMatcher } from '../../protocol/alerts';
+import { withArticle } from '../../protocol/article';
 import { SEVERITIES, type Severity } from '../../protocol/findings';
 import { secretPrefix, type SecretBox } from './secret-box';
 import { alertTargetPolicy, refusedUrl, type TargetPolicy } from './target-policy';
@@ -131,7 +132,7 @@ export async function updateChannel(
     throw new InvalidPayloadError('a Slack channel has no separate URL: its webhook URL is the secret', [{ path: 'url', message: 'set secret instead' }]);
   }
   if (current.kind !== 'alertmanager' && patch.secret === null) {
-    throw new InvalidPayloadError(`a ${current.kind} channel needs its secret`, [{ path: 'secret', message: 'cannot be removed' }]);
+    throw new InvalidPayloadError(`${withArticle(current.kind)} channel needs its secret`, [{ path: 'secret', message: 'cannot be removed' }]);
   }
   if (current.kind === 'webhook' && typeof patch.secret === 'string' && patch.secret.length < 16) {
     throw new InvalidPayloadError('a webhook signing secret needs at least 16 characters', [{ path: 'secret', message: 'too short' }]);
@@ -139,7 +140,7 @@ export async function updateChannel(
   // A secret (signing key, bearer token) belongs to the receiver it was given for: sending it to a new URL needs the
   // editor to give it again, so a changed URL cannot carry the old secret off to a receiver of someone else's choosing.
   if (patch.url !== undefined && patch.url !== current.url && current.secret_ciphertext !== null && patch.secret === undefined) {
-    throw new InvalidPayloadError(`changing a ${current.kind} channel's URL needs its secret again`, [
+    throw new InvalidPayloadError(`changing ${withArticle(current.kind)} channel's URL needs its secret again`, [
       { path: 'secret', message: 'required with a new url (or null to remove it, Alertmanager only)' },
     ]);
   }

@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { LoginLimiter } from '@/lib/auth/login-limiter';
 import { hashPassword, verifyPassword } from '@/lib/auth/passwords';
+import { withArticle } from '@/lib/protocol/article';
 import { hasRole, lesserRole } from '@/lib/protocol/roles';
-import { RateLimitedError } from '@/lib/errors';
 
 describe('passwords', () => {
   test('scrypt with its parameters and a fresh salt in the stored string; only the same password verifies', async () => {
@@ -29,21 +28,8 @@ describe('roles', () => {
     expect(lesserRole('admin', 'viewer')).toBe('viewer');
     expect(lesserRole('editor', 'admin')).toBe('editor');
   });
-});
 
-describe('LoginLimiter', () => {
-  test('five failures of an email or an address in five minutes refuse the sixth try until the first ages out', () => {
-    let now = 0;
-    const limiter = new LoginLimiter(5, 300_000, () => now);
-    for (let i = 0; i < 5; i++) {
-      limiter.check('a@x.io', '10.0.0.1');
-      limiter.fail('a@x.io', '10.0.0.1');
-      now += 1_000;
-    }
-    expect(() => limiter.check('a@x.io', '10.0.0.2')).toThrow(RateLimitedError);
-    expect(() => limiter.check('b@x.io', '10.0.0.1')).toThrow(RateLimitedError);
-    expect(() => limiter.check('b@x.io', '10.0.0.2')).not.toThrow();
-    now = 300_001;
-    expect(() => limiter.check('a@x.io', '10.0.0.1')).not.toThrow();
+  test('a role or channel kind after an article reads as English: a viewer, an editor, an alertmanager', () => {
+    expect(['viewer', 'editor', 'admin', 'webhook', 'alertmanager'].map(withArticle)).toEqual(['a viewer', 'an editor', 'an admin', 'a webhook', 'an alertmanager']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { formatAge, formatDuration, formatElapsed } from '../../../lib/protocol/duration';
+import { formatAge, formatDuration, formatElapsed, formatWait } from '../../../lib/protocol/duration';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -49,4 +49,8 @@ describe('formatAge: how long ago, in one rounded unit', () => {
   ])('%s → %s', (iso, text) => expect(formatAge(iso, now)).toBe(text));
 
   test('a time never seen reads "never"', () => expect(formatAge(null, now)).toBe('never'));
+});
+
+test('a wait is rounded up, in seconds below two minutes and in minutes from there', () => {
+  expect([1, 999, 1000, 1001, 40_000, 119_000, 119_001, 120_000, 900_000].map(formatWait)).toEqual(['1 s', '1 s', '1 s', '2 s', '40 s', '119 s', '2 min', '2 min', '15 min']);
 });

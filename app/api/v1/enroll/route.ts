@@ -13,11 +13,12 @@ export const runtime = 'nodejs';
 /** POST /api/v1/enroll with `Authorization: Bearer <enrollment key>` → the host's own token. Rate, then key, then body. */
 export async function POST(request: Request) {
   try {
-    limitEnrollAttempt(clientAddressOf(request.headers));
+    const clientIp = clientAddressOf(request.headers);
+    limitEnrollAttempt(clientIp);
     const db = await getDb();
     const key = await requireEnrollmentKey(db, bearerToken(request.headers.get('authorization')));
     const input = enrollRequestSchema.parse(await readJsonBody(request, MAX_ENROLL_BODY_BYTES));
-    return Response.json(await enrollHost(db, key, input), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await enrollHost(db, key, input, clientIp), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,4 +1,5 @@
 import { audit, requireRole } from '@/lib/auth/principal';
+import { generatePassword } from '@/lib/auth/passwords';
 import { createUser, listUsers } from '@/lib/auth/users';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
@@ -17,14 +18,18 @@ export async function GET(request: Request) {
   }
 }
 
-/** `{ email, name?, role, password? }`: without a password the user signs in through the OpenID provider only. */
+/**
+ * `{ email, name?, role, password? | generatePassword? }`: a generated password is in this answer only; without a
+ * password the user signs in through the OpenID provider only.
+ */
 export async function POST(request: Request) {
   try {
     const principal = await requireRole(request, 'admin');
-    const input = userInputSchema.parse(await readJsonBody(request, 8192));
-    const result = await createUser(await getDb(), input);
+    const { generatePassword: generate, ...input } = userInputSchema.parse(await readJsonBody(request, 8192));
+    const generatedPassword = generate ? generatePassword() : undefined;
+    const result = await createUser(await getDb(), { ...input, password: generatedPassword ?? input.password });
     await audit(request, principal, { action: 'user.create', target: `user ${result.id} (${result.email})`, detail: { role: result.role } });
-    return Response.json(result, { status: 201, headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(generatedPassword ? { ...result, generatedPassword } : result, { status: 201, headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }
