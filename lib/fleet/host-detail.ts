@@ -1,8 +1,10 @@
 import type { Database } from '../db';
 import { hostFindingSummaries } from '../findings/read/host-summaries';
+import { listThresholdOverrides } from '../findings/store/threshold-overrides';
 import { NotFoundError } from '../errors';
 import type { HostDetail } from '../protocol/read-api/host';
 import { serverEnvironment } from '../server/environment';
+import { colourLevelsResolver } from './colour-levels';
 import { selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
 
 /** One host as the fleet summary shows it, plus its newest inventory snapshot. */
@@ -13,14 +15,18 @@ export async function getHostDetail(
 ): Promise<HostDetail> {
   const { sql } = db;
   const now = options.now ?? new Date();
-  const [[row], findings] = await Promise.all([selectFleetRows(sql, { hostId, now }), hostFindingSummaries(db, { hostId })]);
+  const [[row], findings, overrides] = await Promise.all([
+    selectFleetRows(sql, { hostId, now }),
+    hostFindingSummaries(db, { hostId }),
+    listThresholdOverrides(db),
+  ]);
   if (!row) throw new NotFoundError(`host ${hostId} not found`);
   const [inventory] = await sql.query<{ taken_at: Date; hash: string; data: unknown }>(
     'SELECT taken_at, hash, data FROM inventory_snapshots WHERE host_id = $1 ORDER BY taken_at DESC LIMIT 1',
     [hostId],
   );
   return {
-    ...toFleetHost(row, now.getTime(), options.staleAfterMs ?? serverEnvironment().staleAfterMs, findings.byHost.get(hostId)),
+    ...toFleetHost(row, now.getTime(), options.staleAfterMs ?? serverEnvironment().staleAfterMs, findings.byHost.get(hostId), colourLevelsResolver(overrides)),
     createdAt: new Date(row.created_at).toISOString(),
     inventory: inventory
       ? { takenAt: new Date(inventory.taken_at).toISOString(), hash: inventory.hash, data: inventory.data }

@@ -335,6 +335,9 @@ const hostFields = {
   latest: open,
   findings: open,
   topFinding: open,
+  levels: z.record(z.enum(['stealPct', 'iowaitPct', 'diskQueueDepth']), z.object({ warn: z.number().nullable(), crit: z.number().nullable() })).meta({
+    description: 'Where each value turns warning and critical: the thresholds of the findings rule that judges it, with the overrides that apply to this host; null: never.',
+  }),
   diskQueueDepth: z.number().nullable().optional(),
   p99Ms: z
     .number()
