@@ -367,6 +367,7 @@ export const hostDetailSchema = outline<HostDetail>('HostDetail', 'lib/protocol/
   ...hostFields,
   createdAt: time,
   inventory: open,
+  agentAccess: z.object({ tokenRevokedAt: time.nullable(), reenrollApprovedUntil: time.nullable() }),
 });
 
 export const hostLatencySeriesResponseSchema = outline<HostLatencySeriesResponse>('HostLatencySeriesResponse', 'lib/protocol/read-api/host.ts')({

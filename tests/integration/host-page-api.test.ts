@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { closeDb } from '../../lib/db';
 import { openDatabase, type Database } from '../../lib/db/open';
-import { getCompareChoices, getHostAnnotations, getHostInventory } from '../../lib/fleet';
+import { getCompareChoices, getHostAnnotations, getHostDetail, getHostInventory } from '../../lib/fleet';
+import { approveReenrollment } from '../../lib/auth/enroll-host';
+import { revokeHostTokenRow } from '../../lib/hosts/store';
 import { compareHosts, getHostSeries, listHostLatencySeries, rollUp } from '../../lib/series';
 import { LatencySketch, quantileOfWire } from '../../lib/sketch';
 import type { Inventory, SketchWire } from '../../lib/protocol';
@@ -329,5 +331,22 @@ describe('compare choices', () => {
     const ok = await call(getChoices, '/api/v1/compare/choices?q=quiet');
     expect((await ok.json()).hosts.map((h: { hostname: string }) => h.hostname)).toEqual(['oslo-quiet']);
     expect((await call(getChoices, '/api/v1/compare/choices?limit=101')).status).toBe(400);
+  });
+});
+
+describe('agent access on the host', () => {
+  test('a revoked token and an approved re-enrollment show on the host; nothing before, and the approval lapses', async () => {
+    const id = await insertHost(db.sql, { hostname: 'oslo-levers', region: 'oslo', lastSeenAt: now });
+    expect((await getHostDetail(db, id, { now })).agentAccess).toEqual({ tokenRevokedAt: null, reenrollApprovedUntil: null });
+
+    await revokeHostTokenRow(db.sql, id);
+    const revoked = (await getHostDetail(db, id, { now: new Date() })).agentAccess;
+    expect(revoked.tokenRevokedAt).not.toBeNull();
+    expect(revoked.reenrollApprovedUntil).toBeNull();
+
+    const approval = await approveReenrollment(db, id, 10 * MINUTE_MS);
+    expect((await getHostDetail(db, id, { now: new Date() })).agentAccess).toEqual({ tokenRevokedAt: revoked.tokenRevokedAt, reenrollApprovedUntil: approval.approvedUntil });
+    const later = new Date(new Date(approval.approvedUntil).getTime() + 1);
+    expect((await getHostDetail(db, id, { now: later })).agentAccess.reenrollApprovedUntil).toBeNull();
   });
 });

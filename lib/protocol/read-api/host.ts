@@ -10,6 +10,14 @@ export const hostPathSchema = z.object({ id: hostIdSchema });
 export interface HostDetail extends FleetHost {
   createdAt: string;
   inventory: { takenAt: string; hash: string; data: unknown } | null;
+  agentAccess: HostAgentAccess;
+}
+
+/** Whether the host's agent may report: an administrator's revocation of its token, and a re-enrollment let through. */
+export interface HostAgentAccess {
+  tokenRevokedAt: string | null;
+  /** Until then one enrollment of this host needs no proof; null when none is approved (or it has passed or been used). */
+  reenrollApprovedUntil: string | null;
 }
 
 /** GET /api/v1/hosts/:id/latency-series — the latency series the host reported in [from, to), busiest first. */
