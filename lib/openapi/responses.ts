@@ -33,7 +33,7 @@ import {
 } from '../protocol/findings';
 import type { HostAnnotationsResponse } from '../protocol/read-api/annotations';
 import type { CompareChoices, CompareResponse } from '../protocol/read-api/compare';
-import type { FleetPage, SparklinesResponse } from '../protocol/read-api/fleet';
+import type { DemoFleetResponse, FleetPage, SparklinesResponse } from '../protocol/read-api/fleet';
 import type { HostDetail, HostLatencySeriesResponse } from '../protocol/read-api/host';
 import type { HostInventoryResponse } from '../protocol/read-api/inventory';
 import type { LatencyResponse } from '../protocol/read-api/latency';
@@ -355,6 +355,11 @@ export const fleetPageSchema = outline<FleetPage>('FleetPage', 'lib/protocol/rea
   tiles: open,
   regions: z.array(z.string()),
   latencyNames: z.array(z.string()),
+});
+
+export const demoFleetResponseSchema = outline<DemoFleetResponse>('DemoFleetResponse', 'lib/protocol/read-api/fleet.ts')({
+  hosts: z.number().int().meta({ description: 'Hosts labelled demo=true.' }),
+  reporting: z.number().int().meta({ description: 'Those that reported within the stale threshold.' }),
 });
 
 export const sparklinesResponseSchema = outline<SparklinesResponse>('SparklinesResponse', 'lib/protocol/read-api/fleet.ts')({

@@ -9,6 +9,7 @@ import { fleetParamsSchema } from '../../lib/protocol/read-api/fleet';
 import { GET as getFleet } from '../../app/api/v1/fleet/route';
 import { GET as getSparklines } from '../../app/api/v1/fleet/sparklines/route';
 import { GET as getHost } from '../../app/api/v1/hosts/[id]/route';
+import { GET as getDemo } from '../../app/api/v1/fleet/demo/route';
 import { PUT as putThreshold } from '../../app/api/v1/findings/thresholds/route';
 import { DELETE as deleteThreshold } from '../../app/api/v1/findings/thresholds/[id]/route';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -219,6 +220,21 @@ describe('fleet routes', () => {
       }
     }
     expect(await levelsOf()).toEqual({ fast: defaults, fresh: defaults, slow: defaults });
+  });
+
+  test('GET /api/v1/fleet/demo counts the hosts labelled demo=true, and those of them that still report', async () => {
+    const demo = async () => (await call(getDemo, '/api/v1/fleet/demo')).json();
+    expect(await demo()).toEqual({ hosts: 0, reporting: 0 });
+    const demoIds = [
+      await insertHost(db.sql, { hostname: 'demo-live', region: 'oslo', labels: { demo: 'true', service: 'nordic-recs' }, lastSeenAt: new Date() }),
+      await insertHost(db.sql, { hostname: 'demo-gone', region: 'oslo', labels: { demo: 'true' }, lastSeenAt: new Date(Date.now() - 86_400_000) }),
+      await insertHost(db.sql, { hostname: 'not-demo', region: 'oslo', labels: { demo: 'false' }, lastSeenAt: new Date() }),
+    ];
+    try {
+      expect(await demo()).toEqual({ hosts: 2, reporting: 1 });
+    } finally {
+      await db.sql.query('DELETE FROM hosts WHERE id = ANY($1::int[])', [demoIds]);
+    }
   });
 
   test('GET /api/v1/fleet/sparklines wants host ids and a metric', async () => {

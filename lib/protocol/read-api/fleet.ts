@@ -184,3 +184,10 @@ export interface SparklinesResponse {
   /** Per host id (as a string key), its points in time order; hosts without data have none. */
   hosts: Record<string, SparklinePoint[]>;
 }
+
+/** GET /api/v1/fleet/demo — the simulated hosts of the demo fleet (labelled demo=true), which the dashboard announces. */
+export interface DemoFleetResponse {
+  hosts: number;
+  /** Those that reported within the stale threshold: the demo runs in some server process. */
+  reporting: number;
+}
