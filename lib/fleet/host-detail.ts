@@ -2,7 +2,7 @@ import type { Database } from '../db';
 import { hostFindingSummaries } from '../findings/read/host-summaries';
 import { listThresholdOverrides } from '../findings/store/threshold-overrides';
 import { NotFoundError } from '../errors';
-import { readHostAgentAccess } from '../hosts/store';
+import { readHostAgentFacts } from '../hosts/store';
 import type { HostDetail } from '../protocol/read-api/host';
 import { serverEnvironment } from '../server/environment';
 import { colourLevelsResolver } from './colour-levels';
@@ -20,7 +20,7 @@ export async function getHostDetail(
     selectFleetRows(sql, { hostId, now }),
     hostFindingSummaries(db, { hostId }),
     listThresholdOverrides(db),
-    readHostAgentAccess(sql, hostId),
+    readHostAgentFacts(sql, hostId),
   ]);
   if (!row) throw new NotFoundError(`host ${hostId} not found`);
   const approvedUntil = access?.reenroll_approved_until ?? null;
@@ -28,8 +28,11 @@ export async function getHostDetail(
     'SELECT taken_at, hash, data FROM inventory_snapshots WHERE host_id = $1 ORDER BY taken_at DESC LIMIT 1',
     [hostId],
   );
+  const host = toFleetHost(row, now.getTime(), options.staleAfterMs ?? serverEnvironment().staleAfterMs, findings.byHost.get(hostId), colourLevelsResolver(overrides));
+  const reportTimes = [host.latest?.ts ?? null, access?.last_report_ts?.toISOString() ?? null].filter((t) => t !== null);
   return {
-    ...toFleetHost(row, now.getTime(), options.staleAfterMs ?? serverEnvironment().staleAfterMs, findings.byHost.get(hostId), colourLevelsResolver(overrides)),
+    ...host,
+    lastReportAt: reportTimes.length ? reportTimes.reduce((a, b) => (a > b ? a : b)) : null,
     createdAt: new Date(row.created_at).toISOString(),
     inventory: inventory
       ? { takenAt: new Date(inventory.taken_at).toISOString(), hash: inventory.hash, data: inventory.data }

@@ -20,11 +20,18 @@ export function findHostByTokenHash(sql: Pick<Sql, 'query'>, tokenHash: string) 
   return queryRow(sql, 'hosts', tokenHostRow, 'SELECT id, region, token_revoked_at IS NOT NULL AS revoked FROM hosts WHERE token_hash = $1', [tokenHash]);
 }
 
-const agentAccessRow = z.object({ token_revoked_at: column.timestamp.nullable(), reenroll_approved_until: column.timestamp.nullable() });
+const agentFactsRow = z.object({
+  token_revoked_at: column.timestamp.nullable(),
+  reenroll_approved_until: column.timestamp.nullable(),
+  last_report_ts: column.timestamp.nullable(),
+});
 
-/** Whether an administrator revoked the host's token, and until when a re-enrollment of it is approved; undefined: no such host. */
-export function readHostAgentAccess(sql: Pick<Sql, 'query'>, hostId: number) {
-  return queryRow(sql, 'hosts', agentAccessRow, 'SELECT token_revoked_at, reenroll_approved_until FROM hosts WHERE id = $1', [hostId]);
+/**
+ * Whether an administrator revoked the host's token, until when a re-enrollment of it is approved, and the time of
+ * its newest stored report (written a few seconds behind ingest); undefined: no such host.
+ */
+export function readHostAgentFacts(sql: Pick<Sql, 'query'>, hostId: number) {
+  return queryRow(sql, 'hosts', agentFactsRow, 'SELECT token_revoked_at, reenroll_approved_until, last_report_ts FROM hosts WHERE id = $1', [hostId]);
 }
 
 const versionRow = z.object({ version: column.int8 });

@@ -371,6 +371,7 @@ export const sparklinesResponseSchema = outline<SparklinesResponse>('SparklinesR
 export const hostDetailSchema = outline<HostDetail>('HostDetail', 'lib/protocol/read-api/host.ts')({
   ...hostFields,
   createdAt: time,
+  lastReportAt: time.nullable().meta({ description: 'The measured time of its newest stored report, however old; null before its first.' }),
   inventory: open,
   agentAccess: z.object({ tokenRevokedAt: time.nullable(), reenrollApprovedUntil: time.nullable() }),
 });

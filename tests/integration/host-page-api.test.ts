@@ -4,6 +4,7 @@ import { openDatabase, type Database } from '../../lib/db/open';
 import { getCompareChoices, getHostAnnotations, getHostDetail, getHostInventory } from '../../lib/fleet';
 import { approveReenrollment } from '../../lib/auth/enroll-host';
 import { revokeHostTokenRow } from '../../lib/hosts/store';
+import { chartEmptiness } from '../../components/host/chart-empty';
 import { compareHosts, getHostSeries, listHostLatencySeries, rollUp } from '../../lib/series';
 import { LatencySketch, quantileOfWire } from '../../lib/sketch';
 import type { Inventory, SketchWire } from '../../lib/protocol';
@@ -348,5 +349,34 @@ describe('agent access on the host', () => {
     expect((await getHostDetail(db, id, { now: new Date() })).agentAccess).toEqual({ tokenRevokedAt: revoked.tokenRevokedAt, reenrollApprovedUntil: approval.approvedUntil });
     const later = new Date(new Date(approval.approvedUntil).getTime() + 1);
     expect((await getHostDetail(db, id, { now: later })).agentAccess.reenrollApprovedUntil).toBeNull();
+  });
+});
+
+describe('why a host chart is empty', () => {
+  const read = (hostId: number, metric: 'cpu_user' | 'psi_cpu', from: Date, to: Date, maxPoints?: number) =>
+    getHostSeries(db, { hostId, metric, from, to, maxPoints }, { now });
+
+  test.each([
+    ['raw', 1000],
+    ['1m', 200],
+    ['1h', 100],
+  ] as const)('a host reporting without PSI: its PSI read is empty and the reports read says it reported (%s)', async (resolution, maxPoints) => {
+    const [reports, psi] = await Promise.all([read(ids.a, 'cpu_user', at(0), at(120), maxPoints), read(ids.a, 'psi_cpu', at(0), at(120), maxPoints)]);
+    expect(reports.resolution).toBe(resolution);
+    expect(psi.series.length).toBeGreaterThan(0);
+    expect(psi.series.every((s) => s.points.every((p) => p.avg === null))).toBe(true);
+    expect(chartEmptiness({ data: reports, isPlaceholderData: false }, null)).toEqual({ kind: 'not-in-reports' });
+  });
+
+  test('a range without reports, before the host’s first or from a host that never reported, is no data in the range, with the newest report', async () => {
+    const detail = await getHostDetail(db, ids.a, { now });
+    expect(detail.lastReportAt).toBe(new Date(at(180).getTime() - 10_000).toISOString());
+    const before = await read(ids.a, 'cpu_user', at(-50), at(-10));
+    expect(chartEmptiness({ data: before, isPlaceholderData: false }, detail.lastReportAt)).toEqual({ kind: 'no-reports', lastReportAt: detail.lastReportAt });
+
+    const quiet = await getHostDetail(db, ids.d, { now });
+    expect(quiet.lastReportAt).toBeNull();
+    const none = await read(ids.d, 'cpu_user', at(0), at(120));
+    expect(chartEmptiness({ data: none, isPlaceholderData: false }, quiet.lastReportAt)).toEqual({ kind: 'no-reports', lastReportAt: null });
   });
 });

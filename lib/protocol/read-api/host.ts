@@ -9,6 +9,8 @@ export const hostPathSchema = z.object({ id: hostIdSchema });
 /** GET /api/v1/hosts/:id — the fleet row of one host plus its newest inventory snapshot. */
 export interface HostDetail extends FleetHost {
   createdAt: string;
+  /** The measured time of its newest stored report, however old; null before its first. */
+  lastReportAt: string | null;
   inventory: { takenAt: string; hash: string; data: unknown } | null;
   agentAccess: HostAgentAccess;
 }
