@@ -1,5 +1,6 @@
 'use client';
 
+import type { HostColourLevels } from '@/lib/protocol/read-api/fleet';
 import { ChartPanel } from '../charts/chart-panel';
 import { CHART_MAX_POINTS, type ChartAnnotation, type ChartConfig } from '../charts/time-chart-config';
 import { useHostAnnotationsQuery } from '../hooks/use-host-annotations-query';
@@ -8,6 +9,7 @@ import { useHostLatencySeriesQuery } from '../hooks/use-host-latency-series-quer
 import { useHostSeriesQueries } from '../hooks/use-host-series-query';
 import { useHostQuery } from '../hooks/use-host-query';
 import { AnnotationList } from './annotation-list';
+import { levelLines } from './chart-levels';
 import { REPORTS_METRIC, chartEmptiness, type ChartEmptiness } from './chart-empty';
 import { NoReportsInRange } from './no-reports';
 import { chartAnnotations, latencyChartData, latencyResolutionNote, seriesChartData, withOverlay } from './chart-data';
@@ -21,6 +23,8 @@ interface PanelContext {
   hostId: number;
   /** Why a chart without data has none: this decides between "no data in this range" and the chart's own reason. */
   emptiness: ChartEmptiness;
+  /** Where this host's values turn warning and critical, from the findings rules (with overrides). */
+  levels: HostColourLevels | undefined;
   range: TimeRange;
   live: boolean;
   lastWeek: boolean;
@@ -41,7 +45,8 @@ function HostChartPanel({ def, ctx }: { def: HostChartDef; ctx: PanelContext }) 
     const inputs = def.metrics.map((m, i) => ({ label: m.label, response: earlier[i]?.data }));
     data = withOverlay(data, inputs, WEEK_MS, def.kind === 'stacked' ? 'total' : 'each', def.shape);
   }
-  const config = { kind: def.kind, label: def.title, format: def.format, yMax: def.yMax, yMinMax: def.yMinMax } satisfies ChartConfig;
+  const levels = def.levels ? levelLines(ctx.levels?.[def.levels.of], def.levels, def.format) : [];
+  const config = { kind: def.kind, label: def.title, format: def.format, yMax: def.yMax, yMinMax: def.yMinMax, levels } satisfies ChartConfig;
   const failed = current.find((q) => q.error);
   const nothingEarlier = ctx.lastWeek && earlier.length > 0 && earlier.every((q) => q.data && q.data.series.length === 0);
   const notes = [
@@ -112,6 +117,7 @@ export function HostChartsSection({ hostId }: { hostId: number }) {
   const ctx: PanelContext = {
     hostId,
     emptiness,
+    levels: host.data?.levels,
     range,
     live,
     lastWeek,

@@ -1,4 +1,5 @@
 import type { SeriesMetric } from '@/lib/protocol/read-api/series';
+import type { HostColourLevels } from '@/lib/protocol/read-api/fleet';
 import type { ChartConfig } from '../charts/time-chart-config';
 import { formatMs, formatPct, formatQueue } from '../format';
 import type { ShapeOptions } from './chart-data';
@@ -16,6 +17,8 @@ export interface HostChartDef {
   yMax?: number;
   yMinMax?: number;
   shape?: ShapeOptions;
+  /** The host's colour levels drawn as lines, and the findings rule they come from (only where it judges what is drawn). */
+  levels?: { of: keyof HostColourLevels; ruleId: string; where?: string };
   /**
    * Why the chart is empty when the host did report in the range, without what it draws (not supported or not set
    * up there), and what to do; a range without any report says so instead (chart-empty.ts).
@@ -120,6 +123,7 @@ export const HOST_CHARTS = [
     format: formatQueue,
     yMinMax: 1,
     shape: { maxSeries: 12 },
+    levels: { of: 'diskQueueDepth', ruleId: 'storage.disk-saturated', where: 'HDD, SATA/SAS SSD and virtual disks (not NVMe)' },
     empty: 'Its reports in this range carry no disks: the agent found no block devices in /proc/diskstats, or could not read it.',
   },
   {
