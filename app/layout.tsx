@@ -4,6 +4,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { Providers } from '@/components/providers';
 import { BannerSlot } from '@/components/shell/banner-slot';
+import { DemoBanner } from '@/components/shell/demo-banner';
 import { SessionMenu } from '@/components/session/session-menu';
 import { MainNav } from '@/components/shell/main-nav';
 import { ThemeToggle } from '@/components/shell/theme-toggle';
@@ -34,7 +35,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             <SessionMenu />
             <ThemeToggle />
           </header>
-          <BannerSlot />
+          <BannerSlot>
+            <DemoBanner />
+          </BannerSlot>
           <main id="main" tabIndex={-1}>
             {children}
           </main>

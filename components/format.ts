@@ -1,22 +1,20 @@
+import type { ColourLevels } from '@/lib/protocol/read-api/fleet';
+
 export function formatPct(value: number | null | undefined, digits = 1): string {
   if (value === null || value === undefined) return '—';
   return `${value.toFixed(digits)} %`;
 }
 
-/** Steal above a few percent means a neighbour is taking the CPU the model needs. */
 export type Severity = 'ok' | 'warn' | 'bad';
 
-export function stealSeverity(stealPct: number | null): Severity {
-  if (stealPct === null) return 'ok';
-  if (stealPct >= 10) return 'bad';
-  if (stealPct >= 3) return 'warn';
-  return 'ok';
-}
-
-export function iowaitSeverity(iowaitPct: number | null): Severity {
-  if (iowaitPct === null) return 'ok';
-  if (iowaitPct >= 20) return 'bad';
-  if (iowaitPct >= 5) return 'warn';
+/**
+ * A value's colour from the levels the server resolved from the findings rule that judges it (with overrides):
+ * past `warn` it warns and past `crit` it is critical, strictly above, as the rules raise their findings.
+ */
+export function levelSeverity(value: number | null | undefined, levels: ColourLevels): Severity {
+  if (value === null || value === undefined || !Number.isFinite(value)) return 'ok';
+  if (levels.crit !== null && value > levels.crit) return 'bad';
+  if (levels.warn !== null && value > levels.warn) return 'warn';
   return 'ok';
 }
 
@@ -35,12 +33,4 @@ export function formatQueue(value: number | null | undefined): string {
 
 export function formatCount(value: number): string {
   return new Intl.NumberFormat('en').format(value);
-}
-
-/** Average requests in flight per disk: past a few, requests wait behind each other. */
-export function queueSeverity(depth: number | null): Severity {
-  if (depth === null) return 'ok';
-  if (depth >= 8) return 'bad';
-  if (depth >= 2) return 'warn';
-  return 'ok';
 }

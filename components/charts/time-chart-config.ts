@@ -34,9 +34,18 @@ export interface ChartAnnotation {
   text: string;
 }
 
+/** A horizontal line where values turn warning or critical, with what says so (a findings rule's threshold). */
+export interface LevelLine {
+  value: number;
+  tone: 'warn' | 'bad';
+  text: string;
+}
+
 interface BaseChartConfig {
   /** What the chart shows, for screen readers. */
   label: string;
+  /** Drawn where they fall within the y axis; they do not stretch it. */
+  levels?: readonly LevelLine[];
   format: (value: number) => string;
   /** The y axis reaches at least this high (a floor, so small values stay small). */
   yMinMax?: number;

@@ -1,11 +1,11 @@
 'use client';
 
 import { useRef, useState } from 'react';
-import { CartesianGrid, Legend, Tooltip, XAxis, YAxis, usePlotArea, useXAxisScale, type MouseHandlerDataParam, type TooltipContentProps } from 'recharts';
+import { CartesianGrid, Legend, Tooltip, XAxis, YAxis, usePlotArea, useXAxisScale, useYAxisScale, type MouseHandlerDataParam, type TooltipContentProps } from 'recharts';
 import { formatLocalTime, formatUtcTime } from '../time/format-time';
 import { formatTick, nearestTickIndex } from './time-axis';
 import { timeTicks } from './time-ticks';
-import type { ChartAnnotation, ChartConfig, TimeChartData } from './time-chart-config';
+import type { ChartAnnotation, ChartConfig, LevelLine, TimeChartData } from './time-chart-config';
 
 /** The pieces the time-series and stacked charts share: axes, crosshair tooltip, annotation marks, drag-to-zoom. */
 
@@ -96,6 +96,27 @@ export function AnnotationLayer({ annotations }: { annotations: readonly ChartAn
   );
 }
 
+/** Warning and critical levels as dashed horizontal lines, those inside the plot only. */
+export function LevelLayer({ levels }: { levels: readonly LevelLine[] }) {
+  const scale = useYAxisScale();
+  const plot = usePlotArea();
+  if (!scale || !plot || levels.length === 0) return null;
+  return (
+    <g className="chart-levels">
+      {levels.map((level) => {
+        const y = scale(level.value);
+        if (y === undefined || y < plot.y || y > plot.y + plot.height) return null;
+        return (
+          <g key={`${level.tone}-${level.value}`} className="chart-level" data-level={level.tone} data-value={level.value}>
+            <title>{level.text}</title>
+            <line x1={plot.x} x2={plot.x + plot.width} y1={y} y2={y} stroke={`var(--${level.tone})`} strokeDasharray="6 4" strokeWidth={1} />
+          </g>
+        );
+      })}
+    </g>
+  );
+}
+
 function TimeTooltip({ active, payload, label, format }: TooltipContentProps<number, string> & { format: (v: number) => string }) {
   if (!active || !payload?.length || label === undefined) return null;
   const iso = new Date(Number(label)).toISOString();
@@ -136,5 +157,6 @@ export function timeChartFrame({ data, config, annotations }: { data: TimeChartD
     <Tooltip key="tooltip" content={(props) => <TimeTooltip {...(props as TooltipContentProps<number, string>)} format={config.format} />} isAnimationActive={false} />,
     <Legend key="legend" wrapperStyle={{ fontSize: 12 }} />,
     <AnnotationLayer key="annotations" annotations={annotations} />,
+    <LevelLayer key="levels" levels={config.levels ?? []} />,
   ];
 }

@@ -4,7 +4,7 @@ import clsx from 'clsx';
 import Link from 'next/link';
 import { FLEET_PAGE_SIZES, SPARKLINE_WINDOW_MS, type FleetHost, type FleetSort } from '@/lib/protocol/read-api/fleet';
 import { Sparkline, type SparklineConfig } from '../charts/sparkline';
-import { formatCount, formatMs, formatPct, formatQueue, iowaitSeverity, queueSeverity, stealSeverity } from '../format';
+import { formatCount, formatMs, formatPct, formatQueue, levelSeverity } from '../format';
 import { useFleetQuery } from '../hooks/use-fleet-query';
 import { useFleetSparklinesQuery } from '../hooks/use-fleet-sparklines-query';
 import { EmptyState, ErrorState, LoadingState } from '../states';
@@ -71,14 +71,14 @@ function HostRow({ host, now, steal, p99, window }: {
       <td>
         <span className={`badge badge-${host.status}`}>{STATUS_LABEL[host.status]}</span>
       </td>
-      <td className={`num sev-${stealSeverity(host.latest?.stealPct ?? null)}`}>
+      <td className={`num sev-${levelSeverity(host.latest?.stealPct, host.levels.stealPct)}`}>
         <span data-metric="steal">{formatPct(host.latest?.stealPct)}</span>
         {steal && <Sparkline points={steal} config={STEAL_SPARK} {...window} />}
       </td>
-      <td className={`num sev-${iowaitSeverity(host.latest?.iowaitPct ?? null)}`}>
+      <td className={`num sev-${levelSeverity(host.latest?.iowaitPct, host.levels.iowaitPct)}`}>
         <span data-metric="iowait">{formatPct(host.latest?.iowaitPct)}</span>
       </td>
-      <td className={`num sev-${queueSeverity(host.diskQueueDepth ?? null)}`}>
+      <td className={`num sev-${levelSeverity(host.diskQueueDepth, host.levels.diskQueueDepth)}`}>
         <span data-metric="disk-queue">{formatQueue(host.diskQueueDepth)}</span>
       </td>
       <td className="num">

@@ -1,12 +1,17 @@
 'use client';
 
+import type { HostColourLevels } from '@/lib/protocol/read-api/fleet';
 import { ChartPanel } from '../charts/chart-panel';
 import { CHART_MAX_POINTS, type ChartAnnotation, type ChartConfig } from '../charts/time-chart-config';
 import { useHostAnnotationsQuery } from '../hooks/use-host-annotations-query';
 import { useHostLatencyQuery } from '../hooks/use-host-latency-query';
 import { useHostLatencySeriesQuery } from '../hooks/use-host-latency-series-query';
 import { useHostSeriesQueries } from '../hooks/use-host-series-query';
+import { useHostQuery } from '../hooks/use-host-query';
 import { AnnotationList } from './annotation-list';
+import { levelLines } from './chart-levels';
+import { REPORTS_METRIC, chartEmptiness, type ChartEmptiness } from './chart-empty';
+import { NoReportsInRange } from './no-reports';
 import { chartAnnotations, latencyChartData, latencyResolutionNote, seriesChartData, withOverlay } from './chart-data';
 import { DEFAULT_LATENCY_CHARTS, HOST_CHARTS, LATENCY_CHART, type HostChartDef } from './host-charts';
 import { WEEK_MS, zoomSelection, type TimeRange } from './time-range';
@@ -16,11 +21,19 @@ const SYNC_ID = 'host-charts';
 
 interface PanelContext {
   hostId: number;
+  /** Why a chart without data has none: this decides between "no data in this range" and the chart's own reason. */
+  emptiness: ChartEmptiness;
+  /** Where this host's values turn warning and critical, from the findings rules (with overrides). */
+  levels: HostColourLevels | undefined;
   range: TimeRange;
   live: boolean;
   lastWeek: boolean;
   annotations: ChartAnnotation[];
   onZoom: (fromMs: number, toMs: number) => void;
+}
+
+function emptyState(emptiness: ChartEmptiness, notInReports: string) {
+  return emptiness.kind === 'no-reports' ? <NoReportsInRange lastReportAt={emptiness.lastReportAt} /> : notInReports;
 }
 
 function HostChartPanel({ def, ctx }: { def: HostChartDef; ctx: PanelContext }) {
@@ -32,7 +45,8 @@ function HostChartPanel({ def, ctx }: { def: HostChartDef; ctx: PanelContext }) 
     const inputs = def.metrics.map((m, i) => ({ label: m.label, response: earlier[i]?.data }));
     data = withOverlay(data, inputs, WEEK_MS, def.kind === 'stacked' ? 'total' : 'each', def.shape);
   }
-  const config = { kind: def.kind, label: def.title, format: def.format, yMax: def.yMax, yMinMax: def.yMinMax } satisfies ChartConfig;
+  const levels = def.levels ? levelLines(ctx.levels?.[def.levels.of], def.levels, def.format) : [];
+  const config = { kind: def.kind, label: def.title, format: def.format, yMax: def.yMax, yMinMax: def.yMinMax, levels } satisfies ChartConfig;
   const failed = current.find((q) => q.error);
   const nothingEarlier = ctx.lastWeek && earlier.length > 0 && earlier.every((q) => q.data && q.data.series.length === 0);
   const notes = [
@@ -46,11 +60,11 @@ function HostChartPanel({ def, ctx }: { def: HostChartDef; ctx: PanelContext }) 
       description={def.description}
       config={config}
       data={data}
-      loading={current.some((q) => q.isPending)}
+      loading={current.some((q) => q.isPending) || (data?.hasData === false && ctx.emptiness.kind === 'checking')}
       fetching={current.some((q) => q.isFetching)}
       error={failed?.error ?? null}
       onRetry={() => current.forEach((q) => void q.refetch())}
-      empty={def.empty}
+      empty={emptyState(ctx.emptiness, def.empty)}
       note={notes.length ? notes.join(' ') : undefined}
       annotations={ctx.annotations}
       syncId={SYNC_ID}
@@ -77,11 +91,11 @@ function LatencyChartPanel({ name, ctx }: { name: string; ctx: PanelContext }) {
       description={LATENCY_CHART.description}
       config={config}
       data={data}
-      loading={current.isPending}
+      loading={current.isPending || (data?.hasData === false && ctx.emptiness.kind === 'checking')}
       fetching={current.isFetching}
       error={current.error}
       onRetry={() => void current.refetch()}
-      empty={LATENCY_CHART.empty}
+      empty={emptyState(ctx.emptiness, LATENCY_CHART.empty)}
       note={[latencyResolutionNote(current.data?.total), nothingEarlier ? 'No requests in the same range a week earlier.' : null].filter((n) => n !== null).join(' ') || undefined}
       annotations={ctx.annotations}
       syncId={SYNC_ID}
@@ -95,10 +109,15 @@ export function HostChartsSection({ hostId }: { hostId: number }) {
   const { state, setState, range, live, lastWeek, setAbsolute } = useHostView();
   const annotations = useHostAnnotationsQuery(hostId, range, live);
   const latencySeries = useHostLatencySeriesQuery(hostId, range, live);
+  const [reports] = useHostSeriesQueries([{ hostId, metric: REPORTS_METRIC, range, maxPoints: CHART_MAX_POINTS }], live);
+  const host = useHostQuery(hostId);
+  const emptiness = chartEmptiness({ data: reports?.data, isPlaceholderData: reports?.isPlaceholderData ?? false }, host.data?.lastReportAt ?? null);
   const available = latencySeries.data?.series.map((s) => s.name) ?? [];
   const chosen = state.latency.length ? state.latency : available.slice(0, DEFAULT_LATENCY_CHARTS);
   const ctx: PanelContext = {
     hostId,
+    emptiness,
+    levels: host.data?.levels,
     range,
     live,
     lastWeek,
@@ -136,7 +155,7 @@ export function HostChartsSection({ hostId }: { hostId: number }) {
           <HostChartPanel key={def.id} def={def} ctx={ctx} />
         ))}
       </div>
-      {latencySeries.isSuccess && available.length === 0 && (
+      {latencySeries.isSuccess && available.length === 0 && emptiness.kind === 'not-in-reports' && (
         <p className="muted">
           No request latency from this host in this range. Send timings to the agent (StatsD on 127.0.0.1:8125 or HTTP on
           127.0.0.1:8126), or let it read your model server’s /metrics (--scrape NAME=URL), to chart p50, p95 and p99 here.

@@ -1,4 +1,5 @@
 import type { SeriesMetric } from '@/lib/protocol/read-api/series';
+import type { HostColourLevels } from '@/lib/protocol/read-api/fleet';
 import type { ChartConfig } from '../charts/time-chart-config';
 import { formatMs, formatPct, formatQueue } from '../format';
 import type { ShapeOptions } from './chart-data';
@@ -16,7 +17,12 @@ export interface HostChartDef {
   yMax?: number;
   yMinMax?: number;
   shape?: ShapeOptions;
-  /** What to do when the chart has nothing to draw. */
+  /** The host's colour levels drawn as lines, and the findings rule they come from (only where it judges what is drawn). */
+  levels?: { of: keyof HostColourLevels; ruleId: string; where?: string };
+  /**
+   * Why the chart is empty when the host did report in the range, without what it draws (not supported or not set
+   * up there), and what to do; a range without any report says so instead (chart-empty.ts).
+   */
   empty: string;
 }
 
@@ -38,7 +44,7 @@ export const HOST_CHARTS = [
     ],
     format: pct,
     yMax: 100,
-    empty: 'No CPU samples in this range. Check that the agent runs on this host and reports to this server.',
+    empty: 'Its reports in this range carry no CPU times: the agent could not read /proc/stat (its log says why).',
   },
   {
     id: 'steal-per-cpu',
@@ -49,7 +55,7 @@ export const HOST_CHARTS = [
     format: pct,
     yMinMax: 5,
     shape: { keyLabel: vcpu, maxSeries: 8 },
-    empty: 'No per-vCPU samples in this range.',
+    empty: 'Its reports in this range carry no per-vCPU times: the agent could not read /proc/stat (its log says why).',
   },
   {
     id: 'pressure',
@@ -63,7 +69,8 @@ export const HOST_CHARTS = [
     ],
     format: pct,
     yMinMax: 5,
-    empty: 'No pressure stall information: the kernel was built or booted without PSI (add psi=1 to its command line).',
+    empty:
+      'Its reports in this range carry no pressure stall information: the kernel has no PSI (it needs 4.20 or later built with CONFIG_PSI, and psi=1 on its command line where that is off by default), or the agent may not read /proc/pressure.',
   },
   {
     id: 'disk-iops',
@@ -77,7 +84,7 @@ export const HOST_CHARTS = [
     format: iops,
     yMinMax: 10,
     shape: { maxSeries: 12 },
-    empty: 'No disk samples in this range: the agent reports the block devices it finds in /proc/diskstats.',
+    empty: 'Its reports in this range carry no disks: the agent found no block devices in /proc/diskstats, or could not read it.',
   },
   {
     id: 'disk-throughput',
@@ -91,7 +98,7 @@ export const HOST_CHARTS = [
     format: (v) => `${formatBytes(v)}/s`,
     yMinMax: 1e6,
     shape: { maxSeries: 12 },
-    empty: 'No disk samples in this range.',
+    empty: 'Its reports in this range carry no disks: the agent found no block devices in /proc/diskstats, or could not read it.',
   },
   {
     id: 'disk-await',
@@ -105,7 +112,7 @@ export const HOST_CHARTS = [
     format: formatMs,
     yMinMax: 2,
     shape: { maxSeries: 12 },
-    empty: 'No disk samples in this range.',
+    empty: 'Its reports in this range carry no disks: the agent found no block devices in /proc/diskstats, or could not read it.',
   },
   {
     id: 'disk-queue',
@@ -116,7 +123,8 @@ export const HOST_CHARTS = [
     format: formatQueue,
     yMinMax: 1,
     shape: { maxSeries: 12 },
-    empty: 'No disk samples in this range.',
+    levels: { of: 'diskQueueDepth', ruleId: 'storage.disk-saturated', where: 'HDD, SATA/SAS SSD and virtual disks (not NVMe)' },
+    empty: 'Its reports in this range carry no disks: the agent found no block devices in /proc/diskstats, or could not read it.',
   },
   {
     id: 'probe-rtt',

@@ -45,7 +45,7 @@ export function HostHeader({ hostId }: { hostId: number }) {
             Compare with {host.region}&apos;s hosts
           </Link>
         </p>
-        <HostTokenActions hostId={hostId} />
+        <HostTokenActions host={host} />
       </div>
     </div>
   );

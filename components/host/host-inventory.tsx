@@ -3,6 +3,7 @@ import type { HostInventoryResponse } from '@/lib/protocol/read-api/inventory';
 import { EmptyState, ErrorState } from '../states';
 import { LocalTime } from '../time/local-time';
 import { containerView, envEntries, formatBytes, formatQuota, hypervisorText, instructionSetBadges, inventorySections } from './inventory-view';
+import { PathText } from './path-text';
 
 function Unavailable({ what, reason }: { what: string; reason: string }) {
   return (
@@ -83,8 +84,8 @@ function LimitsPanel({ inventory }: { inventory: Inventory }) {
         <dl className="facts">
           <div>
             <dt>cgroup</dt>
-            <dd className="agent-text">
-              {cgroup.path} (v{cgroup.version})
+            <dd>
+              <PathText path={cgroup.path} /> (v{cgroup.version})
             </dd>
           </div>
           <div>
@@ -199,7 +200,7 @@ function ProcessCard({ process }: { process: ProcessInventory }) {
           <dd>
             {process.cgroup ? (
               <>
-                <span className="agent-text">{process.cgroup.path}</span>: {formatQuota(process.cgroup.quotaCores)}, cpuset{' '}
+                <PathText path={process.cgroup.path} />: {formatQuota(process.cgroup.quotaCores)}, cpuset{' '}
                 <span className="agent-text">{process.cgroup.cpusetCpus ?? 'all'}</span>
               </>
             ) : (

@@ -108,3 +108,8 @@ export function splitFindings(findings: readonly Finding[]): { active: Finding[]
   const resolved = findings.filter((f) => f.state === 'resolved').sort((a, b) => (b.resolvedAt ?? '').localeCompare(a.resolvedAt ?? ''));
   return { active, resolved };
 }
+
+/** A path cut after each `/`, so it wraps between its directories rather than inside a name. */
+export function pathPieces(path: string): string[] {
+  return path.split(/(?<=\/)/).filter((piece) => piece.length > 0);
+}

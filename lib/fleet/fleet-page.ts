@@ -1,6 +1,7 @@
 import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { hostFindingSummaries } from '../findings/read/host-summaries';
+import { listThresholdOverrides } from '../findings/store/threshold-overrides';
 import type { SketchWire } from '../protocol';
 import { FLEET_LATENCY_WINDOW_MS, type FleetPage, type FleetParams } from '../protocol/read-api/fleet';
 import { MINUTE_MS, floorTo } from '../protocol/time';
@@ -13,6 +14,7 @@ import { fleetPageSql, type FleetPageSqlRow } from './fleet-page-sql';
 import { serverEnvironment } from '../server/environment';
 import { DEFAULT_LOOKBACK_MS, selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
 import { withoutJit } from './without-jit';
+import { colourLevelsResolver } from './colour-levels';
 import { pageInfo, pageOf, resolveSort } from './fleet-query';
 
 const collator = new Intl.Collator('en');
@@ -74,11 +76,13 @@ export async function getFleetPage(db: Pick<Database, 'sql'>, params: FleetParam
   const window = { fromMs: nowMs - FLEET_LATENCY_WINDOW_MS, toMs: nowMs };
   const sort = resolveSort(params);
   const statement = fleetPageSql(params, sort, { now, staleAfterMs, lookbackMs: options.lookbackMs ?? DEFAULT_LOOKBACK_MS });
-  const [[summary], findings, fleetLatency] = await Promise.all([
+  const [[summary], findings, fleetLatency, overrides] = await Promise.all([
     withoutJit(db.sql, (tx) => tx.query<FleetPageSqlRow>(statement.text, statement.values)),
     hostFindingSummaries(db),
     readFleetLatency(db.sql, window.fromMs, window.toMs),
+    listThresholdOverrides(db),
   ]);
+  const levelsOf = colourLevelsResolver(overrides);
   const matchingIds = (summary!.ids ?? []).map(Number);
 
   let ids = matchingIds;
@@ -107,7 +111,7 @@ export async function getFleetPage(db: Pick<Database, 'sql'>, params: FleetParam
     p99ById ? Promise.resolve(p99ById) : readHostP99(db.sql, { hostIds: ids, nowMs, latency: params.latency }),
   ]);
   const hosts = byIdOrder(rows, ids).map((row) => ({
-    ...toFleetHost(row, nowMs, staleAfterMs, findings.byHost.get(row.id)),
+    ...toFleetHost(row, nowMs, staleAfterMs, findings.byHost.get(row.id), levelsOf),
     diskQueueDepth: queues.get(row.id) ?? null,
     p99Ms: p99.get(row.id) ?? null,
   }));

@@ -3,7 +3,9 @@ import type { Database } from '../db';
 import { column, queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
 import { hostFindingSummaries, type HostFindingSummary } from '../findings/read/host-summaries';
-import type { FleetHost, FleetParams, FleetSummary, HostStatus } from '../protocol/read-api/fleet';
+import { listThresholdOverrides } from '../findings/store/threshold-overrides';
+import type { FleetHost, FleetParams, FleetSummary, HostColourLevels, HostStatus } from '../protocol/read-api/fleet';
+import { colourLevelsResolver, type ColourTarget } from './colour-levels';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 import { serverEnvironment } from '../server/environment';
 import { withoutJit } from './without-jit';
@@ -72,7 +74,13 @@ function hostStatus(lastHeardMs: number | null, nowMs: number, staleAfterMs: num
   return nowMs - lastHeardMs > staleAfterMs ? 'stale' : 'ok';
 }
 
-export function toFleetHost(row: FleetRow, nowMs: number, staleAfterMs: number, findings: HostFindingSummary | undefined): FleetHost {
+export function toFleetHost(
+  row: FleetRow,
+  nowMs: number,
+  staleAfterMs: number,
+  findings: HostFindingSummary | undefined,
+  levelsOf: (target: ColourTarget) => HostColourLevels,
+): FleetHost {
   const lastSeenAt = row.last_seen_at;
   const latestTs = row.ts;
   // last_seen_at is written a few seconds behind ingest; the newest sample may be fresher.
@@ -99,6 +107,7 @@ export function toFleetHost(row: FleetRow, nowMs: number, staleAfterMs: number, 
       : null,
     findings: findings?.counts ?? { critical: 0, warning: 0, info: 0 },
     topFinding: findings?.top ?? null,
+    levels: levelsOf({ hostId: row.id, region: row.region, labels: row.labels }),
   };
 }
 
@@ -110,14 +119,16 @@ export async function getFleetSummary(
 ): Promise<FleetSummary> {
   const now = options.now ?? new Date();
   const staleAfterMs = options.staleAfterMs ?? serverEnvironment().staleAfterMs;
-  const [rows, findings] = await Promise.all([
+  const [rows, findings, overrides] = await Promise.all([
     selectFleetRows(db.sql, { region: params.region, now, lookbackMs: options.lookbackMs }),
     hostFindingSummaries(db, { region: params.region }),
+    listThresholdOverrides(db),
   ]);
+  const levelsOf = colourLevelsResolver(overrides);
   return {
     generatedAt: now.toISOString(),
     staleAfterMs,
-    hosts: rows.map((row) => toFleetHost(row, now.getTime(), staleAfterMs, findings.byHost.get(row.id))),
+    hosts: rows.map((row) => toFleetHost(row, now.getTime(), staleAfterMs, findings.byHost.get(row.id), levelsOf)),
     findings: findings.total,
   };
 }

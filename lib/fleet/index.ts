@@ -7,3 +7,4 @@ export { renderFleetMetrics, renderRollupMetrics, renderFindingMetrics, PROMETHE
 export { getHostAnnotations } from './host-annotations';
 export { getHostInventory } from './host-inventory';
 export { getCompareChoices } from './compare-choices';
+export { countDemoHosts } from './demo-hosts';

@@ -20,6 +20,20 @@ export function findHostByTokenHash(sql: Pick<Sql, 'query'>, tokenHash: string) 
   return queryRow(sql, 'hosts', tokenHostRow, 'SELECT id, region, token_revoked_at IS NOT NULL AS revoked FROM hosts WHERE token_hash = $1', [tokenHash]);
 }
 
+const agentFactsRow = z.object({
+  token_revoked_at: column.timestamp.nullable(),
+  reenroll_approved_until: column.timestamp.nullable(),
+  last_report_ts: column.timestamp.nullable(),
+});
+
+/**
+ * Whether an administrator revoked the host's token, until when a re-enrollment of it is approved, and the time of
+ * its newest stored report (written a few seconds behind ingest); undefined: no such host.
+ */
+export function readHostAgentFacts(sql: Pick<Sql, 'query'>, hostId: number) {
+  return queryRow(sql, 'hosts', agentFactsRow, 'SELECT token_revoked_at, reenroll_approved_until, last_report_ts FROM hosts WHERE id = $1', [hostId]);
+}
+
 const versionRow = z.object({ version: column.int8 });
 
 /** Bumped by every transaction that stops a token; other processes drop their cached lookups when it moves. */

@@ -119,6 +119,11 @@ export const OPERATIONS: Operation[] = [
     ok: ok('Points per host id.', r.sparklinesResponseSchema),
   },
   {
+    method: 'get', path: '/api/v1/fleet/demo', tag: 'fleet', access: 'viewer',
+    summary: 'How many hosts of the demo fleet (labelled demo=true) there are, and how many still report.',
+    ok: ok('The counts; both 0 without demo hosts.', r.demoFleetResponseSchema),
+  },
+  {
     method: 'get', path: '/api/v1/latency', tag: 'fleet', access: 'viewer',
     summary: 'Quantiles of one latency series over a host, region, label set or the fleet, from merged histograms.',
     query: latencyParamsSchema,

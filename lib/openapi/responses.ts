@@ -33,7 +33,7 @@ import {
 } from '../protocol/findings';
 import type { HostAnnotationsResponse } from '../protocol/read-api/annotations';
 import type { CompareChoices, CompareResponse } from '../protocol/read-api/compare';
-import type { FleetPage, SparklinesResponse } from '../protocol/read-api/fleet';
+import type { DemoFleetResponse, FleetPage, SparklinesResponse } from '../protocol/read-api/fleet';
 import type { HostDetail, HostLatencySeriesResponse } from '../protocol/read-api/host';
 import type { HostInventoryResponse } from '../protocol/read-api/inventory';
 import type { LatencyResponse } from '../protocol/read-api/latency';
@@ -339,6 +339,9 @@ const hostFields = {
   latest: open,
   findings: open,
   topFinding: open,
+  levels: z.record(z.enum(['stealPct', 'iowaitPct', 'diskQueueDepth']), z.object({ warn: z.number().nullable(), crit: z.number().nullable() })).meta({
+    description: 'Where each value turns warning and critical: the thresholds of the findings rule that judges it, with the overrides that apply to this host; null: never.',
+  }),
   diskQueueDepth: z.number().nullable().optional(),
   p99Ms: z
     .number()
@@ -358,6 +361,11 @@ export const fleetPageSchema = outline<FleetPage>('FleetPage', 'lib/protocol/rea
   latencyNames: z.array(z.string()),
 });
 
+export const demoFleetResponseSchema = outline<DemoFleetResponse>('DemoFleetResponse', 'lib/protocol/read-api/fleet.ts')({
+  hosts: z.number().int().meta({ description: 'Hosts labelled demo=true.' }),
+  reporting: z.number().int().meta({ description: 'Those that reported within the stale threshold.' }),
+});
+
 export const sparklinesResponseSchema = outline<SparklinesResponse>('SparklinesResponse', 'lib/protocol/read-api/fleet.ts')({
   metric: z.enum(['steal', 'p99']),
   ...range,
@@ -367,7 +375,9 @@ export const sparklinesResponseSchema = outline<SparklinesResponse>('SparklinesR
 export const hostDetailSchema = outline<HostDetail>('HostDetail', 'lib/protocol/read-api/host.ts')({
   ...hostFields,
   createdAt: time,
+  lastReportAt: time.nullable().meta({ description: 'The measured time of its newest stored report, however old; null before its first.' }),
   inventory: open,
+  agentAccess: z.object({ tokenRevokedAt: time.nullable(), reenrollApprovedUntil: time.nullable() }),
 });
 
 export const hostLatencySeriesResponseSchema = outline<HostLatencySeriesResponse>('HostLatencySeriesResponse', 'lib/protocol/read-api/host.ts')({

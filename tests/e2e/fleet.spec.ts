@@ -58,6 +58,10 @@ test('the misconfigured host is highlighted and first, its agent-sent name and l
   await expect(rows.first()).toHaveClass(/row-critical/);
   await expect(rows.nth(1)).not.toHaveClass(/row-critical|row-warning/);
   await expect(rows.first().locator('.finding-cell')).toContainText('critical');
+  // Steal 12 % is past cpu.steal-high's warning (5 %) but not its critical (15 %); 0.5 % is past neither.
+  await expect(rows.first().locator('td:has([data-metric="steal"])')).toHaveClass(/\bsev-warn\b/);
+  await expect(rows.nth(1).locator('td:has([data-metric="steal"])')).toHaveClass(/\bsev-ok\b/);
+  await expect(page.getByTestId('demo-banner')).toHaveCount(0);
   await expect(rows.first().getByText(`team=${labelValue}`)).toBeVisible();
   await expect(rows.first().locator('a.host-link')).toHaveAttribute('href', /^\/hosts\/\d+$/);
   await expect(rows.first().locator('[data-metric="steal"]')).toHaveText('12.0 %');

@@ -111,6 +111,19 @@ test('the host page charts its series with an inventory-change mark, and shows t
   await screenshotIfAsked(page, 'host');
 });
 
+test('an empty chart says whether the host sent no report in the range or reported without what it draws', async ({ page }) => {
+  // Its reports carry no PSI (pressure: unavailable): the chart says so for a range with reports…
+  await openHost(page);
+  const pressure = page.getByTestId('chart-pressure');
+  await expect(pressure).toContainText('Its reports in this range carry no pressure stall information', { timeout: 30_000 });
+  // …and a range before its first report is no data, with the newest report's time, not a kernel without PSI.
+  const toMs = Date.now() - 3 * 60 * MIN;
+  await openHost(page, `?from=${new Date(toMs - 60 * MIN).toISOString()}&to=${new Date(toMs).toISOString()}&live=false`);
+  await expect(pressure).toContainText('No data in this range: this host sent no report in it. Its newest report is from', { timeout: 30_000 });
+  await expect(pressure).not.toContainText('pressure stall');
+  await expect(page.getByTestId('chart-cpu')).toContainText('No data in this range');
+});
+
 test('markup in the hostname, latency series, process name and env values is shown as text', async ({ page }) => {
   await openHost(page);
   await expect(page.getByTestId('chart-latency').locator('h3')).toHaveText(`Latency: ${LATENCY_NAME}`);

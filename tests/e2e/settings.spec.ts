@@ -65,6 +65,9 @@ test('an admin revokes a host’s token on its page, then approves one re-enroll
   await ingest(request, host, stealReports(1, 1));
 
   await page.goto(`/hosts/${host.hostId}`);
+  // It reports with its token: no re-enrollment waits on an approval.
+  await expect(page.getByRole('button', { name: 'Revoke token' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Approve re-enrollment' })).toHaveCount(0);
   await page.getByRole('button', { name: 'Revoke token' }).click();
   await page.getByRole('button', { name: 'Yes, revoke' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Token revoked' })).toBeVisible();

@@ -8,6 +8,10 @@ import { LatencySketch, keyOf, mergeWires, quantileOfWire } from '../../lib/sket
 import { fleetParamsSchema } from '../../lib/protocol/read-api/fleet';
 import { GET as getFleet } from '../../app/api/v1/fleet/route';
 import { GET as getSparklines } from '../../app/api/v1/fleet/sparklines/route';
+import { GET as getHost } from '../../app/api/v1/hosts/[id]/route';
+import { GET as getDemo } from '../../app/api/v1/fleet/demo/route';
+import { PUT as putThreshold } from '../../app/api/v1/findings/thresholds/route';
+import { DELETE as deleteThreshold } from '../../app/api/v1/findings/thresholds/[id]/route';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { MINUTE_MS, insertHost, insertLatency, seeded } from './series-support';
 
@@ -186,6 +190,51 @@ describe('fleet routes', () => {
     const bad = await call(getFleet, '/api/v1/fleet?sort=cpu');
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.details).toContainEqual(expect.objectContaining({ path: 'sort' }));
+  });
+
+  test('the levels a host\'s values are coloured at are the rules\' thresholds with the overrides that apply to it', async () => {
+    const levelsOf = async () => {
+      const body = await (await call(getFleet, '/api/v1/fleet?limit=10&sort=hostname')).json();
+      return Object.fromEntries(body.hosts.map((h: { hostname: string; levels: unknown }) => [h.hostname, h.levels]));
+    };
+    const defaults = { stealPct: { warn: 5, crit: 15 }, iowaitPct: { warn: 10, crit: 25 }, diskQueueDepth: { warn: 4, crit: null } };
+    expect(await levelsOf()).toEqual({ fast: defaults, fresh: defaults, slow: defaults });
+
+    const put = (body: object) =>
+      putThreshold(new Request('http://localhost/api/v1/findings/thresholds', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    const region = await put({ scope: 'region', region: 'frankfurt', ruleId: 'cpu.steal-high', thresholds: { warningPct: 1, criticalPct: 3 } });
+    expect(region.status).toBe(200);
+    const host = await put({ scope: 'host', hostId: ids.fast, ruleId: 'storage.disk-saturated', thresholds: { queueDepth: 12 } });
+    expect(host.status).toBe(200);
+    try {
+      const levels = await levelsOf();
+      expect(levels.fast).toEqual({ ...defaults, stealPct: { warn: 1, crit: 3 }, diskQueueDepth: { warn: 12, crit: null } });
+      expect(levels.fresh).toEqual({ ...defaults, stealPct: { warn: 1, crit: 3 } });
+      expect(levels.slow).toEqual(defaults);
+      const detail = await (await getHost(new Request(`http://localhost/api/v1/hosts/${ids.fast}`), { params: Promise.resolve({ id: String(ids.fast) }) })).json();
+      expect(detail.levels).toEqual(levels.fast);
+    } finally {
+      for (const response of [region, host]) {
+        const { id } = await response.json();
+        await deleteThreshold(new Request(`http://localhost/api/v1/findings/thresholds/${id}`, { method: 'DELETE' }), { params: Promise.resolve({ id: String(id) }) });
+      }
+    }
+    expect(await levelsOf()).toEqual({ fast: defaults, fresh: defaults, slow: defaults });
+  });
+
+  test('GET /api/v1/fleet/demo counts the hosts labelled demo=true, and those of them that still report', async () => {
+    const demo = async () => (await call(getDemo, '/api/v1/fleet/demo')).json();
+    expect(await demo()).toEqual({ hosts: 0, reporting: 0 });
+    const demoIds = [
+      await insertHost(db.sql, { hostname: 'demo-live', region: 'oslo', labels: { demo: 'true', service: 'nordic-recs' }, lastSeenAt: new Date() }),
+      await insertHost(db.sql, { hostname: 'demo-gone', region: 'oslo', labels: { demo: 'true' }, lastSeenAt: new Date(Date.now() - 86_400_000) }),
+      await insertHost(db.sql, { hostname: 'not-demo', region: 'oslo', labels: { demo: 'false' }, lastSeenAt: new Date() }),
+    ];
+    try {
+      expect(await demo()).toEqual({ hosts: 2, reporting: 1 });
+    } finally {
+      await db.sql.query('DELETE FROM hosts WHERE id = ANY($1::int[])', [demoIds]);
+    }
   });
 
   test('GET /api/v1/fleet/sparklines wants host ids and a metric', async () => {

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { closeDb } from '../../lib/db';
 import { openDatabase, type Database } from '../../lib/db/open';
-import { getCompareChoices, getHostAnnotations, getHostInventory } from '../../lib/fleet';
+import { getCompareChoices, getHostAnnotations, getHostDetail, getHostInventory } from '../../lib/fleet';
+import { approveReenrollment } from '../../lib/auth/enroll-host';
+import { revokeHostTokenRow } from '../../lib/hosts/store';
+import { chartEmptiness } from '../../components/host/chart-empty';
 import { compareHosts, getHostSeries, listHostLatencySeries, rollUp } from '../../lib/series';
 import { LatencySketch, quantileOfWire } from '../../lib/sketch';
 import type { Inventory, SketchWire } from '../../lib/protocol';
@@ -329,5 +332,51 @@ describe('compare choices', () => {
     const ok = await call(getChoices, '/api/v1/compare/choices?q=quiet');
     expect((await ok.json()).hosts.map((h: { hostname: string }) => h.hostname)).toEqual(['oslo-quiet']);
     expect((await call(getChoices, '/api/v1/compare/choices?limit=101')).status).toBe(400);
+  });
+});
+
+describe('agent access on the host', () => {
+  test('a revoked token and an approved re-enrollment show on the host; nothing before, and the approval lapses', async () => {
+    const id = await insertHost(db.sql, { hostname: 'oslo-levers', region: 'oslo', lastSeenAt: now });
+    expect((await getHostDetail(db, id, { now })).agentAccess).toEqual({ tokenRevokedAt: null, reenrollApprovedUntil: null });
+
+    await revokeHostTokenRow(db.sql, id);
+    const revoked = (await getHostDetail(db, id, { now: new Date() })).agentAccess;
+    expect(revoked.tokenRevokedAt).not.toBeNull();
+    expect(revoked.reenrollApprovedUntil).toBeNull();
+
+    const approval = await approveReenrollment(db, id, 10 * MINUTE_MS);
+    expect((await getHostDetail(db, id, { now: new Date() })).agentAccess).toEqual({ tokenRevokedAt: revoked.tokenRevokedAt, reenrollApprovedUntil: approval.approvedUntil });
+    const later = new Date(new Date(approval.approvedUntil).getTime() + 1);
+    expect((await getHostDetail(db, id, { now: later })).agentAccess.reenrollApprovedUntil).toBeNull();
+  });
+});
+
+describe('why a host chart is empty', () => {
+  const read = (hostId: number, metric: 'cpu_user' | 'psi_cpu', from: Date, to: Date, maxPoints?: number) =>
+    getHostSeries(db, { hostId, metric, from, to, maxPoints }, { now });
+
+  test.each([
+    ['raw', 1000],
+    ['1m', 200],
+    ['1h', 100],
+  ] as const)('a host reporting without PSI: its PSI read is empty and the reports read says it reported (%s)', async (resolution, maxPoints) => {
+    const [reports, psi] = await Promise.all([read(ids.a, 'cpu_user', at(0), at(120), maxPoints), read(ids.a, 'psi_cpu', at(0), at(120), maxPoints)]);
+    expect(reports.resolution).toBe(resolution);
+    expect(psi.series.length).toBeGreaterThan(0);
+    expect(psi.series.every((s) => s.points.every((p) => p.avg === null))).toBe(true);
+    expect(chartEmptiness({ data: reports, isPlaceholderData: false }, null)).toEqual({ kind: 'not-in-reports' });
+  });
+
+  test('a range without reports, before the host’s first or from a host that never reported, is no data in the range, with the newest report', async () => {
+    const detail = await getHostDetail(db, ids.a, { now });
+    expect(detail.lastReportAt).toBe(new Date(at(180).getTime() - 10_000).toISOString());
+    const before = await read(ids.a, 'cpu_user', at(-50), at(-10));
+    expect(chartEmptiness({ data: before, isPlaceholderData: false }, detail.lastReportAt)).toEqual({ kind: 'no-reports', lastReportAt: detail.lastReportAt });
+
+    const quiet = await getHostDetail(db, ids.d, { now });
+    expect(quiet.lastReportAt).toBeNull();
+    const none = await read(ids.d, 'cpu_user', at(0), at(120));
+    expect(chartEmptiness({ data: none, isPlaceholderData: false }, quiet.lastReportAt)).toEqual({ kind: 'no-reports', lastReportAt: null });
   });
 });

@@ -76,6 +76,22 @@ export interface FleetHostLatest {
 
 export type HostStatus = 'ok' | 'stale' | 'never_reported';
 
+/** Where a value starts to warn and to be critical; null where that level never comes (or the rule is off). */
+export interface ColourLevels {
+  warn: number | null;
+  crit: number | null;
+}
+
+/**
+ * The levels the dashboard colours a host's values at: the thresholds of the findings rule that judges each
+ * value (cpu.steal-high, storage.iowait-high, storage.disk-saturated), with the overrides that apply to the host.
+ */
+export interface HostColourLevels {
+  stealPct: ColourLevels;
+  iowaitPct: ColourLevels;
+  diskQueueDepth: ColourLevels;
+}
+
 export interface FleetHost {
   id: number;
   hostname: string;
@@ -88,6 +104,7 @@ export interface FleetHost {
   findings: FindingCounts;
   /** Its most severe open finding, unacknowledged ones first; null when it has none. */
   topFinding: TopFinding | null;
+  levels: HostColourLevels;
   /** The newest report's deepest disk queue (average requests in flight), over all its disks. Paged reads only. */
   diskQueueDepth?: number | null;
   /**
@@ -166,4 +183,11 @@ export interface SparklinesResponse {
   to: string;
   /** Per host id (as a string key), its points in time order; hosts without data have none. */
   hosts: Record<string, SparklinePoint[]>;
+}
+
+/** GET /api/v1/fleet/demo — the simulated hosts of the demo fleet (labelled demo=true), which the dashboard announces. */
+export interface DemoFleetResponse {
+  hosts: number;
+  /** Those that reported within the stale threshold: the demo runs in some server process. */
+  reporting: number;
 }

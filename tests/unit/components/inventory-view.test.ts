@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { containerView, envEntries, evidenceText, formatBytes, hypervisorText, instructionSetBadges, inventorySections, splitFindings } from '../../../components/host/inventory-view';
+import { containerView, envEntries, evidenceText, formatBytes, hypervisorText, instructionSetBadges, inventorySections, pathPieces, splitFindings } from '../../../components/host/inventory-view';
 import type { Finding } from '../../../lib/protocol/findings';
 import { cleanCpu, cleanInventory, watchedProcess } from '../../support/findings-facts';
 
@@ -60,5 +60,15 @@ describe('findings split', () => {
     ]);
     expect(active.map((f) => f.id)).toEqual([3, 2, 6, 1]);
     expect(resolved.map((f) => f.id)).toEqual([5, 4]);
+  });
+});
+
+describe('pathPieces', () => {
+  test('a cgroup path is cut after each slash, never inside a name, and joins back to itself', () => {
+    const path = '/kubepods.slice/kubepods-burstable.slice/cri-containerd-3f2a9c.scope';
+    expect(pathPieces(path)).toEqual(['/', 'kubepods.slice/', 'kubepods-burstable.slice/', 'cri-containerd-3f2a9c.scope']);
+    expect(pathPieces(path).join('')).toBe(path);
+    expect(pathPieces('/')).toEqual(['/']);
+    expect(pathPieces('system.slice')).toEqual(['system.slice']);
   });
 });

@@ -1,0 +1,24 @@
+import type { DemoFleetResponse } from '@/lib/protocol/read-api/fleet';
+
+export interface DemoBannerText {
+  lead: string;
+  detail: string;
+}
+
+const hostsText = (n: number) => `${new Intl.NumberFormat('en').format(n)} simulated host${n === 1 ? '' : 's'}`;
+const verb = (n: number, one: string, many: string) => (n === 1 ? one : many);
+
+/** What the demo banner says: nothing without demo hosts; how to turn the demo off while it reports; why they linger after. */
+export function demoBannerText(counts: DemoFleetResponse): DemoBannerText | null {
+  if (counts.hosts === 0) return null;
+  if (counts.reporting > 0) {
+    return {
+      lead: `Demo fleet: ${hostsText(counts.hosts)}, labelled demo=true, ${verb(counts.hosts, 'reports', 'report')} made-up numbers beside your own hosts.`,
+      detail: 'It runs by default on the embedded database: start the server with INFERWATCH_DEMO=0 to turn it off.',
+    };
+  }
+  return {
+    lead: `Demo fleet: ${hostsText(counts.hosts)}, labelled demo=true, ${verb(counts.hosts, 'is', 'are')} still listed but no longer ${verb(counts.hosts, 'reports', 'report')}.`,
+    detail: 'The demo is off; its hosts stay until retention drops their samples.',
+  };
+}
