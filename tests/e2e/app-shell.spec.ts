@@ -3,14 +3,17 @@ import { createEnrollmentKey, enrollHost, ingest, latencySeries, stealReports } 
 
 // What surrounds every page: an unknown address, the tab's icon, and charts and docs that must show what they hold.
 
-test('an unknown address and an unknown host get the app’s own not-found page, inside its navigation', async ({ page }) => {
-  for (const path of ['/no-such-page', '/hosts/999999']) {
-    const response = await page.goto(path);
-    expect(response?.status(), path).toBe(404);
-    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Not found');
-    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fleet' })).toBeVisible();
-    await expect(page.locator('main').getByRole('link', { name: 'Findings' })).toHaveAttribute('href', '/findings');
-  }
+test('an unknown address gets the app’s own not-found page, inside its navigation, and so does an unknown host', async ({ page }) => {
+  const response = await page.goto('/no-such-page');
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Not found');
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fleet' })).toBeVisible();
+  await expect(page.locator('main').getByRole('link', { name: 'Findings' })).toHaveAttribute('href', '/findings');
+
+  const host = await page.goto('/hosts/999999');
+  expect(host?.status()).toBe(404);
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fleet' })).toBeVisible();
+  await expect(page.locator('main')).toContainText('No such host.');
 });
 
 test('the tab has an icon, served before sign-in too', async ({ page, request, baseURL }) => {
