@@ -10,7 +10,8 @@ const MAX_REMEMBERED_DROPS = 10_000;
 export type LatencyTiming = Pick<StatsdTiming, 'name' | 'valueMs' | 'tags'> & { sampleRate?: number };
 
 export interface LatencyAggregator {
-  record(timing: LatencyTiming): void;
+  /** False when the timing was not counted: a new series past maxSeries, or a value the sketch cannot hold. */
+  record(timing: LatencyTiming): boolean;
   /** Counts lines (StatsD) or entries that could not be parsed, for `agent.malformedStatsdPackets`. */
   recordMalformed(count: number): void;
   /** Malformed lines since the last drain. Read it before drain(), which resets it. */
@@ -39,13 +40,15 @@ export function createLatencyAggregator({ maxSeries = MAX_LATENCY_SERIES }: { ma
       if (state === undefined) {
         if (series.size >= maxSeries) {
           if (dropped.size < MAX_REMEMBERED_DROPS) dropped.add(key);
-          return;
+          return false;
         }
         state = { name: timing.name, tags: sortedTags(timing.tags), sketch: new LatencySketch() };
         series.set(key, state);
       }
       const sampleRate = timing.sampleRate ?? 1;
-      if (!state.sketch.add(timing.valueMs, 1 / sampleRate)) malformed++;
+      if (state.sketch.add(timing.valueMs, 1 / sampleRate)) return true;
+      malformed++;
+      return false;
     },
     recordMalformed(count) {
       malformed += count;

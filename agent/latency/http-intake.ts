@@ -6,18 +6,38 @@ import type { LatencyAggregator } from './aggregator';
 
 export const MAX_INTAKE_BODY_BYTES = 1024 * 1024;
 
-export const timingsRequestSchema = z.object({
-  timings: z
-    .array(
-      z.object({
-        name: nameSchema,
-        valueMs: z.number().min(0).max(SKETCH_MAX_VALUE_MS),
-        tags: tagsSchema.default({}),
-        sampleRate: z.number().gt(0).max(1).default(1),
-      }),
-    )
-    .max(100_000),
-});
+const MAX_INTAKE_TIMINGS = 100_000;
+
+const TIMING_FIELDS = ['name', 'valueMs', 'tags', 'sampleRate'] as const;
+
+/** A misspelt field (`tag`, `sample_rate`) must be refused: dropped in silence, it would lose tags or skew counts. */
+const unknownFields = (keys: readonly string[], known: string) =>
+  `unknown field ${keys.map((k) => JSON.stringify(k)).join(', ')}; ${known}`;
+
+export const timingsRequestSchema = z.strictObject(
+  {
+    timings: z
+      .array(
+        z.strictObject(
+          {
+            name: nameSchema,
+            valueMs: z.number().min(0).max(SKETCH_MAX_VALUE_MS),
+            tags: tagsSchema.default({}),
+            sampleRate: z.number().gt(0).max(1).default(1),
+          },
+          { error: (issue) => (issue.code === 'unrecognized_keys' ? unknownFields(issue.keys, `a timing has ${TIMING_FIELDS.join(', ')}`) : undefined) },
+        ),
+      )
+      .max(MAX_INTAKE_TIMINGS),
+  },
+  {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') return unknownFields(issue.keys, 'the body has only "timings"');
+      if (issue.code === 'invalid_type' && !issue.path?.length) return 'the body must be { "timings": [ … ] }';
+      return undefined;
+    },
+  },
+);
 
 export interface HttpIntake {
   port: number;
@@ -90,8 +110,10 @@ async function handle(req: http.IncomingMessage, aggregator: LatencyAggregator):
     const first = details[0];
     throw new IntakeError(400, 'invalid_payload', `invalid timings: ${first?.path || '(root)'}: ${first?.message}`, details);
   }
-  for (const timing of parsed.data.timings) aggregator.record(timing);
-  return { accepted: parsed.data.timings.length, malformed: 0 };
+  let accepted = 0;
+  for (const timing of parsed.data.timings) if (aggregator.record(timing)) accepted++;
+  // A batch is refused whole when any entry is invalid, so nothing in an answered batch is malformed.
+  return { accepted, dropped: parsed.data.timings.length - accepted, malformed: 0 };
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {

@@ -5,6 +5,7 @@ import clsx from 'clsx';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import type { Alert, AlertRule, Silence } from '@/lib/protocol/alerts';
+import { CodeSpans } from '../code-spans';
 import { sendJson } from '../send-json';
 import { LocalTime } from '../time/local-time';
 import { SilenceForm } from './silence-form';
@@ -88,12 +89,20 @@ export function AlertItem({ alert, rule, silencedBy, canWrite }: { alert: Alert;
           <span key={name} className="label">{`${name}=${value}`}</span>
         ))}
       </span>
-      {alert.annotations.summary && <p className="finding-message">{alert.annotations.summary}</p>}
-      {alert.annotations.description && <p className="muted">{alert.annotations.description}</p>}
+      {alert.annotations.summary && (
+        <p className="finding-message">
+          <CodeSpans text={alert.annotations.summary} />
+        </p>
+      )}
+      {alert.annotations.description && (
+        <p className="muted">
+          <CodeSpans text={alert.annotations.description} />
+        </p>
+      )}
       {alert.annotations.likely_cause && (
         <p>
           <strong>Likely cause: </strong>
-          {alert.annotations.likely_cause}
+          <CodeSpans text={alert.annotations.likely_cause} />
         </p>
       )}
       <p className="muted finding-times">

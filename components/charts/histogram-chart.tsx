@@ -22,10 +22,16 @@ export type HistogramRow = { lowerMs: number; upperMs: number } & Partial<Record
 
 export default function HistogramChart({ rows, config }: { rows: HistogramRow[]; config: HistogramChartConfig }) {
   return (
-    <AreaChart responsive data={rows} style={{ width: '100%', height: config.height ?? 280 }} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+    <AreaChart responsive data={rows} style={{ width: '100%', height: config.height ?? 280 }} margin={{ top: 12, right: 16, bottom: 8, left: 0 }}>
       <CartesianGrid stroke="var(--line)" strokeDasharray="3 3" />
       <XAxis dataKey={(row: HistogramRow) => config.formatBin(row)} tick={{ fill: 'var(--muted)', fontSize: 11 }} interval="preserveStartEnd" minTickGap={24} />
-      <YAxis tickFormatter={config.formatValue} tick={{ fill: 'var(--muted)', fontSize: 11 }} width={48} label={{ value: config.yLabel, angle: -90, position: 'insideLeft', fill: 'var(--muted)', fontSize: 11 }} />
+      {/* Room for ticks like "12.0 %" on one line, and the rotated label centred beside them, not over them. */}
+      <YAxis
+        tickFormatter={config.formatValue}
+        tick={{ fill: 'var(--muted)', fontSize: 11 }}
+        width={72}
+        label={{ value: config.yLabel, angle: -90, position: 'insideLeft', offset: 14, textAnchor: 'middle', fill: 'var(--muted)', fontSize: 11 }}
+      />
       <Tooltip
         formatter={(value) => config.formatValue(Number(value))}
         contentStyle={{ background: 'var(--panel)', border: '1px solid var(--line)', color: 'var(--text)' }}

@@ -47,6 +47,15 @@ describe('createLatencyAggregator', () => {
     expect(aggregator.drain().map((s) => [s.name, s.sketch.count])).toEqual([['a', 3], ['b', 3]]);
   });
 
+  test('record says whether the timing was counted: a new series past the cap is not', () => {
+    const aggregator = createLatencyAggregator({ maxSeries: 1 });
+    expect([
+      aggregator.record({ name: 'a', valueMs: 1, tags: {} }),
+      aggregator.record({ name: 'b', valueMs: 1, tags: {} }),
+      aggregator.record({ name: 'a', valueMs: 2, tags: {} }),
+    ]).toEqual([true, false, true]);
+  });
+
   test('the default cap matches the 500 series a report may carry', () => {
     const aggregator = createLatencyAggregator();
     for (let i = 0; i < 600; i++) aggregator.record({ name: `s${i}`, valueMs: 1, tags: {} });

@@ -32,7 +32,7 @@ describe('startHttpIntake', () => {
       { name: 'embed', valueMs: 3 },
     ];
     const res = await post(JSON.stringify({ timings }));
-    expect(res).toEqual({ status: 202, body: { accepted: 3, malformed: 0 } });
+    expect(res).toEqual({ status: 202, body: { accepted: 3, dropped: 0, malformed: 0 } });
     const series = aggregator.drain();
     expect(series.map((s) => [s.name, s.tags, s.sketch.count, s.sketch.sum])).toEqual([
       ['predict', { route: '/predict' }, 3, 92.5],
@@ -61,6 +61,52 @@ describe('startHttpIntake', () => {
     expect(res.body.error.code).toBe('invalid_payload');
     expect(res.body.error.message).toMatch(message);
     expect(aggregator.drain()).toEqual([]);
+  });
+
+  // A misspelt field used to be dropped in silence: the tags, or the sample rate and with it the counts, were lost.
+  const unknownFields: Array<[string, object, RegExp]> = [
+    ['tag for tags', { name: 'p', valueMs: 1, tag: { route: '/predict' } }, /timings\.1: unknown field "tag"; a timing has name, valueMs, tags, sampleRate/],
+    ['sample_rate for sampleRate', { name: 'p', valueMs: 1, sample_rate: 0.1 }, /unknown field "sample_rate"/],
+    ['a timestamp, which the intake does not take', { name: 'p', valueMs: 1, ts: 1764944000000 }, /unknown field "ts"/],
+  ];
+
+  test.each(unknownFields)('a timing with %s is refused with 400 naming the field, and nothing is recorded', async (_, timing, message) => {
+    const res = await post(JSON.stringify({ timings: [{ name: 'ok', valueMs: 2 }, timing] }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_payload');
+    expect(res.body.error.message).toMatch(message);
+    expect(aggregator.drain()).toEqual([]);
+  });
+
+  test('a bare array, or a body with other top-level fields, is refused with the shape the intake wants', async () => {
+    const array = await post(JSON.stringify([{ name: 'p', valueMs: 1 }]));
+    expect(array.status).toBe(400);
+    expect(array.body.error.message).toContain('the body must be { "timings": [ … ] }');
+    const extra = await post(JSON.stringify({ timings: [], service: 'predict' }));
+    expect(extra.status).toBe(400);
+    expect(extra.body.error.message).toContain('unknown field "service"');
+  });
+
+  test('a batch of 1,001 timings is taken whole: there is no limit of 1,000', async () => {
+    const timings = Array.from({ length: 1001 }, (_, i) => ({ name: 'predict', valueMs: 5 + (i % 100) }));
+    const res = await post(JSON.stringify({ timings }));
+    expect(res).toEqual({ status: 202, body: { accepted: 1001, dropped: 0, malformed: 0 } });
+    expect(aggregator.drain().map((s) => s.sketch.count)).toEqual([1001]);
+  });
+
+  test('the answer says how many timings the series limit dropped instead of counting them as accepted', async () => {
+    await intake.close();
+    aggregator = createLatencyAggregator({ maxSeries: 1 });
+    intake = await startHttpIntake({ port: 0, aggregator });
+    const timings = [
+      { name: 'predict', valueMs: 10 },
+      { name: 'embed', valueMs: 3 },
+      { name: 'predict', valueMs: 12 },
+      { name: 'embed', valueMs: 4 },
+    ];
+    const res = await post(JSON.stringify({ timings }));
+    expect(res).toEqual({ status: 202, body: { accepted: 2, dropped: 2, malformed: 0 } });
+    expect(aggregator.drain().map((s) => [s.name, s.sketch.count])).toEqual([['predict', 2]]);
   });
 
   test('a body that is not JSON is refused with 400 invalid_json', async () => {

@@ -22,7 +22,7 @@ beforeEach(async () => {
   const record = aggregator.record;
   aggregator.record = (timing) => {
     recordedNames.push(timing.name);
-    record(timing);
+    return record(timing);
   };
   listener = await startStatsdListener({ port: 0, aggregator });
   client = dgram.createSocket('udp4');
