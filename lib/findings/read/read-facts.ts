@@ -260,6 +260,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
     const inv = inventoryByHost.get(h.id);
     const data = inv ? inventoryData.get(Number(inv.id)) : undefined;
     const heard = [h.last_seen_at, h.last_received_at, h.last_report_ts, w?.last_ts].filter((d): d is Date => d != null).map((d) => new Date(d).getTime());
+    const sampled = [h.last_report_ts, w?.last_ts].filter((d): d is Date => d != null).map((d) => new Date(d).getTime());
     return {
       host: {
         id: h.id,
@@ -270,6 +271,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
       },
       nowMs: now.getTime(),
       lastReportMs: heard.length ? Math.max(...heard) : null,
+      lastSampleMs: sampled.length ? Math.max(...sampled) : null,
       lastIntervalMs: w ? Number(w.interval_ms) : (lastIntervalByHost.get(h.id) ?? null),
       reportEveryMs: h.report_every_ms === null ? null : Number(h.report_every_ms),
       inventory: inv && data ? { takenAtMs: new Date(inv.taken_at).getTime(), data } : null,
