@@ -57,7 +57,8 @@ export interface HostWindow {
 }
 
 export interface HostFacts {
-  host: { id: number; hostname: string; region: string; labels: Record<string, string>; createdAtMs: number };
+  /** machineId: the /etc/machine-id (or the agent's own stand-in) it enrolled with; absent where unknown. */
+  host: { id: number; hostname: string; region: string; labels: Record<string, string>; createdAtMs: number; machineId?: string | null };
   nowMs: number;
   /** When the host last reported (its newest sample, or its last request), null when it never did. */
   lastReportMs: number | null;

@@ -63,6 +63,7 @@ export async function readHostRegions(sql: Sql, hostIds?: readonly number[]): Pr
 interface HostRow {
   id: number;
   hostname: string;
+  machine_id: string | null;
   region: string;
   labels: Record<string, string> | string;
   created_at: Date;
@@ -218,7 +219,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
     sql.query<HostRow>(
       // last_seen_at is written only every few seconds, and last_report_ts is the agent's clock: a host whose clock is
       // behind would look silent between those writes. Its newest ledger row says when it was last heard.
-      `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, h.last_report_ts, h.report_every_ms,
+      `SELECT h.id, h.hostname, h.machine_id, h.region, h.labels, h.created_at, h.last_seen_at, h.last_report_ts, h.report_every_ms,
               r.received_at AS last_received_at
          FROM hosts h
          LEFT JOIN LATERAL (SELECT received_at FROM report_ledger WHERE host_id = h.id ORDER BY seq DESC LIMIT 1) r ON TRUE
@@ -268,6 +269,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
         region: h.region,
         labels: column.labels.parse(h.labels),
         createdAtMs: new Date(h.created_at).getTime(),
+        machineId: h.machine_id,
       },
       nowMs: now.getTime(),
       lastReportMs: heard.length ? Math.max(...heard) : null,
