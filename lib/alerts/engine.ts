@@ -2,7 +2,6 @@ import { holdTransactionLock } from '../db/locks';
 import type { Database } from '../db/open';
 import type { Sql } from '../db/sql';
 import type { AlertRule } from '../protocol/alerts';
-import { SEVERITIES, SEVERITY_RANK, type Severity } from '../protocol/findings';
 import { readWatermarks } from '../series/rollup';
 import { readDeliverableChannels } from './channels/channel-store';
 import { dashboardUrl, describeObservation, type CpuSteal, type Enrichment } from './describe';
@@ -54,11 +53,12 @@ interface Requests {
   heard: boolean;
   burn: BurnRequest[];
   quantileWindows: number[];
-  findingSeverities: Severity[];
+  /** Every open finding, whatever its severity: an alert raised at minSeverity holds while its finding stays open. */
+  findings: boolean;
 }
 
 function requestsOf(rules: readonly AlertRule[]): Requests {
-  const requests: Requests = { series: [], baselines: [], heard: false, burn: [], quantileWindows: [], findingSeverities: [] };
+  const requests: Requests = { series: [], baselines: [], heard: false, burn: [], quantileWindows: [], findings: false };
   for (const { spec } of rules) {
     const m = spec.metric;
     if (m.kind === 'series') {
@@ -67,9 +67,7 @@ function requestsOf(rules: readonly AlertRule[]): Requests {
     } else if (m.kind === 'host-silence') requests.heard = true;
     else if (m.kind === 'latency-burn') requests.burn.push({ latencyMs: m.latencyMs, windowMs: spec.windowMs, shortWindowMs: m.shortWindowMs });
     else if (m.kind === 'latency-quantile') requests.quantileWindows.push(spec.windowMs);
-    else {
-      for (const s of SEVERITIES) if (SEVERITY_RANK[s] <= SEVERITY_RANK[m.minSeverity] && !requests.findingSeverities.includes(s)) requests.findingSeverities.push(s);
-    }
+    else requests.findings = true;
   }
   return requests;
 }
@@ -181,7 +179,7 @@ export class AlertEngine {
       requests.heard ? readHostsHeard(this.sql, hostIds) : new Map(),
       readLatencyBurn(this.sql, requests.burn, { to: now, rollupMark: marks['1m'] ?? null }),
       readLatencyHistograms(this.sql, requests.quantileWindows, { to: now, rollupMarks: marks }),
-      requests.findingSeverities.length > 0 && !hostIds ? readOpenFindings(this.sql, requests.findingSeverities) : undefined,
+      requests.findings && !hostIds ? readOpenFindings(this.sql) : undefined,
     ]);
     return {
       nowMs: now.getTime(),

@@ -90,8 +90,13 @@ export function evaluateAlerts(rules: readonly AlertRule[], inputs: AlertInputs,
     covers: ({ ruleId, hostId }) => coveredAll.has(ruleId) || (hostId !== null && (coveredHosts.get(ruleId)?.has(hostId) ?? false)),
   };
 
-  function observe(rule: AlertRule, o: Omit<Observation, 'ruleId' | 'labels' | 'fingerprint' | 'judgement'>, identity: Record<string, string>, context: Record<string, string>) {
-    const judgement = judge(o.value, o.thresholds);
+  function observe(
+    rule: AlertRule,
+    o: Omit<Observation, 'ruleId' | 'labels' | 'fingerprint' | 'judgement'>,
+    identity: Record<string, string>,
+    context: Record<string, string>,
+    judgement: Judgement = judge(o.value, o.thresholds),
+  ) {
     const fingerprint = fingerprintOf(identity);
     if (judgement.clear && !isActive(rule.id, fingerprint)) return;
     observations.push({ ...o, ruleId: rule.id, fingerprint, labels: alertLabels(rule, identity, context), judgement });
@@ -214,12 +219,15 @@ export function evaluateAlerts(rules: readonly AlertRule[], inputs: AlertInputs,
     coveredAll.add(rule.id);
     for (const f of inputs.findings) {
       if (metric.findingRuleId && f.ruleId !== metric.findingRuleId) continue;
-      if (SEVERITY_RANK[f.severity] > SEVERITY_RANK[metric.minSeverity]) continue;
+      const severe = SEVERITY_RANK[f.severity] <= SEVERITY_RANK[metric.minSeverity];
       const host = f.hostId !== null ? (inputs.hosts.get(f.hostId) ?? null) : null;
       if (f.hostId !== null && (!host || !selectsHost(rule.spec.selector, host))) continue;
       if (f.hostId === null && rule.spec.selector.regions && !rule.spec.selector.regions.includes(f.region)) continue;
       const identity: Record<string, string> = { finding: f.ruleId, ...(host ? { host_id: String(host.id) } : { region: f.region }) };
       if (f.subject) identity.subject = f.subject;
+      // The alert is about the finding's occurrence: one that eased below minSeverity but is still open holds its
+      // alert (neither breaching nor clear), so a severity swinging around the line does not resolve and refire it.
+      if (!severe && !isActive(rule.id, fingerprintOf(identity))) continue;
       observe(
         rule,
         {
@@ -231,6 +239,7 @@ export function evaluateAlerts(rules: readonly AlertRule[], inputs: AlertInputs,
         },
         identity,
         host ? hostContext(host) : { region: f.region },
+        severe ? undefined : { breaching: false, clear: false },
       );
     }
   }

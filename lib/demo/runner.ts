@@ -29,6 +29,8 @@ export interface DemoRunnerOptions {
   maxPending?: number;
   /** Every this many reports carries the inventory (the server stores it only when it changed). */
   inventoryEvery?: number;
+  /** Told while the backfill is sent: it loads the server's own machine (lib/findings/self-load). */
+  selfLoad?: { begin(): () => void };
 }
 
 interface HostRun {
@@ -111,6 +113,17 @@ export class DemoRunner {
 
   /** Loads or creates the state and the keys, then starts every host; resolves before the backfill is sent. */
   async start(): Promise<void> {
+    const endSelfLoad = this.options.selfLoad?.begin() ?? (() => {});
+    try {
+      await this.startHosts();
+    } catch (err) {
+      endSelfLoad();
+      throw err;
+    }
+    void this.idle().then(endSelfLoad);
+  }
+
+  private async startHosts(): Promise<void> {
     const now = this.options.timers.now();
     const loaded = this.options.store.load();
     const state = loaded && loaded.seed === this.seed ? loaded : newDemoState(this.seed, now);

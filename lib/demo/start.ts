@@ -2,6 +2,7 @@ import 'server-only';
 import path from 'node:path';
 import type { Database } from '../db';
 import type { DatabaseTarget } from '../db/target';
+import { selfLoadOfThisProcess } from '../findings/self-load';
 import { httpPoster } from './http-post';
 import { ensureDemoKeys } from './keys';
 import { DemoRunner, type DemoTimers } from './runner';
@@ -39,6 +40,7 @@ export function startDemoFleet(options: DemoFleetOptions): { stop(): Promise<voi
     ensureKeys: (saved) => ensureDemoKeys(options.db, saved),
     store: fileStateStore(path.join(options.stateDir, 'state.json')),
     log,
+    selfLoad: selfLoadOfThisProcess(),
   });
   const started = runner
     .start()

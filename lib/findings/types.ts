@@ -57,10 +57,13 @@ export interface HostWindow {
 }
 
 export interface HostFacts {
-  host: { id: number; hostname: string; region: string; labels: Record<string, string>; createdAtMs: number };
+  /** machineId: the /etc/machine-id (or the agent's own stand-in) it enrolled with; absent where unknown. */
+  host: { id: number; hostname: string; region: string; labels: Record<string, string>; createdAtMs: number; machineId?: string | null };
   nowMs: number;
   /** When the host last reported (its newest sample, or its last request), null when it never did. */
   lastReportMs: number | null;
+  /** Its newest report's own time (the agent's clock), where its charts end; before lastReportMs when reports came late. */
+  lastSampleMs: number | null;
   /** The newest report's interval, known for a host with no samples in the window too; null when it never reported. */
   lastIntervalMs: number | null;
   /** The agent's configured interval (its --interval), what "missed reports" counts in; null for older agents. */

@@ -257,7 +257,7 @@ export interface LatencyCause {
  * regressed with its model server's queue (the agent's --scrape) and nothing on the host moved: more requests than
  * the server can serve, a matter of replicas, not of the host.
  */
-export const LATENCY_VERDICTS = ['regressed', 'saturated', 'region-wide', 'no-regression', 'insufficient-data'] as const;
+export const LATENCY_VERDICTS = ['regressed', 'saturated', 'region-wide', 'recurring-spikes', 'no-regression', 'insufficient-data'] as const;
 export type LatencyVerdict = (typeof LATENCY_VERDICTS)[number];
 
 export interface LatencyP99 {

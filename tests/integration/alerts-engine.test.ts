@@ -157,6 +157,28 @@ describe.each([
     expect(events).toEqual(['firing', 'resolved']);
   });
 
+  test('a critical finding that eases to warning and back keeps its one alert firing: one notification, no resolve', async () => {
+    await enableOnly(db, ['critical-finding']);
+    const host = await enrolledHost(db, 'gpu-finding-swings');
+    const [finding] = await db.sql.query<{ id: number }>(
+      `INSERT INTO findings (rule_id, host_id, region, severity, state, message, remedy, evidence, first_seen_at, opened_at, last_evaluated_at)
+       VALUES ('cpu.steal-high', $1, 'oslo', 'critical', 'open', 'Steal 18 %.', 'Move the VM.', '{"values":[]}', now(), now(), now())
+       RETURNING id`,
+      [host.hostId],
+    );
+    const ours = async () => (await alertRows(db, 'critical-finding')).filter((a) => a.labels.host === 'gpu-finding-swings');
+    for (let cycle = 0; cycle < 6; cycle++) {
+      await db.sql.query(`UPDATE findings SET severity = $2 WHERE id = $1`, [finding!.id, cycle % 2 === 0 ? 'critical' : 'warning']);
+      await engine.runCycle(new Date(END - 60_000 + cycle * 10_000));
+    }
+    const alerts = await ours();
+    expect(alerts.map((a) => a.state)).toEqual(['firing']);
+    expect((await deliveryRows(db)).filter((d) => d.alert_id === alerts[0]!.id).map((d) => d.event)).toEqual(['firing']);
+    await db.sql.query(`UPDATE findings SET state = 'resolved', resolved_at = now() WHERE id = $1`, [finding!.id]);
+    await engine.runCycle(new Date(END));
+    expect((await ours()).map((a) => a.state)).toEqual(['resolved']);
+  });
+
   test('disk queue over 10 minutes reads closed minutes from the rollups and the rest raw, agreeing with raw alone', async () => {
     await enableOnly(db, ['disk-queue-saturated']);
     const host = await enrolledHost(db, 'gpu-disk');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FindingsEngine } from '../../lib/findings/engine/engine';
+import { SelfLoad } from '../../lib/findings/self-load';
 import { countOpenFindings } from '../../lib/findings/read/host-summaries';
 import { getFleetSummary, renderFindingMetrics } from '../../lib/fleet';
 import { acknowledgeFinding, listFindings } from '../../lib/findings/read/list-findings';
@@ -109,5 +110,25 @@ describe('the findings engine over ingested reports', () => {
     await deleteThresholdOverride(t.db, hostOverride!.id);
     expect(await engine.runCycle(new Date(endMs + 7_000))).toMatchObject({ resolved: 1 });
     expect((await listFindings(t.db, query())).findings).toEqual([]);
+  });
+
+  test('the server\'s own machine is not judged on a window in which inferwatch loaded it; once that window has passed it is', async () => {
+    for (const o of await listThresholdOverrides(t.db)) await deleteThresholdOverride(t.db, o.id);
+    const own = await enrolledHost(t.db, 'osl-own');
+    await client.send(own.token, reportSeries(30, endMs, INTERVAL_MS, withSteal(12)));
+    await client.settle();
+    let nowMs = endMs - 20 * 60_000;
+    const selfLoad = new SelfLoad({ hostname: 'osl-own', machineId: null }, () => nowMs);
+    const endBackfill = selfLoad.begin();
+    const ownEngine = new FindingsEngine(t.db, { selfLoad });
+    const ownFindings = async () => (await listFindings(t.db, query())).findings.filter((f) => f.hostname === 'osl-own').map((f) => f.ruleId);
+
+    await ownEngine.runCycle(new Date(endMs + 8_000));
+    expect(await ownFindings()).toEqual([]);
+    expect((await listFindings(t.db, query())).findings.map((f) => f.hostname)).toEqual(['osl-noisy']);
+    nowMs = endMs - 10 * 60_000;
+    endBackfill();
+    await ownEngine.runCycle(new Date(endMs + 9_000));
+    expect(await ownFindings()).toEqual(['cpu.steal-high']);
   });
 });

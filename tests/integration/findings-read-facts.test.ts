@@ -63,8 +63,20 @@ describe('the facts the findings rules judge, read from ingested reports', () =>
     expect(facts.get('osl-reset')!.lastIntervalMs).toBe(10_000);
   });
 
+  test('reports that arrived late keep both times: when the newest arrived, and where its samples end', async () => {
+    const newestSampleMs = endMs - 20 * 60_000;
+    const quiet = facts.get('osl-quiet')!;
+    expect(quiet.lastSampleMs).toBe(newestSampleMs);
+    // Sent just now, 20 minutes after the newest was made: silence counts from the arrival, the message names both.
+    expect(quiet.lastReportMs! - newestSampleMs).toBeGreaterThan(15 * 60_000);
+    const later = await readHostFacts(t.db.sql, { now: new Date(quiet.lastReportMs! + 20 * 60_000), hostIds: [quiet.host.id], inventories: new InventoryCache() });
+    const [v] = stoppedReporting.evaluate(later[0]!, { missedIntervals: 3, criticalAfterMin: 15 }, ruleContext());
+    expect(v!.message).toMatch(/^No report for 20 min \(last received .*\): 20 reports missed at its 60 s interval\. Its samples end at /);
+    expect(v!.message).toContain(`Its samples end at ${new Date(newestSampleMs).toISOString().slice(0, 19).replace('T', ' ')} UTC by its own clock`);
+  });
+
   test('a host that never reported has neither a report time nor an interval', () => {
-    expect(facts.get('osl-never')).toMatchObject({ lastReportMs: null, lastIntervalMs: null, reportEveryMs: null, window: null });
+    expect(facts.get('osl-never')).toMatchObject({ lastReportMs: null, lastSampleMs: null, lastIntervalMs: null, reportEveryMs: null, window: null });
   });
 
   test('the agent\'s configured interval is read from its host, so its warm-up report is not taken for its interval', () => {

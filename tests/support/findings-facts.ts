@@ -117,11 +117,12 @@ export function diskWindow(patch: Partial<DiskWindow> = {}): DiskWindow {
   };
 }
 
-export function hostFacts(patch: { host?: Partial<HostFacts['host']>; inventory?: Inventory | null; window?: HostWindow | null; lastReportMs?: number | null; lastIntervalMs?: number | null; reportEveryMs?: number | null } = {}): HostFacts {
+export function hostFacts(patch: { host?: Partial<HostFacts['host']>; inventory?: Inventory | null; window?: HostWindow | null; lastReportMs?: number | null; lastSampleMs?: number | null; lastIntervalMs?: number | null; reportEveryMs?: number | null } = {}): HostFacts {
   return {
     host: { id: 1, hostname: 'osl-inf-01', region: 'oslo', labels: { service: 'ranker' }, createdAtMs: NOW_MS - 86_400_000, ...patch.host },
     nowMs: NOW_MS,
     lastReportMs: patch.lastReportMs === undefined ? NOW_MS - 5_000 : patch.lastReportMs,
+    lastSampleMs: patch.lastSampleMs === undefined ? (patch.lastReportMs === undefined ? NOW_MS - 5_000 : patch.lastReportMs) : patch.lastSampleMs,
     lastIntervalMs: patch.lastIntervalMs === undefined ? 10_000 : patch.lastIntervalMs,
     reportEveryMs: patch.reportEveryMs ?? null,
     inventory: patch.inventory === undefined ? { takenAtMs: NOW_MS - 3_600_000, data: cleanInventory() } : patch.inventory && { takenAtMs: NOW_MS - 3_600_000, data: patch.inventory },

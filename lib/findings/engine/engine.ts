@@ -7,6 +7,7 @@ import { InventoryCache, readFleetFacts, readHostFacts, readRegionFacts } from '
 import { FINDING_RULES } from '../registry';
 import { applyFindingChanges, listActiveFindings, type AppliedChanges } from '../store/findings';
 import { listThresholdOverrides } from '../store/threshold-overrides';
+import { selfLoadOfThisProcess, setAsideSelfLoad, type SelfLoad } from '../self-load';
 import type { FleetFacts, Rule } from '../types';
 
 export interface CycleResult extends AppliedChanges {
@@ -22,6 +23,8 @@ export interface CycleResult extends AppliedChanges {
 export interface FindingsEngineOptions {
   rules?: readonly Rule[];
   windowMs?: number;
+  /** What of the server's own machine's load is inferwatch's (the demo's backfill); this process's record by default. */
+  selfLoad?: Pick<SelfLoad, 'loadedUntilMs' | 'isThisMachine'>;
 }
 
 /**
@@ -63,6 +66,7 @@ export class FindingsEngine {
       this.rules.some((r) => r.scope === 'host' && r.needs === 'latency') ? this.latency.read(this.sql, { hostIds }) : new Map(),
     ]);
     for (const facts of hosts) facts.latency = latency.get(facts.host.id) ?? null;
+    setAsideSelfLoad(hosts, this.options.selfLoad ?? selfLoadOfThisProcess());
     // A targeted cycle judges "AVX-512 hidden" against the fleet as the last full cycle saw it.
     if (!hostIds || !this.fleet) this.fleet = await readFleetFacts(this.sql, hostIds ? [] : hosts);
     const read = performance.now();

@@ -253,6 +253,26 @@ describe('explainRegression', () => {
     expect(halfHour.summary).toBe('No baseline for inference.request yet: 0.5 h of 24 with requests (it needs at least 1 h).');
   });
 
+  test('spikes in a range in line with its baseline: a gauge spiking in the same minutes explains them; one that does not, nothing', () => {
+    // Every sixth minute p99 spikes from ~100 ms to ~250 ms; the hour's p99 (182 ms) matches its baseline (175 ms).
+    const spikesAt = (i: number) => i % 6 === 3;
+    const p99 = new Map(minutes.map((t, i) => [t, (spikesAt(i) ? 250 : 100) + wobble(i)]));
+    const steady = regressedHost({ baseline: { p99Ms: 175, requests: 1e5, hours: 24, ofHours: 24 }, current: { p99Ms: 182, requests: 9000 }, perMinuteP99: p99 });
+    expect(explainRegression(steady)).toMatchObject({ verdict: 'no-regression', causes: [] });
+
+    const steal = new Map(minutes.map((t, i) => [t, (spikesAt(i) ? 30 : 8) + wobble(i)]));
+    const out = explainRegression(withGauge(steady, 'cpu_steal', null, { before: 11, after: mean(steal), perMinute: steal }));
+    expect(out).toMatchObject({ verdict: 'recurring-spikes', regressed: false, causes: [{ kind: 'steal', before: expect.closeTo(8.2, 1), after: expect.closeTo(30.2, 1) }] });
+    expect(out.summary).toBe(
+      'p99 of inference.request was 182 ms, in line with its baseline of 175 ms (1.0×), but in 10 of 60 minutes it spiked above ' +
+        '150 ms (to 250 ms; typically 100 ms), moving with steal 8.2 % → 30.2 % from calm minutes to spiking ones (ρ = 1.00). ' +
+        'Its baseline hours held such spikes too: a standing problem, not a new one.',
+    );
+    // Two spiking minutes are a slow moment, not a pattern.
+    const twice = new Map(minutes.map((t, i) => [t, (i === 10 || i === 40 ? 250 : 100) + wobble(i)]));
+    expect(explainRegression(withGauge({ ...steady, perMinuteP99: twice }, 'cpu_steal', null, { before: 11, after: mean(steal), perMinute: steal })).verdict).toBe('no-regression');
+  });
+
   test('the method comes from the caller', () => {
     expect(explainRegression(regressedHost(), { ...DEFAULT_METHOD, ratio: 3 }).verdict).toBe('no-regression');
   });

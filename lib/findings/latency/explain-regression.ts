@@ -27,6 +27,8 @@ export interface Explained {
   summary: string;
 }
 
+/** Spiking minutes needed to call spikes recurring rather than one slow minute. */
+const MIN_SPIKES = 3;
 /** Minutes of per-minute p99 needed on each side of an inventory change to call it a step. */
 const STEP_MINUTES = 3;
 /** Ranking when nothing minute by minute says whether a cause moved with p99. */
@@ -120,6 +122,50 @@ function inventoryCause(o: InventoryObservation, input: ExplainInput, method: Ex
   };
 }
 
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** A gauge that was higher in the spiking minutes than in the calm ones and moved with p99 minute by minute. */
+function spikeCause(o: GaugeObservation, input: ExplainInput, spiking: ReadonlySet<number>, method: ExplainMethod): LatencyCause | null {
+  const paired = o.perMinute ? [...o.perMinute].filter(([t]) => input.perMinuteP99.has(t)) : [];
+  if (paired.length < method.minCorrelationMinutes) return null;
+  const inSpikes = paired.filter(([t]) => spiking.has(t)).map(([, v]) => v);
+  const calm = paired.filter(([t]) => !spiking.has(t)).map(([, v]) => v);
+  if (inSpikes.length === 0 || calm.length === 0) return null;
+  const [before, after] = [mean(calm), mean(inSpikes)];
+  const delta = after - before;
+  if (delta < o.gauge.minChange || after < method.causeRatio * before) return null;
+  const rho = spearman(paired.map(([, v]) => v), paired.map(([t]) => input.perMinuteP99.get(t)!));
+  if (rho === null || rho < method.spikeCorrelation) return null;
+  return {
+    kind: o.gauge.kind,
+    subject: o.key ?? (o.gauge.kind === 'pressure' ? o.gauge.metric.replace('psi_', '') : null),
+    summary: `${gaugeSummary({ ...o, cpus: undefined }, before, after)} from calm minutes to spiking ones`,
+    before,
+    after,
+    unit: o.gauge.unit,
+    strength: strengthOf(delta / o.gauge.minChange / (delta / o.gauge.minChange + 1), rho),
+    correlation: round2(rho),
+    series: { metric: o.gauge.metric, key: o.key },
+  };
+}
+
+/**
+ * p99 can be in line with its baseline hour by hour because the baseline is as bad: spikes that recur every few
+ * minutes sit in every hour's p99. Minutes above `ratio` × the range's typical minute, with a gauge that moves with
+ * them, are explained; spikes nothing moves with are left unexplained (never an invented cause).
+ */
+function recurringSpikes(input: ExplainInput, method: ExplainMethod) {
+  const minutes = [...input.perMinuteP99.values()];
+  if (minutes.length < method.minCorrelationMinutes) return null;
+  const typicalMs = median(minutes)!;
+  const aboveMs = Math.max(method.ratio * typicalMs, typicalMs + method.minRiseMs);
+  const spiking = new Set([...input.perMinuteP99].filter(([, v]) => v > aboveMs).map(([t]) => t));
+  if (spiking.size < MIN_SPIKES) return null;
+  const causes = input.gauges.flatMap((o) => spikeCause(o, input, spiking, method) ?? []).sort((a, b) => b.strength - a.strength || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+  if (causes.length === 0) return null;
+  return { typicalMs, aboveMs, peakMs: Math.max(...minutes), spiking: spiking.size, minutes: minutes.length, causes };
+}
+
 function regionCheck(region: RegionObservation, hostRatio: number, method: ExplainMethod): LatencyRegionCheck {
   if (region.method === 'host-count') {
     const regressed = region.otherHosts >= 2 && region.otherHostsRegressed >= method.regionShare * region.otherHosts;
@@ -168,6 +214,23 @@ export function explainRegression(input: ExplainInput, method: ExplainMethod = D
   const change = `p99 of ${name} rose from ${fmtMs(baseline.p99Ms)} to ${fmtMs(current.p99Ms)} (${ratioNote})`;
   const region = input.region ? regionCheck(input.region, current.p99Ms / baseline.p99Ms, method) : null;
   if (!isRegression(current.p99Ms, baseline.p99Ms, method.ratio, method.minRiseMs)) {
+    const spikes = recurringSpikes(input, method);
+    if (spikes) {
+      const [top, ...rest] = spikes.causes;
+      const also = rest.length ? `; also ${rest.slice(0, 2).map((c) => `${c.summary} (ρ = ${c.correlation!.toFixed(2)})`).join('; ')}` : '';
+      return {
+        verdict: 'recurring-spikes',
+        regressed: false,
+        ratio,
+        region,
+        causes: spikes.causes,
+        summary:
+          `p99 of ${name} was ${fmtMs(current.p99Ms)}, in line with its baseline of ${fmtMs(baseline.p99Ms)} (${ratioNote}), but in ` +
+          `${spikes.spiking} of ${spikes.minutes} minutes it spiked above ${fmtMs(spikes.aboveMs)} (to ${fmtMs(spikes.peakMs)}; typically ` +
+          `${fmtMs(spikes.typicalMs)}), moving with ${top!.summary} (ρ = ${top!.correlation!.toFixed(2)})${also}. Its baseline hours held such ` +
+          'spikes too: a standing problem, not a new one.',
+      };
+    }
     return {
       ...none,
       verdict: 'no-regression',

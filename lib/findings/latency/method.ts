@@ -17,6 +17,8 @@ export interface ExplainMethod {
   minCorrelationMinutes: number;
   /** Region-wide when the rest of the region rose by at least this share of the host's relative rise. */
   regionShare: number;
+  /** Without a regression, minutes whose p99 spiked are explained only by a gauge moving with p99 at least this well (ρ). */
+  spikeCorrelation: number;
 }
 
 export const DEFAULT_METHOD: ExplainMethod = {
@@ -27,6 +29,7 @@ export const DEFAULT_METHOD: ExplainMethod = {
   causeRatio: 1.5,
   minCorrelationMinutes: 5,
   regionShare: 0.5,
+  spikeCorrelation: 0.5,
 };
 
 /** A gauge that may explain a regression: its series, and the smallest rise that counts as a change. */

@@ -63,6 +63,7 @@ export async function readHostRegions(sql: Sql, hostIds?: readonly number[]): Pr
 interface HostRow {
   id: number;
   hostname: string;
+  machine_id: string | null;
   region: string;
   labels: Record<string, string> | string;
   created_at: Date;
@@ -218,7 +219,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
     sql.query<HostRow>(
       // last_seen_at is written only every few seconds, and last_report_ts is the agent's clock: a host whose clock is
       // behind would look silent between those writes. Its newest ledger row says when it was last heard.
-      `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, h.last_report_ts, h.report_every_ms,
+      `SELECT h.id, h.hostname, h.machine_id, h.region, h.labels, h.created_at, h.last_seen_at, h.last_report_ts, h.report_every_ms,
               r.received_at AS last_received_at
          FROM hosts h
          LEFT JOIN LATERAL (SELECT received_at FROM report_ledger WHERE host_id = h.id ORDER BY seq DESC LIMIT 1) r ON TRUE
@@ -260,6 +261,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
     const inv = inventoryByHost.get(h.id);
     const data = inv ? inventoryData.get(Number(inv.id)) : undefined;
     const heard = [h.last_seen_at, h.last_received_at, h.last_report_ts, w?.last_ts].filter((d): d is Date => d != null).map((d) => new Date(d).getTime());
+    const sampled = [h.last_report_ts, w?.last_ts].filter((d): d is Date => d != null).map((d) => new Date(d).getTime());
     return {
       host: {
         id: h.id,
@@ -267,9 +269,11 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
         region: h.region,
         labels: column.labels.parse(h.labels),
         createdAtMs: new Date(h.created_at).getTime(),
+        machineId: h.machine_id,
       },
       nowMs: now.getTime(),
       lastReportMs: heard.length ? Math.max(...heard) : null,
+      lastSampleMs: sampled.length ? Math.max(...sampled) : null,
       lastIntervalMs: w ? Number(w.interval_ms) : (lastIntervalByHost.get(h.id) ?? null),
       reportEveryMs: h.report_every_ms === null ? null : Number(h.report_every_ms),
       inventory: inv && data ? { takenAtMs: new Date(inv.taken_at).getTime(), data } : null,

@@ -15,13 +15,29 @@ describe('agent.stopped-reporting', () => {
     const [v] = judge(silentFor(250_000));
     expect(v).toMatchObject({ severity: 'warning', value: 250 });
     expect(v!.message).toBe(
-      'No report for 4 min 10 s (last 2026-12-01 11:55:50 UTC): 25 reports missed at its 10 s interval. ' +
+      'No report for 4 min 10 s (last received 2026-12-01 11:55:50 UTC): 25 reports missed at its 10 s interval. ' +
         'Its other findings stay as they were when it went silent.',
     );
     expect(v!.remedy).toMatch(/systemctl status inferwatch-agent/);
     expect(v!.remedy).toMatch(/journalctl -u inferwatch-agent/);
     expect(v!.remedy).toMatch(/\/api\/health/);
     expect(v!.remedy).toMatch(/\/var\/lib\/inferwatch-agent\/spool\//);
+  });
+
+  test('reports that arrived late (a spool sent, then silence) name both times: when the newest arrived and where its samples end', () => {
+    // Received at 11:10:00, holding samples up to 10:50:00 by the host's clock; judged at 12:00:00.
+    const [v] = judge(silentFor(50 * 60_000, { lastSampleMs: NOW_MS - 70 * 60_000 }));
+    expect(v!.message).toBe(
+      'No report for 50 min (last received 2026-12-01 11:10:00 UTC): 300 reports missed at its 10 s interval. ' +
+        'Its samples end at 2026-12-01 10:50:00 UTC by its own clock: that report arrived 20 min after it was made, ' +
+        'from its spool, or the host\'s clock is behind. Its other findings stay as they were when it went silent.',
+    );
+    expect(v!.evidence.values).toContainEqual({ label: 'newest sample', value: '2026-12-01T10:50:00.000Z' });
+  });
+
+  test('a sample time within one interval of the arrival is not called late', () => {
+    const [v] = judge(silentFor(250_000, { lastSampleMs: NOW_MS - 259_000 }));
+    expect(v!.message).not.toMatch(/arrived|samples end/);
   });
 
   test('exactly three intervals old does not raise; a moment more does', () => {

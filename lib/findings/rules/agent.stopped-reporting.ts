@@ -36,13 +36,21 @@ export const stoppedReporting = defineHostRule({
     if (!(ageMs > warnAfterMs)) return [];
     const severity = ageMs > Math.max(t.criticalAfterMin * MINUTE_MS, warnAfterMs) ? 'critical' : 'warning';
     const missed = Math.floor(ageMs / intervalMs);
+    // Silence is judged by arrival (the server's clock, which a wrong host clock cannot fake); a report that arrived
+    // well after it was made (a spool sent before the agent died, or a clock behind) would otherwise hide where its data ends.
+    const lateMs = facts.lastSampleMs === null ? 0 : facts.lastReportMs - facts.lastSampleMs;
+    const late = lateMs > intervalMs;
+    const lateNote = late
+      ? ` Its samples end at ${utc(facts.lastSampleMs!)} by its own clock: that report arrived ${formatElapsed(lateMs)} after it ` +
+        'was made, from its spool, or the host\'s clock is behind.'
+      : '';
     return [
       {
         severity,
         value: ageMs / 1000,
         message:
-          `No report for ${formatElapsed(ageMs)} (last ${utc(facts.lastReportMs)}): ${missed} reports missed at its ` +
-          `${fmt(intervalMs / 1000)} s interval. Its other findings stay as they were when it went silent.`,
+          `No report for ${formatElapsed(ageMs)} (last received ${utc(facts.lastReportMs)}): ${missed} reports missed at its ` +
+          `${fmt(intervalMs / 1000)} s interval.${lateNote} Its other findings stay as they were when it went silent.`,
         remedy:
           'On the host: `systemctl status inferwatch-agent` (stopped with exit status 2: a bad option in ' +
           '/etc/inferwatch/agent.env, which the unit does not restart from), then `journalctl -u inferwatch-agent -n 100`. ' +
@@ -55,6 +63,7 @@ export const stoppedReporting = defineHostRule({
         evidence: {
           values: [
             { label: 'last report', value: new Date(facts.lastReportMs).toISOString() },
+            ...(late ? [{ label: 'newest sample', value: new Date(facts.lastSampleMs!).toISOString() }] : []),
             { label: 'silent for', value: Math.round(ageMs / 1000), unit: 's' },
             { label: 'report interval', value: intervalMs / 1000, unit: 's' },
             { label: 'reports missed', value: missed },

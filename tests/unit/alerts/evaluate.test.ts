@@ -83,6 +83,27 @@ describe('critical findings', () => {
     expect(sim.sent.map((s) => s.event)).toEqual(['firing', 'resolved']);
   });
 
+  test('a finding whose severity swings between warning and critical keeps one firing alert until the finding resolves', () => {
+    const sim = new Simulation([findingRule]);
+    for (let cycle = 0; cycle < 12; cycle++) {
+      const severity = cycle % 2 === 0 ? ('critical' as const) : ('warning' as const);
+      sim.step({ ...emptyInputs(NOW + cycle * 60_000), findings: [{ ...finding, severity }] });
+    }
+    expect(sim.activeAlerts()).toHaveLength(1);
+    expect(sim.transitions.map((t) => t.transition)).toEqual(['firing']);
+    expect(sim.sent.map((s) => s.event)).toEqual(['firing']);
+    sim.step({ ...emptyInputs(NOW + 12 * 60_000), findings: [] });
+    expect(sim.sent.map((s) => s.event)).toEqual(['firing', 'resolved']);
+  });
+
+  test('a finding that opens at warning and stays there raises nothing', () => {
+    const sim = new Simulation([findingRule]);
+    sim.step({ ...emptyInputs(NOW), findings: [{ ...finding, severity: 'warning' }] });
+    sim.step({ ...emptyInputs(NOW + 60_000), findings: [{ ...finding, severity: 'warning' }] });
+    expect(sim.activeAlerts()).toEqual([]);
+    expect(sim.sent).toEqual([]);
+  });
+
   test('a targeted cycle (after one host’s ingest) leaves finding alerts alone', () => {
     const sim = new Simulation([findingRule]);
     sim.step({ ...emptyInputs(NOW), findings: [finding] });

@@ -125,6 +125,7 @@ export async function judgeFleet(fleet: readonly DemoHost[], nowMs: number): Pro
       host: { id: i + 1, hostname: host.hostname, region: host.region, labels: { demo: 'true' }, createdAtMs: host.epochMs - 3_600_000 },
       nowMs,
       lastReportMs: lastTs,
+      lastSampleMs: lastTs,
       lastIntervalMs: DEMO_INTERVAL_MS,
       reportEveryMs: null,
       inventory: { takenAtMs: host.epochMs - 3_600_000, data: demoInventory(host) },

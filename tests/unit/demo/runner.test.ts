@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { DEMO_INTERVAL_MS, reportsUntilMs, type DemoRegion } from '../../../lib/demo/fleet';
 import type { DemoPost, PostAnswer } from '../../../lib/demo/http-post';
 import { DemoRunner } from '../../../lib/demo/runner';
+import { SELF_LOAD_SETTLE_MS, SelfLoad } from '../../../lib/findings/self-load';
 import { fileStateStore, newDemoState, type DemoState, type DemoStateStore } from '../../../lib/demo/state';
 import { enrollRequestSchema, ingestSchemaFor, type Report } from '../../../lib/protocol';
 import { FakeClock, settle } from './fake-clock';
@@ -100,7 +101,7 @@ function memoryStore(initial: DemoState | null = null): DemoStateStore & { state
 
 const KEYS = { oslo: 'iwe_oslo', frankfurt: 'iwe_frankfurt' };
 
-function setup(options: { store?: ReturnType<typeof memoryStore>; backfillMs?: number; startMs?: number; server?: FakeServer; maxPending?: number } = {}) {
+function setup(options: { store?: ReturnType<typeof memoryStore>; backfillMs?: number; startMs?: number; server?: FakeServer; maxPending?: number; selfLoad?: SelfLoad } = {}) {
   const clock = new FakeClock(options.startMs ?? START_MS);
   const keys = KEYS;
   const server = options.server ?? new FakeServer(clock, keys);
@@ -121,6 +122,7 @@ function setup(options: { store?: ReturnType<typeof memoryStore>; backfillMs?: n
     batchSize: 50,
     concurrency: 2,
     maxPending: options.maxPending,
+    selfLoad: options.selfLoad,
   });
   return { clock, server, store, logs, ensured, runner };
 }
@@ -129,6 +131,21 @@ const seqsOf = (server: FakeServer, hostname: string) => [...(server.stored.get(
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 
 describe('DemoRunner', { timeout: 120_000 }, () => {
+  test('marks its backfill as load of the server\'s own machine, from its start until every host has sent its history', async () => {
+    let now = () => 0;
+    const selfLoad = new SelfLoad({ hostname: 'server', machineId: null }, () => now());
+    const { runner, clock: runnerClock } = setup({ selfLoad });
+    now = () => runnerClock.nowMs;
+    expect(selfLoad.loadedUntilMs()).toBe(-Infinity);
+    await runner.start();
+    expect(selfLoad.loadedUntilMs()).toBe(Infinity);
+    await runnerClock.advanceTo(START_MS);
+    await runner.idle();
+    await settle();
+    expect(selfLoad.loadedUntilMs()).toBe(runnerClock.nowMs + SELF_LOAD_SETTLE_MS);
+    await runner.stop();
+  });
+
   test('enrolls every host once with its region\'s key and backfills the window in batches, oldest first, inventory first', async () => {
     const { clock, server, runner } = setup();
     await runner.start();
