@@ -12,6 +12,7 @@ import { closeDb, getDb } from './lib/db';
 import { DataDirLockedError } from './lib/db/data-dir-lock';
 import { describeTarget } from './lib/db/target';
 import { demoEnabled, startDemoFleet } from './lib/demo/start';
+import { selfLoadOfThisProcess } from './lib/findings/self-load';
 import { serverEnvironmentOrExit } from './lib/server/environment';
 import { startBackgroundJobs, type BackgroundJobs } from './lib/server/background';
 import { exitUnlessPortFree, listenOrExit } from './lib/server/listen';
@@ -33,6 +34,9 @@ const { port, host, stateDir } = env;
 guardLogStreams((stream) => processMetrics().logWritesDropped.inc({ stream }));
 
 await exitUnlessPortFree(port, host);
+// The build `npm start` may just have run, opening the database and Next load this machine: its local agent's first
+// minute measures inferwatch, not the machine (lib/findings/self-load.ts).
+const endStartLoad = selfLoadOfThisProcess().begin();
 const db = await getDb().catch((err: unknown) => {
   if (!(err instanceof DataDirLockedError)) throw err;
   console.error(`inferwatch: ${err.message}`);
@@ -113,6 +117,8 @@ if (!shuttingDown && env.localAgent.enabled) {
     });
   }
 }
+
+endStartLoad();
 
 // Hosts labelled demo=true that report through this server's own enroll and ingest API, as agents do (docs/demo.md).
 if (!shuttingDown && demoEnabled(env.demo, db.target)) {

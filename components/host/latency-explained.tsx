@@ -57,7 +57,7 @@ export function LatencyExplained({ hostId }: { hostId: number }) {
   return (
     <section aria-labelledby="latency-explained-heading">
       <h2 id="latency-explained-heading">Latency explained</h2>
-      {data.verdict === 'regressed' || data.verdict === 'saturated' || data.verdict === 'region-wide' ? (
+      {data.verdict === 'regressed' || data.verdict === 'saturated' || data.verdict === 'region-wide' || data.verdict === 'recurring-spikes' ? (
         <Regression data={data} />
       ) : (
         <p className="muted" data-verdict={data.verdict} data-baseline-hours={data.baseline.hours}>

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { processSingleton } from '../process-singleton';
 import type { HostFacts } from './types';
 
 /** PSI's avg10, which the pressure rules average, needs about a minute to forget a load that ended. */
@@ -56,12 +57,12 @@ function readMachineId(): string | null {
   }
 }
 
-let processSelfLoad: SelfLoad | undefined;
-
-/** This process's record: the demo fleet marks its backfill here, and the findings engine reads it by default. */
+/**
+ * This process's record: `npm start` marks its own start (after a build) and the demo fleet its backfill here, and
+ * the findings engine reads it by default.
+ */
 export function selfLoadOfThisProcess(): SelfLoad {
-  processSelfLoad ??= new SelfLoad({ hostname: os.hostname(), machineId: readMachineId() });
-  return processSelfLoad;
+  return processSingleton('self-load', () => new SelfLoad({ hostname: os.hostname(), machineId: readMachineId() }));
 }
 
 /**

@@ -18,6 +18,7 @@ import type { ErrorEnvelope } from '../protocol/errors';
 import {
   FINDING_CATEGORIES,
   FINDINGS_TOPIC_DOCS,
+  LATENCY_VERDICTS,
   SEVERITIES,
   THRESHOLD_SCOPES,
   type FindingRuleDescription,
@@ -319,7 +320,7 @@ export const latencyExplanationSchema = outline<LatencyExplanation>('LatencyExpl
   name: z.string(),
   range: open,
   baselineRange: open,
-  verdict: z.enum(['regressed', 'region-wide', 'no-regression', 'insufficient-data']),
+  verdict: z.enum(LATENCY_VERDICTS),
   regressed: z.boolean(),
   baseline: open,
   current: open,
