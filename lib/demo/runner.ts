@@ -1,5 +1,5 @@
 import { enrollResponseSchema, type Report } from '../protocol';
-import { DEMO_INTERVAL_MS, DEMO_SEED, demoFleet, reportsUntilMs, type DemoHost, type DemoRegion } from './fleet';
+import { DEMO_INTERVAL_MS, DEMO_REGIONS, DEMO_SEED, demoFleet, reportsUntilMs, type DemoHost, type DemoRegion } from './fleet';
 import type { DemoPost, PostAnswer } from './http-post';
 import { demoInventory } from './inventory';
 import { demoReport } from './report';
@@ -126,10 +126,16 @@ export class DemoRunner {
   private async startHosts(): Promise<void> {
     const now = this.options.timers.now();
     const loaded = this.options.store.load();
-    const state = loaded && loaded.seed === this.seed ? loaded : newDemoState(this.seed, now);
-    this.state = state;
+    let state = loaded && loaded.seed === this.seed ? loaded : newDemoState(this.seed, now);
     this.keys = await this.options.ensureKeys(state.keys);
     this.keysCheckedAtMs = now;
+    if (DEMO_REGIONS.every((region) => state.keys[region] !== undefined && state.keys[region] !== this.keys![region])) {
+      // None of the saved keys is known here: a new database (the server moved to PostgreSQL, or was restored). The
+      // demo starts over in it, history included — else its silent host, which never reports again, would be missing.
+      state = newDemoState(this.seed, now);
+      this.options.log('the demo state belongs to another database; starting the demo fleet over in this one');
+    }
+    this.state = state;
     state.keys = { ...this.keys };
     this.options.store.save(state);
     if (this.stopped) return;

@@ -101,9 +101,11 @@ function memoryStore(initial: DemoState | null = null): DemoStateStore & { state
 
 const KEYS = { oslo: 'iwe_oslo', frankfurt: 'iwe_frankfurt' };
 
-function setup(options: { store?: ReturnType<typeof memoryStore>; backfillMs?: number; startMs?: number; server?: FakeServer; maxPending?: number; selfLoad?: SelfLoad } = {}) {
+function setup(
+  options: { store?: ReturnType<typeof memoryStore>; backfillMs?: number; startMs?: number; server?: FakeServer; maxPending?: number; selfLoad?: SelfLoad; keys?: Record<DemoRegion, string> } = {},
+) {
   const clock = new FakeClock(options.startMs ?? START_MS);
-  const keys = KEYS;
+  const keys = options.keys ?? KEYS;
   const server = options.server ?? new FakeServer(clock, keys);
   server.clock = clock;
   const store = options.store ?? memoryStore();
@@ -245,6 +247,28 @@ describe('DemoRunner', { timeout: 120_000 }, () => {
       expect(resent[0]!.ts).toBe(saved.hosts[host.hostname]!.lastTs! + DEMO_INTERVAL_MS);
       expect(resent[0]!.inventory).toBeDefined();
     }
+    await second.runner.stop();
+  });
+
+  test('on a database that knows none of its keys (a server moved to PostgreSQL) the demo starts over: every host, the silent one too', async () => {
+    const first = setup({ backfillMs: 60 * MIN });
+    await first.runner.start();
+    await first.clock.advanceTo(START_MS + MIN);
+    await first.runner.idle();
+    await first.runner.stop();
+
+    const movedMs = START_MS + 30 * MIN;
+    const newKeys = { oslo: 'iwe_oslo_2', frankfurt: 'iwe_frankfurt_2' };
+    const clock = new FakeClock(movedMs);
+    const second = setup({ store: memoryStore(first.store.state!), startMs: movedMs, server: new FakeServer(clock, newKeys), keys: newKeys, backfillMs: 60 * MIN });
+    await second.runner.start();
+    await second.clock.advanceTo(movedMs + MIN);
+    await second.runner.idle();
+    expect(new Set(second.server.enrollments.map((e) => e.hostname)).size).toBe(second.runner.hosts.length);
+    const silent = second.runner.hosts.find((h) => h.condition === 'agent-stopped')!;
+    expect(seqsOf(second.server, silent.hostname).length).toBeGreaterThanOrEqual(200);
+    expect(second.logs).toContain('the demo state belongs to another database; starting the demo fleet over in this one');
+    expect(second.store.state!.epochMs).toBe(movedMs);
     await second.runner.stop();
   });
 
