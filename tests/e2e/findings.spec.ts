@@ -1,7 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { Finding, FindingsResponse } from '../../lib/protocol/findings';
 import { createEnrollmentKey, enrollHost, expectAdminAccepted, ingest, inventoryWithoutAvx2, stealReports } from '../support/e2e-fleet';
-import { screenshotIfAsked } from './screenshots';
 
 const RULE = 'cpu.avx2-missing';
 // The page shows `code` spans of a message or remedy as code: the text a person reads has no backticks.
@@ -58,7 +57,6 @@ test('a finding is grouped under its rule with its remedy and reference, acknowl
   await expect(page.getByRole('search', { name: 'Filter findings' }).getByRole('button', { name: 'critical' })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.locator(`[data-finding-id="${finding!.id}"]`)).toContainText('old CPUs until the March migration');
   await page.evaluate(() => window.scrollTo(0, 0));
-  await screenshotIfAsked(page, 'findings');
 
   await page.getByRole('search', { name: 'Filter findings' }).getByLabel('Region').fill('nowhere-region');
   await expect(page).toHaveURL(/region=nowhere-region/);

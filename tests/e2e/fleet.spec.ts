@@ -1,7 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { FleetPage } from '../../lib/protocol/read-api/fleet';
 import { createEnrollmentKey, enrollHost, firstLoadJsGzipBytes, ingest, inventoryWithoutAvx2, latencyOf } from './fleet-support';
-import { screenshotIfAsked } from './screenshots';
 
 // Agent-sent text with markup in it: it must reach the screen as the same characters, never as elements.
 const run = Date.now().toString(36);
@@ -123,12 +122,11 @@ test('first-load JavaScript of the fleet page stays under 300 kB gzip', async ({
   expect(bytes).toBeLessThan(300 * 1024);
 });
 
-test('the fleet page filtered by region lists both its hosts, and unfiltered lists the fleet (the README screenshot when asked)', async ({ page }) => {
+test('the fleet page filtered by region lists both its hosts, and unfiltered lists the fleet', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.goto(`/?region=${region}`);
   await expect(page.locator('table[aria-label="Hosts"] tbody tr')).toHaveCount(2);
   await page.goto('/');
   await expect(page.locator('table[aria-label="Hosts"] tbody tr').first()).toBeVisible();
-  await screenshotIfAsked(page, 'fleet', { fullPage: true, settleMs: 1500 });
 });

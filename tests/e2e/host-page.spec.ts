@@ -6,7 +6,6 @@ import { LatencySketch } from '../../lib/sketch';
 import type { Inventory, Report } from '../../lib/protocol';
 import { cleanCpu, cleanInventory, watchedProcess } from '../support/findings-facts';
 import { makeReport } from '../support/report-factory';
-import { screenshotIfAsked } from './screenshots';
 
 const stateDir = process.env.E2E_STATE_DIR!;
 const MIN = 60_000;
@@ -108,7 +107,6 @@ test('the host page charts its series with an inventory-change mark, and shows t
   const latency = page.getByTestId('chart-latency');
   await expect(latency.locator('.recharts-area-curve').first()).toBeVisible({ timeout: 30_000 });
   await expect(latency.locator('.recharts-area-curve')).toHaveCount(3);
-  await screenshotIfAsked(page, 'host');
 });
 
 test('an empty chart says whether the host sent no report in the range or reported without what it draws', async ({ page }) => {

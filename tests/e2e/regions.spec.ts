@@ -2,7 +2,6 @@ import { expect, test } from '@playwright/test';
 import { formatMs } from '../../components/format';
 import type { RegionCompareResponse } from '../../lib/protocol/read-api/regions';
 import { createEnrollmentKey, enrollHost, ingest, latencyOf } from './fleet-support';
-import { screenshotIfAsked } from './screenshots';
 
 const run = Date.now().toString(36);
 const probeName = `users-<u>no</u>-${run}`;
@@ -86,6 +85,5 @@ test('first-load JavaScript of the regions page stays under 300 kB gzip, and the
   console.log(`regions page JS incl. the lazily loaded chart: ${(bytes / 1024).toFixed(1)} kB gzip`);
   await page.setViewportSize({ width: 1440, height: 900 });
   await expect(page.locator('.chart-box .recharts-area').first()).toBeVisible();
-  await screenshotIfAsked(page, 'regions', { fullPage: true });
   expect(bytes).toBeLessThan(300 * 1024);
 });

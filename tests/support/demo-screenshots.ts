@@ -1,0 +1,70 @@
+// `npm run screenshots` (with the specs that picture alerts, compare, settings and the API page): the README's hero
+// pictures — fleet, host, regions, findings — from the demo fleet a first `npm start` shows, not from test fixtures.
+// Starts the built server on an embedded database of its own, waits for the demo's backfill and its findings, and
+// writes docs/screenshots/{fleet,host,regions,findings}.png.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from '@playwright/test';
+import type { FleetPage } from '../../lib/protocol/read-api/fleet';
+import { freePort } from './free-port';
+
+const NOISY_HOST = 'oslo-inf-04';
+const TIMEOUT_MS = 15 * 60_000;
+
+const root = process.cwd();
+const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-screenshots-'));
+const port = await freePort();
+const url = `http://127.0.0.1:${port}`;
+const server = spawn(process.execPath, ['lib/node/start.mjs'], {
+  cwd: root,
+  detached: true,
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '', INFERWATCH_STATE_DIR: stateDir, INFERWATCH_DATA_DIR: path.join(stateDir, 'data') },
+});
+let backfilled = false;
+server.stdout!.on('data', (chunk: Buffer) => {
+  process.stdout.write(chunk);
+  if (chunk.toString().includes('its history is backfilled')) backfilled = true;
+});
+
+async function until(what: string, ready: () => Promise<boolean> | boolean): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  while (!(await Promise.resolve().then(ready).catch(() => false))) {
+    if (Date.now() > deadline || server.exitCode !== null) throw new Error(`screenshots: gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+}
+
+const fleet = async () => ((await (await fetch(`${url}/api/v1/fleet?limit=100`)).json()) as FleetPage).hosts;
+
+try {
+  await until('the demo backfill', () => backfilled);
+  await until("the demo's findings", async () => (await fleet()).filter((h) => h.topFinding !== null).length >= 20);
+  const noisy = (await fleet()).find((h) => h.hostname === NOISY_HOST)!;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+  const shots: [name: string, pathname: string, fullPage: boolean][] = [
+    ['fleet', '/', false],
+    ['host', `/hosts/${noisy.id}?range=6h`, true],
+    ['regions', '/regions', true],
+    ['findings', '/findings', false],
+  ];
+  for (const [name, pathname, fullPage] of shots) {
+    await page.goto(`${url}${pathname}`);
+    await page.waitForLoadState('networkidle');
+    // Charts animate in.
+    await page.waitForTimeout(1_500);
+    await page.screenshot({ path: path.join(root, 'docs', 'screenshots', `${name}.png`), fullPage });
+    console.log(`screenshots: docs/screenshots/${name}.png`);
+  }
+  await browser.close();
+} finally {
+  process.kill(-server.pid!, 'SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+  fs.rmSync(stateDir, { recursive: true, force: true });
+}
