@@ -1,5 +1,4 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,8 +21,7 @@ interface Server {
   log: string[];
 }
 
-async function npmStart(env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
+async function npmStart(port: number, env: Record<string, string>): Promise<Server> {
   const log: string[] = [];
   const child = spawn('npm', ['start'], {
     cwd: root,
@@ -34,15 +32,28 @@ async function npmStart(env: Record<string, string>): Promise<Server> {
   for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => log.push(...chunk.toString().split('\n').filter(Boolean)));
   const url = `http://127.0.0.1:${port}`;
   await expect
-    .poll(async () => (await fetch(`${url}/api/health`).catch(() => null))?.status ?? 0, { timeout: 300_000, message: 'the server answers /api/health' })
+    .poll(async () => (child.exitCode !== null ? `exited: ${log.join('\n')}` : ((await fetch(`${url}/api/health`).catch(() => null))?.status ?? 0)), {
+      timeout: 300_000,
+      message: 'the server answers /api/health',
+    })
     .toBe(200);
   return { url, child, log };
 }
 
+const groupAlive = (pid: number) => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Stops the server as Ctrl-C does, and waits for every process of it: npm exits before the server has shut down. */
 async function stop(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return;
+  if (!groupAlive(server.child.pid!)) return;
   process.kill(-server.child.pid!, 'SIGTERM');
-  await once(server.child, 'exit');
+  await expect.poll(() => groupAlive(server.child.pid!), { timeout: 120_000, message: 'the server shuts down' }).toBe(false);
 }
 
 async function fleetOf(server: Server): Promise<FleetPage['hosts']> {
@@ -111,29 +122,31 @@ test('the first week: quick start, then the same machine on PostgreSQL with its 
   const embedded = { INFERWATCH_STATE_DIR: stateDir, INFERWATCH_DATA_DIR: path.join(stateDir, 'data'), DATABASE_URL: '', INFERWATCH_LOCAL_AGENT_INTERVAL: '2' };
 
   // 1. The quick start: the embedded database, this machine's agent and the demo fleet.
-  const quickStart = await npmStart(embedded);
+  // One address throughout, as a team keeps it: the local agent's token is for this server, whatever database it has.
+  const port = await freePort();
+  const quickStart = await npmStart(port, embedded);
   servers.push(quickStart);
   await expect.poll(async () => (await fleetOf(quickStart)).some((h) => h.hostname === os.hostname() && h.status === 'ok'), { timeout: 120_000 }).toBe(true);
   // A second `npm start` on the same port says so in one line.
-  const second = await run('npm', ['start'], { cwd: root, env: { ...process.env, ...embedded, PORT: new URL(quickStart.url).port, HOST: '127.0.0.1' } }).catch(
+  const second = await run('npm', ['start'], { cwd: root, env: { ...process.env, ...embedded, PORT: String(port), HOST: '127.0.0.1' } }).catch(
     (err: { code: number; stderr: string }) => err,
   );
-  expect(second).toMatchObject({ code: 1, stderr: expect.stringContaining(`port ${new URL(quickStart.url).port} on 127.0.0.1 is taken`) });
+  expect(second).toMatchObject({ code: 1, stderr: expect.stringContaining(`port ${port} on 127.0.0.1 is taken`) });
   expect((second as { stderr: string }).stderr).not.toContain('uncaughtException');
   await stop(quickStart);
 
   // 2. The team's database: the same state dir (the local agent keeps its token for a database that is gone).
   pgDb = await createTestDatabase('iw_first_week');
   const onPostgres = { ...embedded, DATABASE_URL: pgDb.url, INFERWATCH_DEMO: '1' };
-  const server = await npmStart(onPostgres);
+  const server = await npmStart(port, onPostgres);
   servers.push(server);
 
   // 3. The first admin, by the README's words — first without the server's DATABASE_URL, the mistake the CLI refuses.
   const createAdmin = ['users', 'create', '--email', 'you@example.com', '--role', 'admin'];
-  const mistaken = await admin(createAdmin, { ...embedded, PORT: new URL(server.url).port });
+  const mistaken = await admin(createAdmin, { ...embedded, PORT: String(port) });
   expect(mistaken.code).toBe(1);
   expect(mistaken.stderr).toContain('DATABASE_URL=');
-  const created = await admin(createAdmin, { ...onPostgres, PORT: new URL(server.url).port });
+  const created = await admin(createAdmin, { ...onPostgres, PORT: String(port) });
   expect(created.stderr).toBe('');
   expect(created.stdout).toContain(`database: PostgreSQL server postgres://postgres@127.0.0.1:5432/${pgDb.name}`);
   const password = /password \(shown once; change it after signing in\): (\S+)/.exec(created.stdout)![1]!;
