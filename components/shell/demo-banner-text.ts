@@ -1,5 +1,11 @@
 import type { DemoFleetResponse } from '@/lib/protocol/read-api/fleet';
 
+/**
+ * The fleet filtered to the demo's hosts, as components/fleet/search-params.ts writes it (a test holds them equal):
+ * the banner is on every page, and the fleet's URL parsers would bring zod into each page's first load.
+ */
+export const DEMO_FLEET_HREF = '/?label=demo:true';
+
 export interface DemoBannerText {
   lead: string;
   detail: string;

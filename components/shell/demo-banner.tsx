@@ -1,10 +1,9 @@
 'use client';
 
 import Link from 'next/link';
-import { serializeFleetUrl } from '../fleet/search-params';
 import { useDemoFleetQuery } from '../hooks/use-demo-fleet-query';
 import { useAccess } from '../hooks/use-session-query';
-import { demoBannerText } from './demo-banner-text';
+import { DEMO_FLEET_HREF, demoBannerText } from './demo-banner-text';
 
 /** Says that the demo fleet's hosts are simulated, on every page, for as long as any is listed (docs/demo.md). */
 export function DemoBanner() {
@@ -15,7 +14,7 @@ export function DemoBanner() {
   return (
     <div className="banner banner-info" role="note" aria-label="Demo fleet" data-testid="demo-banner">
       <strong>{text.lead}</strong> {text.detail}{' '}
-      <Link href={serializeFleetUrl('/', { label: 'demo:true' })}>Show only them</Link> (more in <code>docs/demo.md</code>)
+      <Link href={DEMO_FLEET_HREF}>Show only them</Link> (more in <code>docs/demo.md</code>)
     </div>
   );
 }

@@ -4,7 +4,8 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, test } from 'vitest';
 import { DemoBanner } from '../../../components/shell/demo-banner';
 import { SESSION_QUERY_KEY } from '../../../components/hooks/use-session-query';
-import { demoBannerText } from '../../../components/shell/demo-banner-text';
+import { DEMO_FLEET_HREF, demoBannerText } from '../../../components/shell/demo-banner-text';
+import { serializeFleetUrl } from '../../../components/fleet/search-params';
 
 describe('demoBannerText', () => {
   test('no demo hosts: no banner', () => {
@@ -39,5 +40,9 @@ describe('DemoBanner', () => {
     expect(html).toContain('42 simulated hosts');
     expect(html).toContain('INFERWATCH_DEMO=0');
     expect(html).toContain('href="/?label=demo:true"');
+  });
+
+  test('links to the fleet filtered as its own URL state writes the filter', () => {
+    expect(DEMO_FLEET_HREF).toBe(serializeFleetUrl('/', { label: 'demo:true' }));
   });
 });
