@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
+import { demoFleet } from '../../lib/demo/fleet';
 import type { FleetPage } from '../../lib/protocol/read-api/fleet';
 import { freePort } from './free-port';
 
@@ -41,7 +42,9 @@ const fleet = async () => ((await (await fetch(`${url}/api/v1/fleet?limit=100`))
 
 try {
   await until('the demo backfill', () => backfilled);
-  await until("the demo's findings", async () => (await fleet()).filter((h) => h.topFinding !== null).length >= 20);
+  // Every host the demo plants a condition on shows its finding (some need minutes of samples).
+  const planted = new Set(demoFleet({ epochMs: Date.now() }).filter((h) => h.condition !== null).map((h) => h.hostname));
+  await until("the demo's findings", async () => (await fleet()).filter((h) => planted.has(h.hostname) && h.topFinding !== null).length === planted.size);
   const noisy = (await fleet()).find((h) => h.hostname === NOISY_HOST)!;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -50,7 +53,7 @@ try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
   const shots: [name: string, pathname: string, fullPage: boolean][] = [
     ['fleet', '/', false],
-    ['host', `/hosts/${noisy.id}?range=6h`, true],
+    ['host', `/hosts/${noisy.id}?range=1h`, true],
     ['regions', '/regions', true],
     ['findings', '/findings', false],
   ];
