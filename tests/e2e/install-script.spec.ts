@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import type { FleetPage } from '../../lib/protocol/read-api/fleet';
-import { AGENT_VERSION } from '../../agent/version';
+import { APP_VERSION as AGENT_VERSION } from '../../lib/version';
 import { createEnrollmentKey } from '../support/e2e-fleet';
 import { installStandIns, installedUnitCommand, runScript } from '../support/install-sandbox';
 
