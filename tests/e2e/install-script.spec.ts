@@ -88,7 +88,7 @@ test('the served install.sh refuses a tampered bundle, then installs the real on
   await run(unit.argv[0]!, [...unit.argv.slice(1), '--once'], { env: { ...process.env, ...unit.env } });
 
   const fleet = (await (await fetch(`${baseURL}/api/v1/fleet?region=${region}`)).json()) as FleetPage;
-  expect(fleet.hosts.map((h) => ({ hostname: h.hostname, region: h.region, reported: h.lastSeenAt !== null }))).toEqual([
-    { hostname: os.hostname(), region, reported: true },
+  expect(fleet.hosts.map((h) => ({ hostname: h.hostname, region: h.region, reported: h.lastSeenAt !== null, agentVersion: h.agentVersion }))).toEqual([
+    { hostname: os.hostname(), region, reported: true, agentVersion: AGENT_VERSION },
   ]);
 });
