@@ -86,8 +86,9 @@ ACTUAL=$(sha256sum "$WORK/inferwatch-agent.mjs" | cut -d ' ' -f 1)
 VERSION=$("$NODE" "$WORK/inferwatch-agent.mjs" --version) || fail "the downloaded agent does not run: nothing installed"
 
 # Each file is written beside its destination and renamed over it, so a unit never starts a half-written file.
+# Folders are made 0755 (umask 077 is for the files in WORK): the service user must reach the bundle.
 place() { # place MODE SOURCE DEST_REL
-	mkdir -p "$ROOT/$(dirname "$3")"
+	(umask 022 && mkdir -p "$ROOT/$(dirname "$3")")
 	cp "$2" "$ROOT/$3.new"
 	chmod "$1" "$ROOT/$3.new"
 	chown root:root "$ROOT/$3.new"

@@ -76,6 +76,8 @@ test('installs the verified agent, the unit, the root-only key and the settings 
   expect(fs.readFileSync(path.join(root, 'etc/inferwatch/enroll-key'), 'utf8')).toBe(`${KEY}\n`);
   expect(fs.readFileSync(path.join(root, 'etc/inferwatch/agent.env'), 'utf8')).toBe(`INFERWATCH_SERVER=${serverUrl}\n`);
   expect({ agent: mode(AGENT_REL), key: mode('etc/inferwatch/enroll-key'), env: mode('etc/inferwatch/agent.env') }).toEqual({ agent: '755', key: '600', env: '644' });
+  // The service user must reach the bundle through the folders made for it.
+  expect([mode('usr/local'), mode('usr/local/lib/inferwatch'), mode('etc/inferwatch')]).toEqual(['755', '755', '755']);
   const unit = fs.readFileSync(path.join(root, 'etc/systemd/system/inferwatch-agent.service'), 'utf8');
   expect(unit).toMatch(new RegExp(`^ExecStart=${process.execPath.replace(/[.]/g, '\\.')} --lite-mode `, 'm'));
   expect(unit).toContain('NoNewPrivileges=true');
