@@ -101,7 +101,8 @@ cat >"$WORK/unit" <<'INFERWATCH_UNIT'
 @INFERWATCH_UNIT@
 INFERWATCH_UNIT
 # The unit names /usr/bin/node; this host's node may live elsewhere (nvm, /usr/local/bin).
-sed "s|^ExecStart=/usr/bin/node |ExecStart=$NODE |" "$WORK/unit" >"$WORK/unit.node"
+NODE_IN_SED=$(printf '%s' "$NODE" | sed 's/[\\|&]/\\&/g')
+sed "s|^ExecStart=/usr/bin/node |ExecStart=$NODE_IN_SED |" "$WORK/unit" >"$WORK/unit.node"
 place 0644 "$WORK/unit.node" "$UNIT_REL"
 
 printf '%s\n' "$KEY" >"$WORK/enroll-key"
