@@ -58,7 +58,7 @@ test('the server publishes install.sh, the agent bundle and its SHA-256 without 
   expect(await again.text()).toBe('');
 });
 
-test('the served install.sh refuses a tampered bundle, then installs the real one; the installed unit enrolls and reports', async ({ request, baseURL }) => {
+test('the served install.sh refuses a tampered bundle, then installs the real one; the installed unit enrolls and reports', async ({ page, request, baseURL }) => {
   const region = `install-${Date.now().toString(36)}`;
   const key = await createEnrollmentKey(request, { name: region, region });
   const script = path.join(scratch, 'install.sh');
@@ -91,4 +91,11 @@ test('the served install.sh refuses a tampered bundle, then installs the real on
   expect(fleet.hosts.map((h) => ({ hostname: h.hostname, region: h.region, reported: h.lastSeenAt !== null, agentVersion: h.agentVersion }))).toEqual([
     { hostname: os.hostname(), region, reported: true, agentVersion: AGENT_VERSION },
   ]);
+
+  // The fleet table and the host page name the agent's version.
+  await page.goto(`/?region=${region}`);
+  const row = page.locator(`[data-host-id="${fleet.hosts[0]!.id}"]`);
+  await expect(row.locator('[data-metric="agent-version"]')).toHaveText(AGENT_VERSION);
+  await page.goto(`/hosts/${fleet.hosts[0]!.id}`);
+  await expect(page.getByTestId('agent-version')).toHaveText(`· agent ${AGENT_VERSION}`);
 });
