@@ -32,18 +32,19 @@ async function download(url: string, fetchImpl: typeof fetch, timeoutMs: number)
   return Buffer.from(await response.arrayBuffer());
 }
 
-/** The line of node's crash output that names the error ("SyntaxError: Unexpected end of input"). */
-function errorLine(stderr: string): string | undefined {
-  return stderr.split('\n').find((line) => /^[A-Za-z]*Error\b/.test(line.trim()))?.trim();
-}
+// Runs FILE --version by importing it, so a load error is reported as one short line: node's own report of it quotes
+// the whole offending line — most of a minified bundle — and is cut short when node exits before the pipe drains.
+const IMPORT_AND_RUN =
+  "import(require('node:url').pathToFileURL(process.argv[1]).href).catch((e) => {" +
+  " process.stderr.write(String(e && e.name) + ': ' + String(e && e.message).split('\\n')[0] + '\\n'); process.exit(1); })";
 
 /** What `node FILE --version` prints; it loads the whole bundle, so a file that cannot start fails here. */
 function selfCheck(nodePath: string, file: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    // A syntax error's report quotes the whole offending line: a minified bundle's is most of the file.
-    execFile(nodePath, [file, '--version'], { timeout: timeoutMs, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(nodePath, ['-e', IMPORT_AND_RUN, file, '--version'], { timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
       const version = stdout.trim();
-      if (err) reject(new UpgradeError(`it does not start: ${errorLine(stderr) ?? err.message.split('\n')[0]!.slice(0, 200)}`));
+      const reason = stderr.trim().split('\n')[0]!.slice(0, 300) || err?.message.split('\n')[0];
+      if (err) reject(new UpgradeError(`it does not start: ${reason}`));
       else if (!/^\d+\.\d+\.\d+\S*$/.test(version)) reject(new UpgradeError(`its --version printed ${JSON.stringify(version.slice(0, 80))}, not a version`));
       else resolve(version);
     });
@@ -84,8 +85,10 @@ export async function upgradeAgent(options: UpgradeOptions): Promise<UpgradeOutc
     const to = await selfCheck(options.nodePath, options.target, timeoutMs);
     return { kind: 'upgraded', from, to, previous };
   } catch (err) {
-    await fs.copyFile(previous, `${options.target}.restore`);
-    await fs.rename(`${options.target}.restore`, options.target);
+    const restore = `${options.target}.restore`;
+    await fs.copyFile(previous, restore);
+    await fs.chmod(restore, mode);
+    await fs.rename(restore, options.target);
     throw new UpgradeError(`the server's agent was installed but ${(err as Error).message}; put back the previous agent (${from})`);
   }
 }

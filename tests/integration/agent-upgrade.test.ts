@@ -85,6 +85,7 @@ test('a broken bundle (a truncated build) that matches its checksum is rolled ba
   expect(result.code).toBe(1);
   expect(result.stderr).toMatch(/upgrade failed: the server's agent was installed but it does not start: SyntaxError: .*; put back the previous agent \(\d+\.\d+\.\d+/);
   expect(sha256(fs.readFileSync(installed))).toBe(sha256(realBundle));
+  expect(fs.statSync(installed).mode & 0o777).toBe(0o755);
   expect((await runInstalled(['--version'])).stdout.trim()).toBe(AGENT_VERSION);
 });
 
