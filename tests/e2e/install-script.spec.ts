@@ -58,7 +58,7 @@ test('the server publishes install.sh, the agent bundle and its SHA-256 without 
   expect(await again.text()).toBe('');
 });
 
-test('the served install.sh refuses a tampered bundle, then installs the real one; the installed unit enrolls and reports', async ({ page, request, baseURL }) => {
+test('the served install.sh refuses a tampered bundle, then installs the real one; the installed unit enrolls and reports, and --upgrade brings a changed file back to the server\'s build', async ({ page, request, baseURL }) => {
   const region = `install-${Date.now().toString(36)}`;
   const key = await createEnrollmentKey(request, { name: region, region });
   const script = path.join(scratch, 'install.sh');
@@ -91,6 +91,15 @@ test('the served install.sh refuses a tampered bundle, then installs the real on
   expect(fleet.hosts.map((h) => ({ hostname: h.hostname, region: h.region, reported: h.lastSeenAt !== null, agentVersion: h.agentVersion }))).toEqual([
     { hostname: os.hostname(), region, reported: true, agentVersion: AGENT_VERSION },
   ]);
+
+  // --upgrade against this server: an installed file that is not the server's build is replaced by it; then nothing to do.
+  const installedBundle = unit.argv.find((arg) => arg.endsWith('inferwatch-agent.mjs'))!;
+  fs.appendFileSync(installedBundle, '\n// an older build\n');
+  const upgrade = () => run(process.execPath, [installedBundle, '--upgrade', '--server', baseURL!]);
+  expect((await upgrade()).stdout).toContain(`upgraded ${installedBundle} from ${AGENT_VERSION} to ${AGENT_VERSION}`);
+  const served = Buffer.from(await (await fetch(`${baseURL}/agent/inferwatch-agent.mjs`)).arrayBuffer());
+  expect(sha256(fs.readFileSync(installedBundle))).toBe(sha256(served));
+  expect((await upgrade()).stdout).toContain(`${installedBundle} is already the server's agent (${AGENT_VERSION})`);
 
   // The fleet table and the host page name the agent's version.
   await page.goto(`/?region=${region}`);
