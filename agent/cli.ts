@@ -2,6 +2,7 @@ import { guardLogStreams } from '../lib/protocol/log-streams';
 import { ConfigError, HELP_TEXT, loadConfig, type CliAction } from './config';
 import { createLogger } from './log';
 import { EXIT_CONFIG, EXIT_FAILED, runAgent } from './run';
+import { upgradeCommand } from './upgrade-command';
 import { AGENT_VERSION } from './version';
 
 // The agent must outlive its log reader (journald restarted, a closed terminal): a line nobody can read is dropped.
@@ -24,6 +25,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${AGENT_VERSION}\n`);
     return 0;
   }
+  if (action.kind === 'upgrade') return upgradeCommand(action.server);
 
   const log = createLogger();
   const controller = new AbortController();

@@ -89,6 +89,9 @@ Usage: inferwatch-agent [options]
   --print                   print each report as JSON to stdout
   --help                    show this text
   --version                 print the agent version
+  --upgrade                 replace this agent's file with the server's (SHA-256 checked, swapped by rename,
+                            the old one put back if the new one does not start), then exit; restart the
+                            service after it
 
 Every option can also be set as INFERWATCH_<OPTION> (e.g. INFERWATCH_SERVER, INFERWATCH_STATE_DIR; lists are
 comma-separated). Precedence: config file < environment < flags.
@@ -199,7 +202,7 @@ export interface ScrapeConfig {
   maxSeries: number;
 }
 
-export type CliAction = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: AgentConfig };
+export type CliAction = { kind: 'help' } | { kind: 'version' } | { kind: 'upgrade'; server: string } | { kind: 'run'; config: AgentConfig };
 
 export interface LoadConfigInput {
   argv: string[];
@@ -217,7 +220,7 @@ function parseFlags(argv: string[]) {
   try {
     return parseArgs({
       args: argv,
-      options: { ...options, config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' } },
+      options: { ...options, config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' }, upgrade: { type: 'boolean' } },
       strict: true,
       allowPositionals: false,
     }).values as Record<string, RawValue | undefined>;
@@ -324,6 +327,9 @@ export function loadConfig(input: LoadConfigInput): CliAction {
   if (raw['enroll-key'] && raw['enroll-key-file']) {
     throw new ConfigError('invalid --enroll-key-file: give either --enroll-key or --enroll-key-file, not both');
   }
+  if (flags.upgrade && !raw.server) {
+    throw new ConfigError('missing --server: --upgrade downloads the agent from the server (--server URL or INFERWATCH_SERVER)');
+  }
   if (!raw.server && !raw.print) {
     throw new ConfigError('missing --server: give --server URL (or INFERWATCH_SERVER), or use --print');
   }
@@ -334,6 +340,7 @@ export function loadConfig(input: LoadConfigInput): CliAction {
         'or --allow-plain-http on a network you trust',
     );
   }
+  if (flags.upgrade) return { kind: 'upgrade', server: raw.server! };
   const probeNames = new Set<string>();
   for (const probe of raw.probe) {
     if (probeNames.has(probe.name)) throw new ConfigError(`invalid --probe: the name "${probe.name}" is used twice`);

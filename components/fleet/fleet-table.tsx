@@ -29,6 +29,7 @@ const COLUMNS: { sort: FleetSort | null; label: string; numeric?: boolean }[] = 
   { sort: 'p99', label: 'p99, worst minute', numeric: true },
   { sort: 'attention', label: 'Top finding' },
   { sort: 'lastSeen', label: 'Last seen' },
+  { sort: null, label: 'Agent' },
 ];
 
 const MAX_LABELS_SHOWN = 3;
@@ -101,6 +102,7 @@ function HostRow({ host, now, steal, p99, window }: {
       <td>
         <RelativeTime iso={host.latest?.ts ?? host.lastSeenAt} now={now} />
       </td>
+      <td data-metric="agent-version">{host.agentVersion ?? <span className="muted">—</span>}</td>
     </tr>
   );
 }

@@ -26,6 +26,7 @@ export function HostHeader({ hostId }: { hostId: number }) {
         <p className="host-facts">
           <span className={`badge badge-${host.status}`}>{STATUS_LABEL[host.status]}</span> last report{' '}
           <RelativeTime iso={host.latest?.ts ?? host.lastSeenAt} now={new Date(query.dataUpdatedAt)} />
+          {host.agentVersion && <span data-testid="agent-version"> · agent {host.agentVersion}</span>}
           {' · '}
           {open === 0 ? 'no open findings' : `${open} open finding${open === 1 ? '' : 's'}`}
         </p>

@@ -1,8 +1,7 @@
 import { isLoopbackHost } from '@/lib/protocol/loopback';
 
-/** Where the README installs the agent bundle and the unit, and where agent/inferwatch-agent.service reads its key and settings. */
+/** Where install.sh (agent/install.sh, served at /install.sh) puts the agent, its key and its settings. */
 export const AGENT_PATH = '/usr/local/lib/inferwatch/inferwatch-agent.mjs';
-export const UNIT_PATH = '/etc/systemd/system/inferwatch-agent.service';
 export const ENROLL_KEY_PATH = '/etc/inferwatch/enroll-key';
 export const AGENT_ENV_PATH = '/etc/inferwatch/agent.env';
 export const SERVICE_USER = 'inferwatch';
@@ -14,17 +13,16 @@ export function shellQuote(text: string): string {
 }
 
 /**
- * The one line to run on a new host (bundle and unit already copied): the unprivileged service user the unit runs as,
- * the key in a root-only 0600 file (systemd hands it to the agent as a credential), the server in the unit's settings,
- * and the service started. The key goes through printf, a shell builtin, so it never shows in `ps`; the line starts
- * with a space, which bash's default HISTCONTROL (ignorespace/ignoreboth) keeps out of the history.
+ * The one line to run on a new host: in a subshell (its exit status is install.sh's), this server's install.sh goes to a
+ * private temporary file, removed on exit, and runs as root with the key on its stdin. The key goes through printf, a
+ * shell builtin, so it never shows in `ps`; the line starts with a space, which bash's default HISTCONTROL
+ * (ignorespace/ignoreboth) keeps out of the history.
  */
 export function agentInstallCommand({ serverUrl, key }: { serverUrl: string; key: string }): string {
+  const server = serverUrl.replace(/\/+$/, '');
   return (
-    ` getent passwd ${SERVICE_USER} >/dev/null || sudo useradd --system --no-create-home --home-dir /var/lib/inferwatch-agent --shell /usr/sbin/nologin ${SERVICE_USER}; ` +
-    `printf '%s\\n' ${shellQuote(key)} | sudo install -D -m 0600 -o root -g root /dev/stdin ${ENROLL_KEY_PATH} && ` +
-    `printf 'INFERWATCH_SERVER=%s\\n' ${shellQuote(serverUrl)} | sudo install -D -m 0644 -o root -g root /dev/stdin ${AGENT_ENV_PATH} && ` +
-    `sudo systemctl enable --now inferwatch-agent`
+    ` (f=$(mktemp) && trap 'rm -f "$f"' EXIT && curl -fsSL ${shellQuote(`${server}/install.sh`)} -o "$f" && ` +
+    `printf '%s\\n' ${shellQuote(key)} | sudo sh "$f" --server ${shellQuote(server)})`
   );
 }
 

@@ -2,7 +2,7 @@
 
 import type { CreatedEnrollmentKeyView } from '@/lib/protocol/admin';
 import { CopyButton } from './copy-button';
-import { AGENT_PATH, ENROLL_KEY_PATH, UNIT_PATH, agentInstallCommand } from './install-command';
+import { AGENT_PATH, ENROLL_KEY_PATH, agentInstallCommand } from './install-command';
 
 /** The key just created, shown this once, and the line that puts it on a host and starts the agent there. */
 export function NewKeyPanel({ created, serverUrl, onDismiss }: { created: CreatedEnrollmentKeyView; serverUrl: string; onDismiss: () => void }) {
@@ -23,12 +23,13 @@ export function NewKeyPanel({ created, serverUrl, onDismiss }: { created: Create
       </pre>
       <CopyButton text={command} label="Copy command" />
       <p className="muted">
-        Before it: Node.js 20+, the agent bundle at <code>{AGENT_PATH}</code> (<code>npm run agent:bundle</code>, then copy{' '}
-        <code>dist/inferwatch-agent.mjs</code>) and the hardened unit <code>agent/inferwatch-agent.service</code> at{' '}
-        <code>{UNIT_PATH}</code>. The line creates the unprivileged <code>inferwatch</code> user the agent runs as, keeps the key
-        in <code>{ENROLL_KEY_PATH}</code> (root only, 0600; systemd hands it to the agent), writes the server to the unit’s
-        settings and starts it. It starts with a space so bash keeps it out of your history. The agent trades the key for its
-        own host token on first contact, and the host appears on the fleet page after its first report.
+        Before it: Node.js 20+ and curl on the host. The line downloads this server’s <code>/install.sh</code>, which fetches
+        the agent from this server, checks its SHA-256, installs it at <code>{AGENT_PATH}</code> with the hardened systemd
+        unit, creates the unprivileged <code>inferwatch</code> user the agent runs as, keeps the key in{' '}
+        <code>{ENROLL_KEY_PATH}</code> (root only, 0600; systemd hands it to the agent), writes the server to the unit’s
+        settings and starts it. The key goes on the script’s stdin, never in its arguments, and the line starts with a space
+        so bash keeps it out of your history. The agent trades the key for its own host token on first contact, and the host
+        appears on the fleet page after its first report.
       </p>
       <button type="button" className="button" onClick={onDismiss}>
         Done, hide the key

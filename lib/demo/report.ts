@@ -6,8 +6,10 @@ import { latencySeries, probeSamples } from './latency';
 import { channel, smooth } from './noise';
 import { cgroupSamples, cpuSample, diskSamples, pressureSample, processSamples } from './samples';
 import { servicesOn } from './services';
+import { APP_VERSION } from '../version';
 
-export const DEMO_AGENT_VERSION = '0.1.0-demo';
+// Build metadata, which version order ignores: a demo agent is as new as its server, so agent.outdated leaves it be.
+export const DEMO_AGENT_VERSION = `${APP_VERSION}+demo`;
 
 /** The moments PSI's avg60/avg300 and the load averages look back over. */
 const EARLIER_MS = [20_000, 40_000, 60_000, 120_000, 180_000, 240_000, 300_000, 600_000];

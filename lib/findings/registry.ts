@@ -18,6 +18,7 @@ import { tfInterOp } from './rules/threads.tf-inter-op';
 import { stoppedReporting } from './rules/agent.stopped-reporting';
 import { spoolDropped } from './rules/agent.spool-dropped';
 import { processUnreadable } from './rules/agent.process-unreadable';
+import { agentOutdated } from './rules/agent.outdated';
 import { spinWait } from './rules/openmp.spin-wait';
 import { affinityUnset } from './rules/openmp.affinity-unset';
 import { cgroupThrottling } from './rules/cgroup.throttling';
@@ -37,7 +38,7 @@ export const FINDING_RULES: readonly Rule[] = [
   // noisy neighbours, quota, pinning
   stealHigh, pressureWithoutLoad, cgroupThrottling, pinningOverlap, numaSpan,
   // region, agent health, latency
-  residency, rttGap, stoppedReporting, spoolDropped, processUnreadable, p99Regression,
+  residency, rttGap, stoppedReporting, spoolDropped, processUnreadable, agentOutdated, p99Regression,
 ];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;

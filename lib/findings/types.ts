@@ -68,6 +68,8 @@ export interface HostFacts {
   lastIntervalMs: number | null;
   /** The agent's configured interval (its --interval), what "missed reports" counts in; null for older agents. */
   reportEveryMs: number | null;
+  /** The version its agent sent in its newest report (its own say, not checked); null before its first report. */
+  agentVersion: string | null;
   inventory: { takenAtMs: number; data: Inventory } | null;
   /** null when the host sent no samples within the window. */
   window: HostWindow | null;
@@ -88,6 +90,8 @@ export interface FleetFacts {
   /** Per CPU model: how many hosts report it, and how many of those see avx512f. */
   cpuModels: Map<string, { hosts: number; withAvx512: number }>;
   residencyPolicies: ResidencyPolicy[];
+  /** This server's version, which is the version of the agent it serves (one release builds both). */
+  serverVersion: string;
 }
 
 export interface RegionProbeFacts {

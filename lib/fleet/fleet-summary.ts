@@ -24,6 +24,7 @@ const fleetRow = z.object({
   labels: column.labels,
   created_at: column.timestamp,
   last_seen_at: column.timestamp.nullable(),
+  agent_version: z.string().nullable(),
   ts: column.timestamp.nullable(),
   cpu_steal_pct: gauge,
   cpu_iowait_pct: gauge,
@@ -58,7 +59,7 @@ export async function selectFleetRows(sql: Sql, query: FleetRowsQuery): Promise<
   const lookbackFrom = new Date(now.getTime() - (query.lookbackMs ?? DEFAULT_LOOKBACK_MS));
   const aheadTo = new Date(now.getTime() + 5 * MINUTE_MS);
   return withoutJit(sql, (tx) => queryRows(tx, 'hosts', fleetRow,
-    `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, l.*
+    `SELECT h.id, h.hostname, h.region, h.labels, h.created_at, h.last_seen_at, h.agent_version, l.*
      FROM hosts h LEFT JOIN LATERAL (
        SELECT ${LATEST_COLUMNS} FROM host_samples s WHERE s.host_id = h.id AND s.ts >= $3 AND s.ts <= $4
         ORDER BY s.ts DESC LIMIT 1
@@ -91,6 +92,7 @@ export function toFleetHost(
     region: row.region,
     labels: row.labels,
     lastSeenAt: lastSeenAt?.toISOString() ?? null,
+    agentVersion: row.agent_version,
     status: hostStatus(lastHeard?.getTime() ?? null, nowMs, staleAfterMs),
     latest: latestTs
       ? {

@@ -158,8 +158,8 @@ export async function insertHost(tx: Sql, host: NewHost): Promise<EnrolledHost> 
 }
 
 /**
- * Ingest's progress per host, as five arrays (ids, seqs, ts and seen time in epoch ms, configured intervals or NULL;
- * lib/ingest/write/host-progress.ts builds them). Row locks in host-id order, so two writers touching the same hosts
+ * Ingest's progress per host, as six arrays (ids, seqs, ts and seen time in epoch ms, configured intervals or NULL,
+ * agent versions or NULL; lib/ingest/write/host-progress.ts builds them). Row locks in host-id order, so two writers touching the same hosts
  * at once (server processes, embedded transactions) cannot deadlock. Exported as text because the group-commit writer
  * sends it with its own query timeout.
  */
@@ -168,7 +168,9 @@ UPDATE hosts h
    SET last_seen_at = GREATEST(h.last_seen_at, to_timestamp(v.seen_ms / 1000)),
        last_seq = GREATEST(h.last_seq, v.seq),
        last_report_ts = GREATEST(h.last_report_ts, to_timestamp(v.ts_ms / 1000)),
-       report_every_ms = COALESCE(v.report_every_ms, h.report_every_ms)
+       report_every_ms = COALESCE(v.report_every_ms, h.report_every_ms),
+       agent_version = COALESCE(v.agent_version, h.agent_version)
   FROM (SELECT id FROM hosts WHERE id = ANY($1::int4[]) ORDER BY id FOR UPDATE) l,
-       unnest($1::int4[], $2::int8[], $3::float8[], $4::float8[], $5::int4[]) AS v(id, seq, ts_ms, seen_ms, report_every_ms)
+       unnest($1::int4[], $2::int8[], $3::float8[], $4::float8[], $5::int4[], $6::text[])
+         AS v(id, seq, ts_ms, seen_ms, report_every_ms, agent_version)
  WHERE h.id = l.id AND h.id = v.id`;

@@ -41,7 +41,7 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Tag = 'agents' | 'fleet' | 'hosts' | 'findings' | 'alerts' | 'auth' | 'admin' | 'system';
 
 export const TAGS: { name: Tag; description: string }[] = [
-  { name: 'agents', description: 'What the agent calls: enrollment and ingest (docs/protocol.md).' },
+  { name: 'agents', description: 'What the agent calls: enrollment and ingest (docs/protocol.md), and its public downloads (install.sh, the bundle, its SHA-256).' },
   { name: 'fleet', description: 'The fleet, its regions and latency across hosts.' },
   { name: 'hosts', description: 'One host: its series, latency, inventory, findings and chart annotations.' },
   { name: 'findings', description: 'Misconfigurations and conditions with remedies, their rules, thresholds and policies.' },
@@ -524,6 +524,29 @@ export const OPERATIONS: Operation[] = [
     summary: 'Revoke one of the signed-in user’s API tokens; it stops working at once.',
     params: idParamSchema,
     ok: ok('The revoked token.', r.apiTokenSchema),
+  },
+
+  // ---- agent downloads ----
+  {
+    method: 'get', path: '/install.sh', tag: 'agents', access: 'public',
+    summary: 'The agent installer the Settings one-liner runs (POSIX sh): downloads and verifies the bundle, installs the systemd unit, the key from stdin.',
+    usesDatabase: false,
+    errors: [503],
+    ok: { status: 200, description: 'The script; ETag and `Cache-Control: no-cache`, 304 on a matching If-None-Match.', schema: z.string(), contentType: 'text/x-shellscript; charset=utf-8' },
+  },
+  {
+    method: 'get', path: '/agent/inferwatch-agent.mjs', tag: 'agents', access: 'public',
+    summary: 'The single-file agent this server was built with; its SHA-256 in X-Checksum-SHA256 and the ETag.',
+    usesDatabase: false,
+    errors: [503],
+    ok: { status: 200, description: 'The bundle; 304 on a matching If-None-Match. 503 agent_bundle_missing before `npm run build`.', schema: z.string(), contentType: 'text/javascript; charset=utf-8' },
+  },
+  {
+    method: 'get', path: '/agent/inferwatch-agent.mjs.sha256', tag: 'agents', access: 'public',
+    summary: 'The bundle’s SHA-256 in `sha256sum` format, which install.sh and `inferwatch-agent --upgrade` check downloads against.',
+    usesDatabase: false,
+    errors: [503],
+    ok: { status: 200, description: '`<hex>  inferwatch-agent.mjs`.', schema: z.string(), contentType: 'text/plain; charset=utf-8' },
   },
 
   // ---- system ----

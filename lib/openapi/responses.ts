@@ -336,6 +336,7 @@ const hostFields = {
   region: z.string(),
   labels,
   lastSeenAt: time.nullable(),
+  agentVersion: z.string().nullable().meta({ description: 'The version its agent sent in its newest report; null until its first report.' }),
   status: z.enum(['ok', 'stale', 'never_reported']),
   latest: open,
   findings: open,

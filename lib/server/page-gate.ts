@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { authenticateRequest } from '../auth/principal';
 
-// What a browser may load before signing in: the sign-in page and what it is built from (the tab's icon too). The API
-// answers 401 itself.
-const OPEN_PREFIXES = ['/login', '/_next/', '/api/', '/favicon', '/icon.svg', '/metrics'];
+// What a browser or a new host may load before signing in: the sign-in page and what it is built from (the tab's icon
+// too), and the agent's public downloads (install.sh, the bundle, its checksum). The API answers 401 itself.
+const OPEN_PREFIXES = ['/login', '/_next/', '/api/', '/favicon', '/icon.svg', '/metrics', '/install.sh', '/agent/'];
 
 /**
  * Where a page request without a principal is sent (the sign-in page, remembering where it was going), or null when

@@ -7,6 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import type { FleetPage } from '../../lib/protocol/read-api/fleet';
 import { DEMO_REGIONS, HOSTS_PER_REGION } from '../../lib/demo/fleet';
 import { freePort } from '../support/free-port';
+import { installStandIns, installedUnitCommand } from '../support/install-sandbox';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 // The path a new team walks after the demo, with the README's own commands, on servers of this spec's own (the suite's
@@ -70,24 +71,19 @@ async function admin(args: string[], env: Record<string, string>): Promise<{ cod
 }
 
 /**
- * Runs the Settings page's one-line install exactly as shown, with stand-ins for what a CI machine must not touch
- * (sudo, useradd, systemd): files land under `scratch`, and "starting the unit" runs the agent bundle the way the unit
- * does — its server from agent.env, its key from the root-only file — once.
+ * Runs the Settings page's one-line install exactly as shown: the server's install.sh, into `scratch` as its root
+ * (INFERWATCH_ROOT), with stand-ins for what a CI machine must not touch (sudo, useradd, systemd); then runs the
+ * installed unit's command line once, as systemd would start it.
  */
-async function runInstallCommand(command: string, scratch: string): Promise<void> {
-  const bin = path.join(scratch, 'bin');
-  fs.mkdirSync(bin, { recursive: true });
-  const stub = (name: string, body: string) => fs.writeFileSync(path.join(bin, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-  stub('sudo', 'exec "$@"');
-  stub('getent', 'exit 2');
-  stub('useradd', `echo "$@" > "${scratch}/useradd-args"`);
-  stub('install', `for last; do :; done; mkdir -p "${scratch}$(dirname "$last")"; cat > "${scratch}$last"; echo "$@" >> "${scratch}/install-args"`);
-  stub(
-    'systemctl',
-    `. "${scratch}/etc/inferwatch/agent.env"; exec "${process.execPath}" "${root}/dist/inferwatch-agent.mjs" --server "$INFERWATCH_SERVER" ` +
-      `--enroll-key-file "${scratch}/etc/inferwatch/enroll-key" --state-dir "${scratch}/var/lib/inferwatch-agent" --once`,
-  );
-  await run('sh', ['-c', command], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+async function runInstallCommand(command: string, scratch: string): Promise<string[]> {
+  fs.mkdirSync(scratch, { recursive: true });
+  const standIns = installStandIns(scratch);
+  const bin = standIns.path.split(':')[0]!;
+  fs.writeFileSync(path.join(bin, 'sudo'), '#!/bin/sh\nexec "$@"\n', { mode: 0o755 });
+  await run('sh', ['-c', command], { env: { ...process.env, PATH: standIns.path, INFERWATCH_ROOT: scratch } });
+  const unit = installedUnitCommand(scratch);
+  await run(unit.argv[0]!, [...unit.argv.slice(1), '--once'], { env: { ...process.env, ...unit.env } });
+  return standIns.calls();
 }
 
 /** Every page of the dashboard, each checked for errors in the browser's console. */
@@ -181,12 +177,12 @@ test('the first week: quick start, then the same machine on PostgreSQL with its 
   await newKey.getByLabel('Region').fill('oslo-prod');
   await newKey.getByRole('button', { name: 'Create key' }).click();
   const command = (await page.getByTestId('install-command').textContent())!;
-  expect(command).toContain('useradd --system');
+  expect(command).toContain(`${server.url}/install.sh`);
   expect(command).not.toMatch(/sudo node/);
   const secondHost = path.join(scratch, 'second-host');
-  await runInstallCommand(command, secondHost);
-  expect(fs.readFileSync(path.join(secondHost, 'useradd-args'), 'utf8')).toContain('--system');
-  expect(fs.readFileSync(path.join(secondHost, 'install-args'), 'utf8')).toContain('-m 0600 -o root -g root /dev/stdin /etc/inferwatch/enroll-key');
+  const calls = await runInstallCommand(command, secondHost);
+  expect(calls.find((call) => call.startsWith('useradd'))).toContain('--system');
+  expect((fs.statSync(path.join(secondHost, 'etc/inferwatch/enroll-key')).mode & 0o777).toString(8)).toBe('600');
 
   // 6. On the new database: this machine's own agent (enrolled again by itself), every demo host, the second agent.
   const everyDemoHost = DEMO_REGIONS.length * HOSTS_PER_REGION;

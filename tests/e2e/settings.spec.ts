@@ -23,11 +23,9 @@ test('an enrollment key is created by the local admin, its install command copie
   expect(key).toMatch(/^iwk_[A-Za-z0-9_-]{20,}$/);
   const command = (await panel.getByTestId('install-command').textContent())!;
   expect(command).toContain(key);
-  // A service user and the hardened unit, the key in a root-only file: never `sudo node`.
-  expect(command).toContain(`INFERWATCH_SERVER=%s\\n' ${baseURL}`);
-  expect(command).toContain('useradd --system --no-create-home');
-  expect(command).toContain('install -D -m 0600 -o root -g root /dev/stdin /etc/inferwatch/enroll-key');
-  expect(command).toContain('systemctl enable --now inferwatch-agent');
+  // This server's install.sh, run as root with the key on its stdin: never `sudo node`, never the key as an argument.
+  expect(command).toContain(`curl -fsSL ${baseURL}/install.sh -o "$f"`);
+  expect(command).toContain(`printf '%s\\n' ${key} | sudo sh "$f" --server ${baseURL})`);
   expect(command).not.toContain('sudo node');
   await expect(page.getByTestId('loopback-note')).toBeVisible();
   await panel.getByRole('button', { name: 'Copy command' }).click();
@@ -44,7 +42,7 @@ test('an enrollment key is created by the local admin, its install command copie
   // The server address the command names is URL state.
   await page.getByLabel('Server address the agents reach').fill('https://iw.example');
   await expect(page).toHaveURL(/server=https/);
-  await expect(panel.getByTestId('install-command')).toContainText("INFERWATCH_SERVER=%s\\n' https://iw.example");
+  await expect(panel.getByTestId('install-command')).toContainText('sudo sh "$f" --server https://iw.example)');
   await page.reload();
   await expect(page.getByLabel('Server address the agents reach')).toHaveValue('https://iw.example');
 

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { InventoryCache, readHostFacts } from '../../lib/findings/read/read-facts';
+import { InventoryCache, readFleetFacts, readHostFacts } from '../../lib/findings/read/read-facts';
+import { agentOutdated } from '../../lib/findings/rules/agent.outdated';
 import { stoppedReporting } from '../../lib/findings/rules/agent.stopped-reporting';
 import type { HostFacts } from '../../lib/findings/types';
 import { ingestClient, reportSeries } from '../support/ingest-client';
 import { makeReport } from '../support/report-factory';
-import { ruleContext } from '../support/findings-facts';
+import { APP_VERSION } from '../../lib/version';
+import { defaultsOf, ruleContext } from '../support/findings-facts';
 import { createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
 
 const withDropped = (counts: number[]) => (i: number, ts: number) => {
@@ -29,7 +31,14 @@ describe('the facts the findings rules judge, read from ingested reports', () =>
       never: await enrolledHost(t.db, 'osl-never'),
       fresh: await enrolledHost(t.db, 'osl-fresh'),
       restarted: await enrolledHost(t.db, 'osl-restarted'),
+      oldAgent: await enrolledHost(t.db, 'osl-old-agent'),
     };
+    const byOldAgent = (i: number, ts: number) => {
+      const r = makeReport({ seq: i, ts });
+      r.agent.version = '0.0.9';
+      return r;
+    };
+    await client.send(hosts.oldAgent.token, reportSeries(2, endMs, 10_000, byOldAgent));
     // The agent's spool state was lost (a reinstall) between the third and fourth report, then it dropped 5 more.
     await client.send(hosts.reset.token, reportSeries(7, endMs, 10_000, withDropped([500, 500, 500, 0, 0, 2, 5])));
     await client.send(hosts.rising.token, reportSeries(4, endMs, 10_000, withDropped([3, 3, 7, 7])));
@@ -73,6 +82,16 @@ describe('the facts the findings rules judge, read from ingested reports', () =>
     const [v] = stoppedReporting.evaluate(later[0]!, { missedIntervals: 3, criticalAfterMin: 15 }, ruleContext());
     expect(v!.message).toMatch(/^No report for 20 min \(last received .*\): 20 reports missed at its 60 s interval\. Its samples end at /);
     expect(v!.message).toContain(`Its samples end at ${new Date(newestSampleMs).toISOString().slice(0, 19).replace('T', ' ')} UTC by its own clock`);
+  });
+
+  test('each host\'s agent version is read, and the fleet facts carry this server\'s: an older agent is judged outdated', async () => {
+    expect(facts.get('osl-old-agent')!.agentVersion).toBe('0.0.9');
+    expect(facts.get('osl-rising')!.agentVersion).toBe('0.1.0');
+    expect(facts.get('osl-never')!.agentVersion).toBeNull();
+    const fleet = await readFleetFacts(t.db.sql, [...facts.values()]);
+    expect(fleet.serverVersion).toBe(APP_VERSION);
+    const judged = [...facts.values()].filter((f) => agentOutdated.evaluate(f, defaultsOf(agentOutdated.defaults), ruleContext([], fleet)).length > 0);
+    expect(judged.map((f) => f.host.hostname)).toEqual(['osl-old-agent']);
   });
 
   test('a host that never reported has neither a report time nor an interval', () => {

@@ -5,6 +5,7 @@ import { realisticReport } from '../../bench/_ingest-report';
 import { revokeHostToken } from '../../lib/auth/authenticate-host';
 import type { Database } from '../../lib/db/open';
 import { poolSql } from '../../lib/db/sql';
+import { getFleetSummary } from '../../lib/fleet/fleet-summary';
 import { rollUp } from '../../lib/series/rollup';
 import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/ingest/ingest-request';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
@@ -314,6 +315,19 @@ describe.each([
     expect((await post(deps, host.token, every(4))).status).toBe(200);
     await writeHostProgress(deps);
     expect(await reportEvery()).toBe(30_000);
+  });
+
+  test('the agent\'s version lands on its host from the newest report, and the fleet shows it', async () => {
+    const host = await enrolledHost(test_db.db);
+    const fleetVersion = async () => (await getFleetSummary(test_db.db)).hosts.find((h) => h.id === host.hostId)!.agentVersion;
+    expect(await fleetVersion()).toBeNull();
+    const withVersion = (seq: number, version: string) => report(seq, (r) => { r.agent.version = version; });
+    expect((await post(deps, host.token, { reports: [withVersion(2, '0.2.0'), withVersion(1, '0.1.0')] })).status).toBe(200);
+    await writeHostProgress(deps);
+    expect(await fleetVersion()).toBe('0.2.0');
+    expect((await post(deps, host.token, withVersion(3, '0.3.0'))).status).toBe(200);
+    await writeHostProgress(deps);
+    expect(await fleetVersion()).toBe('0.3.0');
   });
 
   test('a host token writes only its own host, whatever the report says', async () => {

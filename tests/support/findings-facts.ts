@@ -117,7 +117,7 @@ export function diskWindow(patch: Partial<DiskWindow> = {}): DiskWindow {
   };
 }
 
-export function hostFacts(patch: { host?: Partial<HostFacts['host']>; inventory?: Inventory | null; window?: HostWindow | null; lastReportMs?: number | null; lastSampleMs?: number | null; lastIntervalMs?: number | null; reportEveryMs?: number | null } = {}): HostFacts {
+export function hostFacts(patch: { host?: Partial<HostFacts['host']>; inventory?: Inventory | null; window?: HostWindow | null; lastReportMs?: number | null; lastSampleMs?: number | null; lastIntervalMs?: number | null; reportEveryMs?: number | null; agentVersion?: string | null } = {}): HostFacts {
   return {
     host: { id: 1, hostname: 'osl-inf-01', region: 'oslo', labels: { service: 'ranker' }, createdAtMs: NOW_MS - 86_400_000, ...patch.host },
     nowMs: NOW_MS,
@@ -125,13 +125,14 @@ export function hostFacts(patch: { host?: Partial<HostFacts['host']>; inventory?
     lastSampleMs: patch.lastSampleMs === undefined ? (patch.lastReportMs === undefined ? NOW_MS - 5_000 : patch.lastReportMs) : patch.lastSampleMs,
     lastIntervalMs: patch.lastIntervalMs === undefined ? 10_000 : patch.lastIntervalMs,
     reportEveryMs: patch.reportEveryMs ?? null,
+    agentVersion: patch.agentVersion === undefined ? '0.1.0' : patch.agentVersion,
     inventory: patch.inventory === undefined ? { takenAtMs: NOW_MS - 3_600_000, data: cleanInventory() } : patch.inventory && { takenAtMs: NOW_MS - 3_600_000, data: patch.inventory },
     window: patch.window === undefined ? cleanWindow() : patch.window,
   };
 }
 
 export function emptyFleet(patch: Partial<FleetFacts> = {}): FleetFacts {
-  return { cpuModels: new Map(), residencyPolicies: [], ...patch };
+  return { cpuModels: new Map(), residencyPolicies: [], serverVersion: '0.1.0', ...patch };
 }
 
 /** A rule context where the listed subjects ('' for the host itself) are open findings. */

@@ -5,6 +5,7 @@ import { withoutJit } from '../../fleet/without-jit';
 import { MINUTE_MS } from '../../protocol/time';
 import { isUnavailable, type Inventory } from '../../protocol';
 import { readResidencyPolicies } from '../store/residency-policies';
+import { APP_VERSION } from '../../version';
 import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts } from '../types';
 
 /** The window series rules judge: long enough to call a condition sustained, short enough to resolve soon after. */
@@ -72,6 +73,7 @@ interface HostRow {
   /** When the server stored the host's newest report, by its own clock. */
   last_received_at: Date | null;
   report_every_ms: number | null;
+  agent_version: string | null;
 }
 
 interface WindowRow {
@@ -220,6 +222,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
       // last_seen_at is written only every few seconds, and last_report_ts is the agent's clock: a host whose clock is
       // behind would look silent between those writes. Its newest ledger row says when it was last heard.
       `SELECT h.id, h.hostname, h.machine_id, h.region, h.labels, h.created_at, h.last_seen_at, h.last_report_ts, h.report_every_ms,
+              h.agent_version,
               r.received_at AS last_received_at
          FROM hosts h
          LEFT JOIN LATERAL (SELECT received_at FROM report_ledger WHERE host_id = h.id ORDER BY seq DESC LIMIT 1) r ON TRUE
@@ -276,6 +279,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
       lastSampleMs: sampled.length ? Math.max(...sampled) : null,
       lastIntervalMs: w ? Number(w.interval_ms) : (lastIntervalByHost.get(h.id) ?? null),
       reportEveryMs: h.report_every_ms === null ? null : Number(h.report_every_ms),
+      agentVersion: h.agent_version,
       inventory: inv && data ? { takenAtMs: new Date(inv.taken_at).getTime(), data } : null,
       window: w
         ? toWindow(w, from, to, droppedByHost.get(h.id) ?? 0, disksByHost.get(h.id), cgroupsByHost.get(h.id), processesByHost.get(h.id), perCpuByHost.get(h.id))
@@ -327,7 +331,7 @@ function toWindow(
   };
 }
 
-/** Per CPU model, how many hosts have it and how many of those see AVX-512; and the residency policies. */
+/** Per CPU model, how many hosts have it and how many of those see AVX-512; the residency policies; this server's version. */
 export async function readFleetFacts(sql: Sql, hosts: readonly HostFacts[]): Promise<FleetFacts> {
   const cpuModels = new Map<string, { hosts: number; withAvx512: number }>();
   for (const facts of hosts) {
@@ -338,7 +342,7 @@ export async function readFleetFacts(sql: Sql, hosts: readonly HostFacts[]): Pro
     if (cpu.flags.includes('avx512f')) entry.withAvx512++;
     cpuModels.set(cpu.model, entry);
   }
-  return { cpuModels, residencyPolicies: await readResidencyPolicies(sql) };
+  return { cpuModels, residencyPolicies: await readResidencyPolicies(sql), serverVersion: APP_VERSION };
 }
 
 /** Median probe RTT per region and probe over the probe window, from successful probes only. */

@@ -9,6 +9,8 @@ export interface HostProgress {
   seenAtMs: number;
   /** The agent's configured interval from the newest report (by seq) that carried one; null when none did. */
   reportEveryMs: number | null;
+  /** The agent's version from the newest report (by seq); null only for progress put together without reports. */
+  agentVersion: string | null;
 }
 
 /** Per host, the newest of everything seen; merging the same progress twice changes nothing. */
@@ -38,6 +40,9 @@ export class HostProgressMap {
       if (progress.reportEveryMs !== null && (current.reportEveryMs === null || progress.maxSeq >= current.maxSeq)) {
         current.reportEveryMs = progress.reportEveryMs;
       }
+      if (progress.agentVersion !== null && (current.agentVersion === null || progress.maxSeq >= current.maxSeq)) {
+        current.agentVersion = progress.agentVersion;
+      }
       current.maxSeq = Math.max(current.maxSeq, progress.maxSeq);
       current.maxTsMs = Math.max(current.maxTsMs, progress.maxTsMs);
       current.seenAtMs = Math.max(current.seenAtMs, progress.seenAtMs);
@@ -46,7 +51,14 @@ export class HostProgressMap {
 
   addStored(stored: readonly PlannedReport[], seenAtMs: number): void {
     for (const { hostId, report } of stored) {
-      this.add({ hostId, maxSeq: report.seq, maxTsMs: report.ts, seenAtMs, reportEveryMs: report.agent.reportEveryMs ?? null });
+      this.add({
+        hostId,
+        maxSeq: report.seq,
+        maxTsMs: report.ts,
+        seenAtMs,
+        reportEveryMs: report.agent.reportEveryMs ?? null,
+        agentVersion: report.agent.version,
+      });
     }
   }
 
@@ -67,16 +79,17 @@ export function hostProgress(stored: readonly PlannedReport[], seenAtMs: number)
 }
 
 /**
- * The progress as five PostgreSQL array literals (ids, seqs, ts and seen time in epoch ms, configured intervals or
- * NULL): it runs on the ingest event loop, which pg's own encoding of thousands of hosts' ISO timestamps would hold.
+ * The progress as six PostgreSQL array literals (ids, seqs, ts and seen time in epoch ms, configured intervals or
+ * NULL, agent versions or NULL): it runs on the ingest event loop, which pg's own encoding of thousands of hosts' ISO timestamps would hold.
  */
 export function hostUpdateParams(progress: readonly HostProgress[]): string[] {
-  const literal = (pick: (p: HostProgress) => number | null) => pgArrayLiteral(progress.map(pick));
+  const literal = (pick: (p: HostProgress) => number | string | null) => pgArrayLiteral(progress.map(pick));
   return [
     literal((p) => p.hostId),
     literal((p) => p.maxSeq),
     literal((p) => p.maxTsMs),
     literal((p) => p.seenAtMs),
     literal((p) => p.reportEveryMs),
+    literal((p) => p.agentVersion),
   ];
 }

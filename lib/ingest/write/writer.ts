@@ -1,7 +1,7 @@
 import type { Report } from '../../protocol';
 
 /** What planning, the ledger, the hosts' progress and the inventory snapshots read of a report. */
-export type ReportKey = Pick<Report, 'seq' | 'ts' | 'inventory'> & { agent: Pick<Report['agent'], 'reportEveryMs'> };
+export type ReportKey = Pick<Report, 'seq' | 'ts' | 'inventory'> & { agent: Pick<Report['agent'], 'reportEveryMs' | 'version'> };
 
 /** A host's reports to store: validated reports, or (inside the server writer) their encoded form. */
 export interface WriteRequest<R extends ReportKey = Report> {

@@ -98,6 +98,8 @@ export interface FleetHost {
   region: string;
   labels: Record<string, string>;
   lastSeenAt: string | null;
+  /** The version its agent sent in its newest report; null until its first report. */
+  agentVersion: string | null;
   status: HostStatus;
   latest: FleetHostLatest | null;
   /** Open findings about this host, by severity. */

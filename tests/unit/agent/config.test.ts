@@ -121,6 +121,16 @@ describe('loadConfig', () => {
     expect(remote.scrape.targets[0]!.url.hostname).toBe('10.0.0.5');
   });
 
+  test('--upgrade takes the server from the flag or INFERWATCH_SERVER (agent.env), with the same plain-http guard, and needs one', () => {
+    expect(loadConfig({ argv: ['--upgrade', '--server', 'https://iw.example'], env: {} })).toEqual({ kind: 'upgrade', server: 'https://iw.example' });
+    expect(loadConfig({ argv: ['--upgrade'], env: { INFERWATCH_SERVER: 'https://iw.example', INFERWATCH_SCRAPE: 'vllm=http://127.0.0.1:8000/metrics' } })).toEqual({
+      kind: 'upgrade',
+      server: 'https://iw.example',
+    });
+    expect(() => loadConfig({ argv: ['--upgrade', '--print'], env: {} })).toThrow('missing --server: --upgrade downloads the agent from the server');
+    expect(() => loadConfig({ argv: ['--upgrade', '--server', 'http://iw.example'], env: {} })).toThrow(/plain http:\/\/ to another machine/);
+  });
+
   test('returns help and version actions without validating the rest', () => {
     expect(loadConfig({ argv: ['--help', '--interval', 'x'], env: {} }).kind).toBe('help');
     expect(loadConfig({ argv: ['--version'], env: {} }).kind).toBe('version');

@@ -14,55 +14,60 @@ describe('shellQuote', () => {
 const KEY = "iwk_a'b$(id)";
 const UNIT = fs.readFileSync(path.join(import.meta.dirname, '../../../agent/inferwatch-agent.service'), 'utf8');
 
-test('the install command creates the service user, stores key and server root-only, and starts the unit — no sudo node', () => {
-  const command = agentInstallCommand({ serverUrl: 'https://iw.example:8443', key: 'iwk_AbC-123_x' });
+test('the install command fetches this server\'s install.sh into a temporary file and pipes the key to it as root — no sudo node', () => {
+  const command = agentInstallCommand({ serverUrl: 'https://iw.example:8443/', key: 'iwk_AbC-123_x' });
   expect(command).toBe(
-    ' getent passwd inferwatch >/dev/null || sudo useradd --system --no-create-home --home-dir /var/lib/inferwatch-agent --shell /usr/sbin/nologin inferwatch; ' +
-      "printf '%s\\n' iwk_AbC-123_x | sudo install -D -m 0600 -o root -g root /dev/stdin /etc/inferwatch/enroll-key && " +
-      "printf 'INFERWATCH_SERVER=%s\\n' https://iw.example:8443 | sudo install -D -m 0644 -o root -g root /dev/stdin /etc/inferwatch/agent.env && " +
-      'sudo systemctl enable --now inferwatch-agent',
+    ` (f=$(mktemp) && trap 'rm -f "$f"' EXIT && curl -fsSL https://iw.example:8443/install.sh -o "$f" && ` +
+      `printf '%s\\n' iwk_AbC-123_x | sudo sh "$f" --server https://iw.example:8443)`,
   );
   expect(command).not.toMatch(/sudo node/);
 });
 
-/** Runs the command in a real sh with sudo, getent, useradd, install and systemctl replaced by recorders. */
-function runWithRecorders(command: string, userExists: boolean) {
+/**
+ * Runs the command in a real sh with sudo and curl replaced: curl "downloads" a script that records its arguments, its
+ * stdin and its own path, and exits with `exitCode`.
+ */
+function runWithRecorders(command: string, exitCode = 0) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-install-'));
   const shim = (name: string, body: string) => fs.writeFileSync(path.join(dir, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-  shim('sudo', 'exec "$@"');
-  shim('getent', `echo "getent $*" >> "${dir}/argv"; exit ${userExists ? 0 : 2}`);
-  shim('useradd', `echo "useradd $*" >> "${dir}/argv"`);
-  shim('systemctl', `echo "systemctl $*" >> "${dir}/argv"`);
-  // The destination is the last argument; what install writes is its stdin.
-  shim('install', `echo "install $*" >> "${dir}/argv"; for last; do :; done; cat > "${dir}/$(basename "$last")"`);
-  execFileSync('sh', ['-c', command], { env: { PATH: `${dir}:/usr/bin:/bin` } as unknown as NodeJS.ProcessEnv });
-  const read = (name: string) => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : null);
-  const written = { argv: read('argv') ?? '', key: read('enroll-key'), env: read('agent.env') };
+  fs.writeFileSync(path.join(dir, 'served.sh'), `echo "$0 $*" > "${dir}/script-argv"; cat > "${dir}/script-stdin"; exit ${exitCode}\n`);
+  shim('sudo', `echo "sudo $*" >> "${dir}/argv"; exec "$@"`);
+  shim('curl', `echo "curl $*" >> "${dir}/argv"; for last; do :; done; cp "${dir}/served.sh" "$last"`);
+  let status = 0;
+  try {
+    execFileSync('sh', ['-c', command], { env: { PATH: `${dir}:/usr/bin:/bin`, TMPDIR: dir } as unknown as NodeJS.ProcessEnv });
+  } catch (err) {
+    status = (err as { status: number }).status;
+  }
+  const read = (name: string) => fs.readFileSync(path.join(dir, name), 'utf8');
+  const scriptPath = read('script-argv').split(' ')[0]!;
+  const result = { status, argv: read('argv'), scriptArgv: read('script-argv'), stdin: read('script-stdin'), scriptLeft: fs.existsSync(scriptPath) };
   fs.rmSync(dir, { recursive: true });
-  return written;
+  return result;
 }
 
-test('in a real shell the key reaches only the root-only file, through stdin, never an argument', () => {
-  const { argv, key, env } = runWithRecorders(agentInstallCommand({ serverUrl: 'https://iw.example', key: KEY }), false);
-  expect(argv).not.toContain('iwk_');
-  expect(argv.trim().split('\n')).toEqual([
-    'getent passwd inferwatch',
-    'useradd --system --no-create-home --home-dir /var/lib/inferwatch-agent --shell /usr/sbin/nologin inferwatch',
-    'install -D -m 0600 -o root -g root /dev/stdin /etc/inferwatch/enroll-key',
-    'install -D -m 0644 -o root -g root /dev/stdin /etc/inferwatch/agent.env',
-    'systemctl enable --now inferwatch-agent',
-  ]);
-  expect(key).toBe(`${KEY}\n`);
-  expect(env).toBe('INFERWATCH_SERVER=https://iw.example\n');
+test('in a real shell the key reaches install.sh only on its stdin, never as an argument, and the download is removed', () => {
+  const { status, argv, scriptArgv, stdin, scriptLeft } = runWithRecorders(agentInstallCommand({ serverUrl: 'https://iw.example', key: KEY }));
+  expect(status).toBe(0);
+  expect(argv + scriptArgv).not.toContain('iwk_');
+  expect(argv).toMatch(/^curl -fsSL https:\/\/iw\.example\/install\.sh -o \S+\nsudo sh \S+ --server https:\/\/iw\.example\n$/);
+  expect(scriptArgv).toMatch(/ --server https:\/\/iw\.example\n$/);
+  expect(stdin).toBe(`${KEY}\n`);
+  expect(scriptLeft).toBe(false);
 });
 
-test('run again on a host that has the user, it does not try to create it', () => {
-  const { argv } = runWithRecorders(agentInstallCommand({ serverUrl: 'https://iw.example', key: 'iwk_x' }), true);
-  expect(argv).not.toContain('useradd');
-  expect(argv).toContain('systemctl enable --now inferwatch-agent');
+test('a failing install.sh makes the whole line fail, and its download is still removed', () => {
+  const { status, scriptLeft } = runWithRecorders(agentInstallCommand({ serverUrl: 'https://iw.example', key: 'iwk_x' }), 3);
+  expect(status).toBe(3);
+  expect(scriptLeft).toBe(false);
 });
 
-test('the command and the systemd unit agree: user, key as a credential, settings file, bundle path, hardening', () => {
+test('the settings paths are the ones install.sh writes and the systemd unit reads: user, key as a credential, settings file, bundle', () => {
+  const INSTALL = fs.readFileSync(path.join(import.meta.dirname, '../../../agent/install.sh'), 'utf8');
+  expect(INSTALL).toContain(`SERVICE_USER=${SERVICE_USER}\n`);
+  expect(INSTALL).toContain(`AGENT_REL=${AGENT_PATH.slice(1)}\n`);
+  expect(INSTALL).toContain(`KEY_REL=${ENROLL_KEY_PATH.slice(1)}\n`);
+  expect(INSTALL).toContain(`ENV_REL=${AGENT_ENV_PATH.slice(1)}\n`);
   expect(UNIT).toContain(`User=${SERVICE_USER}\n`);
   expect(UNIT).toContain(`LoadCredential=enroll-key:${ENROLL_KEY_PATH}\n`);
   expect(UNIT).toContain(`EnvironmentFile=-${AGENT_ENV_PATH}\n`);

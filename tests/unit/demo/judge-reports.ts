@@ -4,7 +4,7 @@ import { FINDING_RULES } from '../../../lib/findings/registry';
 import type { HostFacts, HostWindow, RegionFacts, WindowStat } from '../../../lib/findings/types';
 import { DEMO_INTERVAL_MS, reportsUntilMs, type DemoHost } from '../../../lib/demo/fleet';
 import { demoInventory } from '../../../lib/demo/inventory';
-import { demoReport } from '../../../lib/demo/report';
+import { DEMO_AGENT_VERSION, demoReport } from '../../../lib/demo/report';
 import { isUnavailable, type Report } from '../../../lib/protocol';
 
 /**
@@ -128,6 +128,7 @@ export async function judgeFleet(fleet: readonly DemoHost[], nowMs: number): Pro
       lastSampleMs: lastTs,
       lastIntervalMs: DEMO_INTERVAL_MS,
       reportEveryMs: null,
+      agentVersion: DEMO_AGENT_VERSION,
       inventory: { takenAtMs: host.epochMs - 3_600_000, data: demoInventory(host) },
       window: windowOf(inWindow, windowFrom, nowMs),
     };

@@ -5,18 +5,22 @@ import type { PlannedReport } from '../../../lib/ingest/write/plan';
 
 const T0 = Date.UTC(2026, 10, 29, 12);
 
-const progress = (hostId: number, maxSeq: number, maxTsMs: number, seenAtMs: number, reportEveryMs: number | null = null): HostProgress => ({
-  hostId,
-  maxSeq,
-  maxTsMs,
-  seenAtMs,
-  reportEveryMs,
-});
+const progress = (
+  hostId: number,
+  maxSeq: number,
+  maxTsMs: number,
+  seenAtMs: number,
+  reportEveryMs: number | null = null,
+  agentVersion: string | null = null,
+): HostProgress => ({ hostId, maxSeq, maxTsMs, seenAtMs, reportEveryMs, agentVersion });
+/** Progress as addStored gathers it from `stored` reports (whose agent is 0.1.0 unless said otherwise). */
+const storedProgress = (hostId: number, maxSeq: number, maxTsMs: number, seenAtMs: number, reportEveryMs: number | null = null, agentVersion = '0.1.0') =>
+  progress(hostId, maxSeq, maxTsMs, seenAtMs, reportEveryMs, agentVersion);
 
 /** A stored report; its agent's configured interval as given, absent (an older agent) when undefined. */
-const stored = (hostId: number, seq: number, tsMs: number, reportEveryMs?: number): PlannedReport => {
+const stored = (hostId: number, seq: number, tsMs: number, reportEveryMs?: number, agentVersion = '0.1.0'): PlannedReport => {
   const report = realisticReport(seq, tsMs);
-  const agent = { ...report.agent, reportEveryMs };
+  const agent = { ...report.agent, reportEveryMs, version: agentVersion };
   if (reportEveryMs === undefined) delete agent.reportEveryMs;
   return { hostId, report: { ...report, agent }, request: 0, index: 0 };
 };
@@ -77,7 +81,7 @@ describe('HostProgressMap', () => {
     const map = new HostProgressMap();
     map.addStored([stored(3, 5, T0 + 50), stored(1, 2, T0 + 20), stored(3, 7, T0 + 30), stored(3, 6, T0 + 60)], T0 + 1_000);
     map.addStored([stored(1, 1, T0 + 10)], T0 + 2_000);
-    expect(map.take()).toEqual([progress(1, 2, T0 + 20, T0 + 2_000), progress(3, 7, T0 + 60, T0 + 1_000)]);
+    expect(map.take()).toEqual([storedProgress(1, 2, T0 + 20, T0 + 2_000), storedProgress(3, 7, T0 + 60, T0 + 1_000)]);
   });
 });
 
@@ -86,7 +90,7 @@ describe('the configured interval in host progress', () => {
     const map = new HostProgressMap();
     map.addStored([stored(1, 1, T0 + 10, 250), stored(1, 3, T0 + 30, 10_000), stored(1, 2, T0 + 20, 5_000), stored(1, 4, T0 + 40)], T0 + 100);
     map.addStored([stored(2, 1, T0 + 10)], T0 + 100);
-    expect(map.take()).toEqual([progress(1, 4, T0 + 40, T0 + 100, 10_000), progress(2, 1, T0 + 10, T0 + 100, null)]);
+    expect(map.take()).toEqual([storedProgress(1, 4, T0 + 40, T0 + 100, 10_000), storedProgress(2, 1, T0 + 10, T0 + 100, null)]);
   });
 
   test('a batch put back after a failed write does not replace the interval gathered since', () => {
@@ -112,10 +116,28 @@ describe('the configured interval in host progress', () => {
   });
 });
 
+describe('the agent version in host progress', () => {
+  test('comes from the newest report by seq, whatever order the reports are stored in', () => {
+    const map = new HostProgressMap();
+    map.addStored([stored(1, 2, T0 + 20, undefined, '0.2.0'), stored(1, 1, T0 + 10, undefined, '0.1.0')], T0 + 100);
+    map.addStored([stored(1, 3, T0 + 5, undefined, '0.3.0-rc.1')], T0 + 200);
+    expect(map.take()).toEqual([storedProgress(1, 3, T0 + 20, T0 + 200, null, '0.3.0-rc.1')]);
+  });
+
+  test('a batch put back after a failed write does not replace the version gathered since (an upgrade meanwhile)', () => {
+    const map = new HostProgressMap();
+    map.add(progress(1, 10, T0 + 100, T0 + 100, null, '0.1.0'));
+    const failed = map.take();
+    map.add(progress(1, 11, T0 + 110, T0 + 110, null, '0.2.0'));
+    for (const p of failed) map.add(p);
+    expect(map.take()).toEqual([progress(1, 11, T0 + 110, T0 + 110, null, '0.2.0')]);
+  });
+});
+
 describe('hostProgress', () => {
   test('gives one entry per host of the stored reports, in host-id order', () => {
     const reports = [stored(9, 100, T0 + 5), stored(4, 1, T0 + 1), stored(9, 99, T0 + 7), stored(4, 3, T0 + 2)];
-    expect(hostProgress(reports, T0 + 500)).toEqual([progress(4, 3, T0 + 2, T0 + 500), progress(9, 100, T0 + 7, T0 + 500)]);
+    expect(hostProgress(reports, T0 + 500)).toEqual([storedProgress(4, 3, T0 + 2, T0 + 500), storedProgress(9, 100, T0 + 7, T0 + 500)]);
   });
 
   test('gives nothing when nothing was stored', () => {
@@ -124,17 +146,18 @@ describe('hostProgress', () => {
 });
 
 describe('hostUpdateParams', () => {
-  test('gives ids, seqs, report ts, seen time (epoch ms) and configured intervals as PostgreSQL array literals, in the given order', () => {
-    expect(hostUpdateParams([progress(3, 9, T0 + 100, T0 + 5_000, 10_000), progress(7, 12_345_678_901, T0, T0 + 1)])).toEqual([
+  test('gives ids, seqs, report ts, seen time (epoch ms), configured intervals and agent versions as PostgreSQL array literals, in the given order', () => {
+    expect(hostUpdateParams([progress(3, 9, T0 + 100, T0 + 5_000, 10_000, '0.2.0'), progress(7, 12_345_678_901, T0, T0 + 1)])).toEqual([
       '{3,7}',
       '{9,12345678901}',
       `{${T0 + 100},${T0}}`,
       `{${T0 + 5_000},${T0 + 1}}`,
       '{10000,NULL}',
+      '{"0.2.0",NULL}',
     ]);
   });
 
   test('gives empty arrays for no hosts', () => {
-    expect(hostUpdateParams([])).toEqual(['{}', '{}', '{}', '{}', '{}']);
+    expect(hostUpdateParams([])).toEqual(['{}', '{}', '{}', '{}', '{}', '{}']);
   });
 });

@@ -9,7 +9,13 @@ describe('the API page’s reference', () => {
 
   test('lists every documented operation once, under its tag', () => {
     expect(reference.groups.flatMap((g) => g.operations)).toHaveLength(OPERATIONS.length);
-    expect(reference.groups.find((g) => g.tag === 'agents')!.operations.map((op) => op.path)).toEqual(['/api/v1/enroll', '/api/v1/ingest']);
+    expect(reference.groups.find((g) => g.tag === 'agents')!.operations.map((op) => op.path)).toEqual([
+      '/api/v1/enroll',
+      '/api/v1/ingest',
+      '/install.sh',
+      '/agent/inferwatch-agent.mjs',
+      '/agent/inferwatch-agent.mjs.sha256',
+    ]);
   });
 
   test('shows bodies, parameters, answers and tokens as short types', () => {

@@ -33,7 +33,7 @@ export function encodeReport(hostId: number, report: Report): EncodedReport {
     seq: report.seq,
     ts: report.ts,
     inventory: report.inventory,
-    agent: { reportEveryMs: report.agent.reportEveryMs },
+    agent: { reportEveryMs: report.agent.reportEveryMs, version: report.agent.version },
     tuples: Buffer.from(scratch.written()),
     tableEnds,
   };
