@@ -13,6 +13,9 @@ const OPEN: Record<string, string> = {
   'api/v1/auth/logout': 'ends the session its cookie names, if any',
   'api/v1/auth/session': 'says who the request acts as, or nobody',
   'api/v1/auth/oidc/start': 'only redirects to the OpenID provider; nothing is read or written but the sealed flow cookie',
+  'install.sh': 'a public artefact with no secret in it: the install script (the key reaches it on stdin)',
+  'agent/inferwatch-agent.mjs': 'a public artefact with no secret in it: the agent bundle install.sh verifies',
+  'agent/inferwatch-agent.mjs.sha256': 'a public artefact with no secret in it: the bundle checksum',
   'api/v1/auth/oidc/callback': 'the OpenID provider: state against the sealed flow cookie, PKCE, the ID token checked, a mapped role',
 };
 
