@@ -5,6 +5,9 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseProcessSelector } from './collectors/process-selectors';
 import { parseProbeSpec, type ProbeSpec } from './collectors/probes';
+import { MAX_LATENCY_SERIES } from './latency/aggregator';
+import { DEFAULT_OTLP_MAX_SERIES } from './otlp/accumulator';
+import { parseOtlpHistogramSpec, type OtlpHistogramSpec } from './otlp/catalog';
 import { parseHistogramSpec, type HistogramSource } from './scrape/catalog';
 import { DEFAULT_SCRAPE_MAX_SERIES } from './scrape/scraper';
 import { parseScrapeTarget, type ScrapeTarget } from './scrape/target';
@@ -38,6 +41,9 @@ const OPTIONS = {
   'scrape-max-series': { type: 'string', env: 'INFERWATCH_SCRAPE_MAX_SERIES' },
   'statsd-addr': { type: 'string', env: 'INFERWATCH_STATSD_ADDR' },
   'http-intake-addr': { type: 'string', env: 'INFERWATCH_HTTP_INTAKE_ADDR' },
+  'otlp-addr': { type: 'string', env: 'INFERWATCH_OTLP_ADDR' },
+  'otlp-histogram': { type: 'string', multiple: true, env: 'INFERWATCH_OTLP_HISTOGRAM' },
+  'otlp-max-series': { type: 'string', env: 'INFERWATCH_OTLP_MAX_SERIES' },
   'spool-max-mb': { type: 'string', env: 'INFERWATCH_SPOOL_MAX_MB' },
   'retry-max': { type: 'string', env: 'INFERWATCH_RETRY_MAX' },
   'proc-root': { type: 'string', env: 'INFERWATCH_PROC_ROOT' },
@@ -79,6 +85,12 @@ Usage: inferwatch-agent [options]
   --scrape-max-series N     latency series kept from all scrapes; more are dropped and counted (default 100)
   --statsd-addr HOST:PORT   StatsD timings listener (default 127.0.0.1:8125, "off" disables)
   --http-intake-addr HOST:PORT  HTTP timings intake (default 127.0.0.1:8126, "off" disables)
+  --otlp-addr HOST:PORT     OpenTelemetry OTLP/HTTP metrics intake, POST /v1/metrics, protobuf or JSON
+                            (default 127.0.0.1:4318, "off" disables): GenAI duration histograms become
+                            latency series
+  --otlp-histogram NAME[@s|ms|us]  also turn this OTLP histogram into a latency series (repeatable; the unit
+                            the exporter sends unless given)
+  --otlp-max-series N       latency series kept from OTLP; more are refused and counted (default 100)
   --spool-max-mb MB         bound of the on-disk spool; the oldest reports are dropped beyond it (default 100)
   --retry-max SECONDS       longest wait between two attempts to deliver or enroll while the server fails
                             (default 60; the waits grow from 1 s to it, with jitter)
@@ -137,6 +149,20 @@ const histogramSpecSchema = z.string().transform((text, ctx): HistogramSource =>
   }
 });
 
+const otlpHistogramSpecSchema = z.string().transform((text, ctx): OtlpHistogramSpec => {
+  try {
+    return parseOtlpHistogramSpec(text);
+  } catch (err) {
+    ctx.issues.push({ code: 'custom', message: (err as Error).message, input: text });
+    return z.NEVER;
+  }
+});
+
+const MIN_STATSD_SERIES = 100;
+
+const seriesBound = (fallback: number) =>
+  z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(250, 'must be at most 250').default(fallback);
+
 const rawSchema = z.strictObject({
   server: z
     .string()
@@ -158,9 +184,12 @@ const rawSchema = z.strictObject({
   'allow-plain-http': z.boolean().default(false),
   'scrape-timeout': positiveNumber(60, 'seconds').default(2),
   'scrape-max-mb': positiveNumber(64, 'megabytes').default(4),
-  'scrape-max-series': z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(250, 'must be at most 250').default(DEFAULT_SCRAPE_MAX_SERIES),
+  'scrape-max-series': seriesBound(DEFAULT_SCRAPE_MAX_SERIES),
   'statsd-addr': addrSchema.prefault('127.0.0.1:8125'),
   'http-intake-addr': addrSchema.prefault('127.0.0.1:8126'),
+  'otlp-addr': addrSchema.prefault('127.0.0.1:4318'),
+  'otlp-histogram': z.array(otlpHistogramSpecSchema).max(64).default([]),
+  'otlp-max-series': seriesBound(DEFAULT_OTLP_MAX_SERIES),
   'spool-max-mb': positiveNumber(1_000_000, 'megabytes').default(100),
   'retry-max': positiveNumber(3600, 'seconds').default(60),
   'proc-root': z.string().min(1).default('/proc'),
@@ -185,6 +214,7 @@ export interface AgentConfig {
   scrape: ScrapeConfig;
   statsdAddr: ListenAddr | null;
   httpIntakeAddr: ListenAddr | null;
+  otlp: OtlpConfig;
   spoolMaxBytes: number;
   /** --retry-max: the cap of the backoff between delivery (and enrollment) attempts. */
   retryMaxMs: number;
@@ -199,6 +229,12 @@ export interface ScrapeConfig {
   histograms: HistogramSource[];
   timeoutMs: number;
   maxBytes: number;
+  maxSeries: number;
+}
+
+export interface OtlpConfig {
+  addr: ListenAddr | null;
+  histograms: OtlpHistogramSpec[];
   maxSeries: number;
 }
 
@@ -365,6 +401,14 @@ export function loadConfig(input: LoadConfigInput): CliAction {
     throw new ConfigError(`invalid ${describeSource('scrape-timeout', sourceOf.get('scrape-timeout')!)}: must be at most the interval (${raw.interval} s)`);
   }
 
+  // StatsD and the HTTP intake keep what the scraped and OTLP series leave of the report's bound.
+  const pushedBound = (targets.length ? raw['scrape-max-series'] : 0) + (raw['otlp-addr'] ? raw['otlp-max-series'] : 0);
+  if (pushedBound > MAX_LATENCY_SERIES - MIN_STATSD_SERIES) {
+    throw new ConfigError(
+      `invalid --scrape-max-series + --otlp-max-series: ${pushedBound} leaves StatsD fewer than ${MIN_STATSD_SERIES} of the report's ${MAX_LATENCY_SERIES} latency series`,
+    );
+  }
+
   const isRoot = input.isRoot ?? process.getuid?.() === 0;
   return {
     kind: 'run',
@@ -388,6 +432,7 @@ export function loadConfig(input: LoadConfigInput): CliAction {
       },
       statsdAddr: raw['statsd-addr'],
       httpIntakeAddr: raw['http-intake-addr'],
+      otlp: { addr: raw['otlp-addr'], histograms: raw['otlp-histogram'], maxSeries: raw['otlp-max-series'] },
       spoolMaxBytes: Math.round(raw['spool-max-mb'] * 1024 * 1024),
       retryMaxMs: Math.round(raw['retry-max'] * 1000),
       procRoot: raw['proc-root'],

@@ -3,6 +3,8 @@ import { MAX_LATENCY_SERIES, createLatencyAggregator } from '../latency/aggregat
 import { startHttpIntake } from '../latency/http-intake';
 import { startStatsdListener } from '../latency/statsd-server';
 import type { Logger } from '../log';
+import { createOtlpAccumulator, type OtlpAccumulator } from '../otlp/accumulator';
+import { startOtlpIntake } from '../otlp/intake';
 import type { IntervalCollectors, ReportSources } from '../report-builder';
 import { createScraper } from '../scrape/scraper';
 import { createCgroupCollector } from './cgroups/collector';
@@ -33,7 +35,7 @@ type SourcesConfig = Pick<
   AgentConfig,
   'watchProcesses' | 'watchPids' | 'watchLogs' | 'dataPaths' | 'probes' | 'statsdAddr' | 'httpIntakeAddr' | 'intervalMs'
 > &
-  Partial<Pick<AgentConfig, 'scrape'>>;
+  Partial<Pick<AgentConfig, 'scrape' | 'otlp'>>;
 
 /** The one list of collectors: every source a report is built from. */
 export function createIntervalCollectors(config: SourcesConfig): IntervalCollectors {
@@ -53,9 +55,25 @@ export async function createReportSources(
   options: SourcesOptions,
 ): Promise<ReportSourcesHandle> {
   const scrape = config.scrape?.targets.length ? config.scrape : undefined;
-  // The report holds at most MAX_LATENCY_SERIES: the scraped series' bound comes out of StatsD's share.
-  const aggregator = createLatencyAggregator({ maxSeries: MAX_LATENCY_SERIES - (scrape?.maxSeries ?? 0) });
+  const otlpConfig = options.listen && config.otlp?.addr ? config.otlp : undefined;
+  // The report holds at most MAX_LATENCY_SERIES: the scraped and OTLP series' bounds come out of StatsD's share.
+  const aggregator = createLatencyAggregator({ maxSeries: MAX_LATENCY_SERIES - (scrape?.maxSeries ?? 0) - (otlpConfig?.maxSeries ?? 0) });
   const closers: (() => Promise<void>)[] = [];
+  let otlp: OtlpAccumulator | undefined;
+  if (otlpConfig?.addr) {
+    const accumulator = createOtlpAccumulator({ histograms: otlpConfig.histograms, maxSeries: otlpConfig.maxSeries, startedAtNs: Date.now() * 1e6 });
+    try {
+      const intake = await startOtlpIntake({ ...otlpConfig.addr, accumulator, log });
+      closers.push(() => intake.close());
+      otlp = accumulator;
+      log.info('otlp metrics intake started', { host: otlpConfig.addr.host, port: intake.port });
+    } catch (err) {
+      log.error('could not start the otlp intake; latency over OpenTelemetry is off', {
+        ...otlpConfig.addr,
+        error: (err as Error).message,
+      });
+    }
+  }
   if (options.listen && config.statsdAddr) {
     try {
       const listener = await startStatsdListener({
@@ -108,7 +126,7 @@ export async function createReportSources(
       return collectProcessInventory(ctx, new Map(ctx.watched.map((w) => [w.name, warnings])), runtimeReader);
     },
     malformedStatsdPackets: () => aggregator.malformedCount(),
-    drainLatency: () => aggregator.drain(),
+    drainLatency: () => (otlp ? [...aggregator.drain(), ...otlp.drain()] : aggregator.drain()),
   };
   if (scrape) {
     const scraper = createScraper({

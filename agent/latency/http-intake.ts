@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { nameSchema, tagsSchema } from '../../lib/protocol';
 import { SKETCH_MAX_VALUE_MS } from '../../lib/sketch';
 import type { LatencyAggregator } from './aggregator';
+import { BodyTooLargeError, readRequestBody } from './request-body';
 
 export const MAX_INTAKE_BODY_BYTES = 1024 * 1024;
 
@@ -96,8 +97,12 @@ async function handle(req: http.IncomingMessage, aggregator: LatencyAggregator):
   if (contentType !== 'application/json') {
     throw new IntakeError(415, 'unsupported_media_type', 'send application/json ({ "timings": [...] }); StatsD lines go to the UDP port');
   }
-  if (Number(req.headers['content-length'] ?? 0) > MAX_INTAKE_BODY_BYTES) throw tooLarge();
-  const body = await readBody(req);
+  const body = await readRequestBody(req, MAX_INTAKE_BODY_BYTES).then(
+    (bytes) => bytes.toString('utf8'),
+    (err: unknown) => {
+      throw err instanceof BodyTooLargeError ? tooLarge() : err;
+    },
+  );
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -114,25 +119,6 @@ async function handle(req: http.IncomingMessage, aggregator: LatencyAggregator):
   for (const timing of parsed.data.timings) if (aggregator.record(timing)) accepted++;
   // A batch is refused whole when any entry is invalid, so nothing in an answered batch is malformed.
   return { accepted, dropped: parsed.data.timings.length - accepted, malformed: 0 };
-}
-
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    req.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > MAX_INTAKE_BODY_BYTES) {
-        reject(tooLarge());
-        req.removeAllListeners('data');
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function tooLarge(): IntakeError {

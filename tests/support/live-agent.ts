@@ -56,6 +56,8 @@ export function startAgent(options: {
     [
       '--import', 'tsx', 'agent/cli.ts', '--server', options.serverUrl, '--enroll-key-file', options.keyFile, '--state-dir', options.stateDir,
       '--interval', String(options.intervalS), '--statsd-addr', options.statsdPort ? `127.0.0.1:${options.statsdPort}` : 'off',
+      // Off unless a test turns it on in `args` (the last value given wins): parallel agents would share port 4318.
+      '--otlp-addr', 'off',
       ...options.watch.flatMap((name) => ['--watch-process', name]),
       ...(options.args ?? []),
     ],

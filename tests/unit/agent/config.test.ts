@@ -121,6 +121,14 @@ describe('loadConfig', () => {
     expect(remote.scrape.targets[0]!.url.hostname).toBe('10.0.0.5');
   });
 
+  test('the OTLP intake listens on 127.0.0.1:4318 unless moved or turned off, with named histograms and a series bound', () => {
+    expect(configOf(['--print']).otlp).toEqual({ addr: { host: '127.0.0.1', port: 4318 }, histograms: [], maxSeries: 100 });
+    expect(configOf(['--print', '--otlp-addr', 'off']).otlp.addr).toBeNull();
+    const named = configOf(['--print', '--otlp-histogram', 'llm.queue.wait@ms', '--otlp-histogram', 'app/infer.duration', '--otlp-max-series', '50']);
+    expect(named.otlp).toMatchObject({ histograms: [{ metric: 'llm.queue.wait', unit: 'ms' }, { metric: 'app/infer.duration', unit: null }], maxSeries: 50 });
+    expect(configOf(['--print'], { INFERWATCH_OTLP_ADDR: '[::1]:4319' }).otlp.addr).toEqual({ host: '::1', port: 4319 });
+  });
+
   test('--upgrade takes the server from the flag or INFERWATCH_SERVER (agent.env), with the same plain-http guard, and needs one', () => {
     expect(loadConfig({ argv: ['--upgrade', '--server', 'https://iw.example'], env: {} })).toEqual({ kind: 'upgrade', server: 'https://iw.example' });
     expect(loadConfig({ argv: ['--upgrade'], env: { INFERWATCH_SERVER: 'https://iw.example', INFERWATCH_SCRAPE: 'vllm=http://127.0.0.1:8000/metrics' } })).toEqual({
@@ -166,6 +174,9 @@ describe('loadConfig', () => {
     ['histogram with an unknown unit', ['--print', '--scrape-histogram', 'app_latency@min'], {}, /unknown unit "min"/],
     ['scrape timeout past the interval', ['--print', '--interval', '1', '--scrape-timeout', '2'], {}, /invalid --scrape-timeout: must be at most the interval/],
     ['too many series', ['--print', '--scrape-max-series', '1000'], {}, /invalid --scrape-max-series: must be at most 250/],
+    ['otlp histogram that is no instrument name', ['--print', '--otlp-histogram', 'app latency'], {}, /invalid --otlp-histogram: "app latency" is not an OpenTelemetry instrument name/],
+    ['otlp histogram with an unknown unit', ['--print', '--otlp-histogram', 'app.latency@min'], {}, /invalid --otlp-histogram: unknown unit "min"/],
+    ['scraped and otlp series leaving statsd no room', ['--print', '--scrape', 'a=http://127.0.0.1:1/m', '--scrape-max-series', '250', '--otlp-max-series', '200'], {}, /450 leaves StatsD fewer than 100/],
   ];
   test.each(badCases)('rejects %s with a message naming the option', (_name, argv, env, message) => {
     expect(() => configOf(argv, env)).toThrow(ConfigError);
