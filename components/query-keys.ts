@@ -8,3 +8,6 @@ export const regionCompareKey = (query: RegionCompareQuery) => ['region-compare'
 
 /** The open residency violations the regions page counts. */
 export const RESIDENCY_FINDINGS: FindingsQueryParams = { rule: 'region.residency', state: 'open' };
+
+/** GET /api/v1/slo. */
+export const sloKey = () => ['slo'] as const;

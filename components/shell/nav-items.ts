@@ -9,6 +9,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { href: '/regions', label: 'Regions' },
   { href: '/compare', label: 'Compare' },
   { href: '/findings', label: 'Findings' },
+  { href: '/slo', label: 'SLOs' },
   { href: '/alerts', label: 'Alerts' },
   { href: '/settings', label: 'Settings' },
 ];

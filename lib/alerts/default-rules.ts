@@ -5,6 +5,30 @@ import { HOUR_MS, MINUTE_MS } from '../protocol/time';
  * The rules inferwatch ships, enabled and notifying: each number is explained in docs/alerts.md. They are
  * inserted into alert_rules when missing and are data from then on (edit or disable them through the API).
  */
+/**
+ * The same fast and slow burn pair for an LLM server's time to first token or time between tokens: each has its own
+ * latency, so a chat model's 600 ms first token does not spend a 200 ms request budget.
+ */
+function tokenSloRules(kind: 'ttft' | 'itl', short: string, latencyMs: number): AlertRuleInput[] {
+  const rule = (speed: 'fast' | 'slow', windowMs: number, shortWindowMs: number, threshold: number, clearForMs: number): AlertRuleInput => ({
+    id: `${kind}-slo-${speed}-burn`,
+    title: `${short} SLO burning${speed === 'fast' ? ' fast' : ''}`,
+    severity: speed === 'fast' ? 'critical' : 'warning',
+    enabled: true,
+    runbookUrl: null,
+    spec: {
+      metric: { kind: 'latency-burn', objective: 0.99, latencyMs, shortWindowMs, minRequests: 100 },
+      selector: { kinds: [kind] },
+      windowMs,
+      threshold,
+      clearThreshold: threshold / 2,
+      forMs: 0,
+      clearForMs,
+    },
+  });
+  return [rule('fast', HOUR_MS, 5 * MINUTE_MS, 14.4, 2 * MINUTE_MS), rule('slow', 6 * HOUR_MS, 30 * MINUTE_MS, 6, 5 * MINUTE_MS)];
+}
+
 export const DEFAULT_ALERT_RULES: readonly AlertRuleInput[] = [
   {
     id: 'steal-spike',
@@ -78,6 +102,7 @@ export const DEFAULT_ALERT_RULES: readonly AlertRuleInput[] = [
     severity: 'critical',
     spec: {
       metric: { kind: 'latency-burn', objective: 0.99, latencyMs: 200, shortWindowMs: 5 * MINUTE_MS, minRequests: 100 },
+      selector: { kinds: ['request'] },
       windowMs: HOUR_MS,
       threshold: 14.4,
       clearThreshold: 7.2,
@@ -91,6 +116,7 @@ export const DEFAULT_ALERT_RULES: readonly AlertRuleInput[] = [
     severity: 'warning',
     spec: {
       metric: { kind: 'latency-burn', objective: 0.99, latencyMs: 200, shortWindowMs: 30 * MINUTE_MS, minRequests: 100 },
+      selector: { kinds: ['request'] },
       windowMs: 6 * HOUR_MS,
       threshold: 6,
       clearThreshold: 3,
@@ -98,6 +124,8 @@ export const DEFAULT_ALERT_RULES: readonly AlertRuleInput[] = [
       clearForMs: 5 * MINUTE_MS,
     },
   },
+  ...tokenSloRules('ttft', 'TTFT', 1000),
+  ...tokenSloRules('itl', 'ITL', 100),
   {
     id: 'host-silent',
     title: 'Host stopped reporting',

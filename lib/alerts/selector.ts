@@ -1,4 +1,5 @@
 import type { AlertSelector } from '../protocol/alerts';
+import { latencyKindOf } from '../protocol/latency-kinds';
 import type { HostInfo } from './inputs';
 
 export function selectsHost(selector: AlertSelector, host: HostInfo): boolean {
@@ -11,5 +12,6 @@ export function selectsHost(selector: AlertSelector, host: HostInfo): boolean {
 export function selectsLatency(selector: AlertSelector, region: string, service: string): boolean {
   if (selector.regions && !selector.regions.includes(region)) return false;
   if (selector.services && !selector.services.includes(service)) return false;
+  if (selector.kinds && !selector.kinds.includes(latencyKindOf(service))) return false;
   return true;
 }

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { OpenAPIObject, ParameterObject, ReferenceObject } from 'openapi3-ts/oas31';
 import { reportSchema } from '../protocol';
+import { sloResponseSchema } from '../protocol/read-api/slo';
 import { APP_VERSION } from '../version';
 import { SECURITY, SECURITY_SCHEMES } from './access';
 import { OPERATIONS, TAGS, type Operation } from './operations';
@@ -43,6 +44,7 @@ const COMPONENTS = {
   RegionCompareResponse: r.regionCompareResponseSchema,
   CompareResponse: r.compareResponseSchema,
   CompareChoices: r.compareChoicesSchema,
+  SloResponse: sloResponseSchema,
 };
 
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' as const } } };

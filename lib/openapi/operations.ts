@@ -34,6 +34,7 @@ import { hostInventoryParamsSchema } from '../protocol/read-api/inventory';
 import { latencyParamsSchema } from '../protocol/read-api/latency';
 import { regionCompareParamsSchema } from '../protocol/read-api/regions';
 import { hostSeriesParamsSchema } from '../protocol/read-api/series';
+import { sloResponseSchema } from '../protocol/read-api/slo';
 import type { Access } from './access';
 import * as r from './responses';
 
@@ -134,6 +135,11 @@ export const OPERATIONS: Operation[] = [
     summary: 'The regions side by side: steal, iowait, latency, probes and findings.',
     query: regionCompareParamsSchema,
     ok: ok('One entry per region.', r.regionCompareResponseSchema),
+  },
+  {
+    method: 'get', path: '/api/v1/slo', tag: 'fleet', access: 'viewer',
+    summary: 'Every latency objective of the alert rules (TTFT, ITL, request latency) per region, series and model: budget left over 28 days, burn over 1 h and 6 h, the worst hosts.',
+    ok: ok('One entry per objective.', sloResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/compare', tag: 'fleet', access: 'viewer',

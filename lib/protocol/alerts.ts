@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SEVERITIES, type Severity } from './findings';
 import { labelRegexError } from './label-matchers';
+import { LATENCY_KINDS } from './latency-kinds';
 import { checkRange, hostIdSchema, rangeShape, regionSchema } from './read-api/params';
 import { SERIES_METRICS } from './read-api/series';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './time';
@@ -53,6 +54,8 @@ export const alertSelectorSchema = z.object({
   labels: labelSetSchema.optional(),
   /** Latency series names (the service); latency metrics only. */
   services: z.array(z.string().trim().min(1).max(200)).max(1000).optional(),
+  /** What the latency series measure (lib/protocol/latency-kinds.ts); latency metrics only. */
+  kinds: z.array(z.enum(LATENCY_KINDS)).min(1).max(LATENCY_KINDS.length).optional(),
 });
 export type AlertSelector = z.infer<typeof alertSelectorSchema>;
 
@@ -86,6 +89,10 @@ export const alertRuleSpecSchema = z
     }
     if (spec.metric.kind === 'latency-burn' && spec.metric.shortWindowMs >= spec.windowMs) {
       ctx.addIssue({ code: 'custom', path: ['metric', 'shortWindowMs'], message: 'must be shorter than windowMs' });
+    }
+    const latencyMetric = spec.metric.kind === 'latency-burn' || spec.metric.kind === 'latency-quantile';
+    if (spec.selector.kinds && !latencyMetric) {
+      ctx.addIssue({ code: 'custom', path: ['selector', 'kinds'], message: 'only latency metrics select by kind' });
     }
     const hostSelector = spec.selector.hostIds || spec.selector.labels;
     if (hostSelector && (spec.metric.kind === 'latency-burn' || spec.metric.kind === 'latency-quantile')) {
