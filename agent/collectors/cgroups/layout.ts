@@ -35,9 +35,18 @@ export function chooseCgroupLayout(mounts: CgroupMount[]): CgroupLayout | null {
   return unified ? { version: 2, unified } : null;
 }
 
+/**
+ * The mounts that --sys-root shows. With /proc elsewhere (a container's /host/proc), "self" is the agent's own
+ * container, whose cgroup mounts show only its own group (v1) or sit at other paths: the host's are pid 1's.
+ */
+async function readHostMountinfo(procRoot: string): Promise<string | undefined> {
+  if (path.resolve(procRoot) === '/proc') return readOptional(procRoot, 'self/mountinfo');
+  return (await readOptional(procRoot, '1/mountinfo')) ?? readOptional(procRoot, 'self/mountinfo');
+}
+
 /** The layout, or the reason there is none. */
 export async function readLayout(procRoot: string): Promise<CgroupLayout | string> {
-  const mountinfo = await readOptional(procRoot, 'self/mountinfo');
+  const mountinfo = await readHostMountinfo(procRoot);
   if (mountinfo === undefined) return '/proc/self/mountinfo not readable';
   if (mountinfo !== lastLayout.mountinfo) {
     const layout = chooseCgroupLayout(parseCgroupMounts(mountinfo)) ?? 'no cgroup2 or v1 cpu/cpuacct mount in /proc/self/mountinfo';
@@ -60,6 +69,8 @@ export type GroupIn = [CgroupMount, string];
 
 /** The directory of a group, or null when the group lies outside what this mount shows. */
 export function groupDir(sysRoot: string, [mount, groupPath]: GroupIn): string | null {
+  // Read from a container with its own cgroup namespace, the host's hierarchy root shows as "/../..": it is the mount.
+  if (groupPath === mount.root) return mountPointUnder(sysRoot, mount.mountPoint);
   // A group outside our cgroup namespace shows as "/../..": it cannot be reached from this mount.
   if (groupPath.split('/').includes('..')) return null;
   const relative = path.posix.relative(mount.root, groupPath);
