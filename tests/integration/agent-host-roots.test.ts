@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -112,5 +112,56 @@ describe('the agent under --proc-root/--sys-root', () => {
     expect(watched?.cgroup).toEqual({ path: podGroup, version: 1, quotaCores: 1.5, cpusetCpus: '0-1', effectiveCpus: 1.5 });
     // The host group is the host's root, not the agent's own container.
     expect(Array.isArray(report.cgroups) && report.cgroups.map((c) => c.path)).toEqual(['/', podGroup]);
+  });
+
+  test('cgroup v2 in its own cgroup namespace (Kubernetes with containerd): pod paths read as "/../../.." are put back in the host\'s hierarchy', async () => {
+    const { procRoot, sysRoot } = copyHostTree(path.join(scratch, 'k8s-v2/host'), [process.pid]);
+    // The agent's own container group, the root of its cgroup namespace; "self" of a live /proc is a link to its pid.
+    const agentPid = 4_194_397;
+    const agentGroup = '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0a9e47d1_0000_4000_8000_00000000a9e1.slice/cri-containerd-0a9e47d10a9e47d10a9e47d10a9e47d10a9e47d10a9e47d10a9e47d10a9e47d1.scope';
+    cpSync(path.join(procRoot, String(process.pid)), path.join(procRoot, String(agentPid)), { recursive: true });
+    rmSync(path.join(procRoot, 'self'), { recursive: true });
+    symlinkSync(String(agentPid), path.join(procRoot, 'self'));
+    // The host's cgroup2 mount as the kernel shows it to a reader four levels down in its own namespace.
+    mkdirSync(path.join(procRoot, '1'), { recursive: true });
+    writeFileSync(path.join(procRoot, '1/mountinfo'), '35 24 0:30 /../../../.. /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate\n');
+
+    // The watched model server: the captured containerd 1.6 path, as the agent's namespace shows it (up to kubepods.slice).
+    const hostPath = readFileSync(path.join(repoRoot, 'tests/fixtures/cgroup-paths/k8s-containerd-1.6-v2-systemd.cgroup'), 'utf8').trim().replace(/^0::/, '');
+    expect(hostPath.startsWith('/kubepods.slice/kubepods-besteffort.slice/')).toBe(true);
+    const pid = 4_194_396;
+    cpSync(path.join(procRoot, String(process.pid)), path.join(procRoot, String(pid)), { recursive: true });
+    writeFileSync(path.join(procRoot, String(pid), 'cgroup'), `0::${hostPath.replace(/^\/kubepods\.slice/, '/../../..')}\n`);
+
+    const cgroupRoot = path.join(sysRoot, 'fs/cgroup');
+    rmSync(cgroupRoot, { recursive: true, force: true });
+    const group = (groupPath: string, files: Record<string, string>) => {
+      mkdirSync(path.join(cgroupRoot, groupPath), { recursive: true });
+      for (const [name, text] of Object.entries(files)) writeFileSync(path.join(cgroupRoot, groupPath, name), text);
+    };
+    group('/', { 'cpu.stat': 'usage_usec 9000000000\n', 'cpuset.cpus.effective': '0-3\n' });
+    const stat = 'usage_usec 500000000\nnr_periods 1000\nnr_throttled 250\nthrottled_usec 12000000\n';
+    for (const g of [agentGroup, hostPath]) {
+      const parts = g.split('/').filter(Boolean);
+      for (let depth = 1; depth <= parts.length; depth++) {
+        const leaf = depth === parts.length;
+        group(`/${parts.slice(0, depth).join('/')}`, { 'cpu.max': leaf && g === hostPath ? '150000 100000\n' : 'max 100000\n', 'cpu.stat': stat });
+      }
+    }
+    group(agentGroup, { 'cgroup.procs': `${agentPid}\n` });
+    // A decoy at the same depth that does not hold the agent.
+    group('/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod9493223b_520e_4a97_a45f_359dcf967006.slice/cri-containerd-decoy.scope', { 'cgroup.procs': '1\n' });
+
+    const report = await agentOnce(procRoot, sysRoot, ['--hostname', 'k8s-node-4', '--watch-pid', String(pid)]);
+
+    const watched = report.inventory!.processes.find((p) => p.pid === pid);
+    expect(watched?.container).toEqual({
+      runtime: 'containerd',
+      id: '25d057a4c6c9555f2a0eb106e8896968c28f1c44aca4754174851aca7f89ad26',
+      pod: { uid: '9493223b-520e-4a97-a45f-359dcf967006', qosClass: 'besteffort' },
+    });
+    expect(watched?.cgroup).toEqual({ path: hostPath, version: 2, quotaCores: 1.5, cpusetCpus: '0-3', effectiveCpus: 1.5 });
+    expect(report.inventory!.cgroup).toMatchObject({ path: '/', version: 2, quotaCores: null });
+    expect(Array.isArray(report.cgroups) && report.cgroups.map((c) => c.path)).toEqual(['/', hostPath]);
   });
 });
