@@ -1,5 +1,5 @@
-// `npm run build`'s second half: the server and the agent as single ES modules that plain `node` runs, so nothing
-// compiles TypeScript at run time. Run as its own process, so esbuild's service leaves with it.
+// `npm run build`'s second half: the server, its admin and migration CLIs and the agent as single ES modules that
+// plain `node` runs, so nothing compiles TypeScript at run time. Run as its own process, so esbuild's service leaves with it.
 import path from 'node:path';
 import { build } from 'esbuild';
 
