@@ -105,12 +105,19 @@ describe('the Helm chart, rendered by helm', () => {
     expect(owner.command.join(' ')).toContain('chown 10002:10002 /state');
   });
 
-  test('values: an existing Secret for the key, an emptyDir state dir, the agent off', () => {
+  test('values: an existing Secret for the key, an emptyDir state dir, a model folder for --data-path, the agent off', () => {
     const [daemonSet] = byKind(render([...REQUIRED, 'agent.existingSecret=fleet-key', 'agent.stateHostPath=']), 'DaemonSet');
     const pod = daemonSet.spec.template.spec;
     expect(pod.initContainers).toBeUndefined();
     expect(pod.volumes.find((v: { name: string }) => v.name === 'state')).toEqual({ name: 'state', emptyDir: {} });
     expect(pod.containers[0].env.find((e: { name: string }) => e.name === 'INFERWATCH_ENROLL_KEY').valueFrom.secretKeyRef.name).toBe('fleet-key');
+    const [withModels] = byKind(render([...REQUIRED, 'agent.extraVolumes[0].name=models', 'agent.extraVolumes[0].hostPath.path=/srv/models',
+      'agent.extraVolumeMounts[0].name=models', 'agent.extraVolumeMounts[0].mountPath=/models', 'agent.extraVolumeMounts[0].readOnly=true', 'agent.extraArgs[0]=--data-path=/models']), 'DaemonSet');
+    validate(withModels);
+    const modelsPod = withModels.spec.template.spec;
+    expect(modelsPod.volumes.at(-1)).toEqual({ name: 'models', hostPath: { path: '/srv/models' } });
+    expect(modelsPod.containers[0].volumeMounts.at(-1)).toEqual({ name: 'models', mountPath: '/models', readOnly: true });
+    expect(modelsPod.containers[0].args.at(-1)).toBe('--data-path=/models');
     const withoutAgent = render([...REQUIRED, 'agent.enabled=false']);
     expect(withoutAgent.map((m) => m.kind).sort()).toEqual(['Deployment', 'Secret', 'Service']);
   });
