@@ -48,6 +48,7 @@ const OPTIONS = {
   'retry-max': { type: 'string', env: 'INFERWATCH_RETRY_MAX' },
   'proc-root': { type: 'string', env: 'INFERWATCH_PROC_ROOT' },
   'sys-root': { type: 'string', env: 'INFERWATCH_SYS_ROOT' },
+  hostname: { type: 'string', env: 'INFERWATCH_HOSTNAME' },
   once: { type: 'boolean', env: 'INFERWATCH_ONCE' },
   print: { type: 'boolean', env: 'INFERWATCH_PRINT' },
 } as const;
@@ -96,6 +97,8 @@ Usage: inferwatch-agent [options]
                             (default 60; the waits grow from 1 s to it, with jitter)
   --proc-root DIR           where /proc is (default /proc)
   --sys-root DIR            where /sys is (default /sys)
+  --hostname NAME           the host name to enroll and report as (default: this machine's; in a container,
+                            give the node's, e.g. Kubernetes' spec.nodeName)
   --config FILE             JSON config file; keys are the option names in camelCase (stateDir, watchProcess, ...)
   --once                    collect one report, send it (or print it) and exit
   --print                   print each report as JSON to stdout
@@ -119,6 +122,8 @@ const addrSchema = z.string().transform((text, ctx): ListenAddr | null => {
   }
   return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port };
 });
+
+const HOSTNAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 const positiveNumber = (max: number, what: string) =>
   z.coerce.number({ message: `must be a number (${what})` }).gt(0, `must be greater than 0 (${what})`).max(max, `must be at most ${max} (${what})`);
@@ -194,6 +199,11 @@ const rawSchema = z.strictObject({
   'retry-max': positiveNumber(3600, 'seconds').default(60),
   'proc-root': z.string().min(1).default('/proc'),
   'sys-root': z.string().min(1).default('/sys'),
+  hostname: z
+    .string()
+    .max(253, 'must be at most 253 characters')
+    .regex(HOSTNAME_PATTERN, 'must be a DNS host name: letters, digits and hyphens in dot-separated labels of 1–63')
+    .optional(),
   once: z.boolean().default(false),
   print: z.boolean().default(false),
 });
@@ -220,6 +230,8 @@ export interface AgentConfig {
   retryMaxMs: number;
   procRoot: string;
   sysRoot: string;
+  /** --hostname: reported instead of os.hostname() (a container's own name is not the node's). */
+  hostname: string | null;
   once: boolean;
   print: boolean;
 }
@@ -437,6 +449,7 @@ export function loadConfig(input: LoadConfigInput): CliAction {
       retryMaxMs: Math.round(raw['retry-max'] * 1000),
       procRoot: raw['proc-root'],
       sysRoot: raw['sys-root'],
+      hostname: raw.hostname ?? null,
       once: raw.once,
       print: raw.print,
     },

@@ -47,7 +47,7 @@ export async function runAgent(opts: RunOptions): Promise<number> {
   const clock = opts.clock ?? systemClock;
   const warmupMs = opts.warmupMs ?? DEFAULT_WARMUP_MS;
   const print = opts.print ?? ((text: string) => process.stdout.write(text));
-  const host = { hostname: os.hostname(), machineId: await readMachineId() };
+  const host = { hostname: config.hostname ?? os.hostname(), machineId: await readMachineId() };
 
   let delivery: Delivery | undefined;
   if (config.server) {

@@ -1,5 +1,5 @@
-// `npm run build`'s second half: the server and the agent as single ES modules that plain `node` runs, so nothing
-// compiles TypeScript at run time. Run as its own process, so esbuild's service leaves with it.
+// `npm run build`'s second half: the server, its admin and migration CLIs and the agent as single ES modules that
+// plain `node` runs, so nothing compiles TypeScript at run time. Run as its own process, so esbuild's service leaves with it.
 import path from 'node:path';
 import { build } from 'esbuild';
 
@@ -27,6 +27,11 @@ const server = {
   banner: { js: "import { createRequire as __inferwatchRequire } from 'node:module'; const require = __inferwatchRequire(import.meta.url);" },
 };
 
+// The admin CLI and the migration runner, for an image that has the server's node_modules but no tsx or sources.
+const serverCli = (name, entry) => ({ ...server, entryPoints: [path.join(root, entry)], outfile: path.join(root, 'dist', `${name}.mjs`) });
+const admin = serverCli('inferwatch-admin', 'lib/admin/cli.ts');
+const migrate = serverCli('inferwatch-migrate', 'lib/db/migrate-cli.ts');
+
 // The agent is copied to hosts alone, so it carries everything (it has no dependencies outside node:).
 const agent = {
   ...common,
@@ -37,4 +42,5 @@ const agent = {
 };
 
 const which = process.argv[2];
-await Promise.all([which !== 'agent' && build(server), which !== 'server' && build(agent)].filter(Boolean));
+const serverSide = which === 'agent' ? [] : [server, admin, migrate];
+await Promise.all([...serverSide, ...(which === 'server' ? [] : [agent])].map((options) => build(options)));

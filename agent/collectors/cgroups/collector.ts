@@ -35,7 +35,7 @@ function groupKey(group: ResolvedGroup): string {
 }
 
 async function readAllGroups(ctx: CollectorContext): Promise<Map<string, GroupReading>> {
-  const layout = await readLayout(ctx.procRoot);
+  const layout = await readLayout(ctx.procRoot, ctx.sysRoot);
   if (typeof layout === 'string') throw new Error(layout);
   const targets: (string | CgroupMembership)[] = [HOST_GROUP];
   for (const { pid } of ctx.watched) {

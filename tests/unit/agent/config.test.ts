@@ -51,6 +51,16 @@ describe('loadConfig', () => {
     expect(configOf(['--print'], {}, false).stateDir).toBe('/home/op/.local/state/inferwatch-agent');
   });
 
+  test('takes --hostname (or INFERWATCH_HOSTNAME, as a DaemonSet passes spec.nodeName) as a DNS name, and refuses anything else', () => {
+    expect(configOf(['--print']).hostname).toBeNull();
+    expect(configOf(['--print', '--hostname', 'gpu-node-7.oslo.example']).hostname).toBe('gpu-node-7.oslo.example');
+    expect(configOf(['--print'], { INFERWATCH_HOSTNAME: 'ip-10-0-3-17.eu-north-1.compute.internal' }).hostname).toBe('ip-10-0-3-17.eu-north-1.compute.internal');
+    expect(() => configOf(['--print', '--hostname', 'node 7'])).toThrow(/invalid --hostname: must be a DNS host name/);
+    expect(() => configOf(['--print', '--hostname=-node'])).toThrow(/invalid --hostname/);
+    expect(() => configOf(['--print', '--hostname', `${'a'.repeat(64)}.example`])).toThrow(/invalid --hostname/);
+    expect(() => configOf(['--print'], { INFERWATCH_HOSTNAME: 'a'.repeat(250) + '.example' })).toThrow(/invalid INFERWATCH_HOSTNAME \(--hostname\): must be at most 253/);
+  });
+
   test('merges file < env < flags', () => {
     const file = writeJson('merge.json', { server: 'https://file', interval: 30, stateDir: '/f', watchProcess: ['a', 'b'], spoolMaxMb: 5 });
     const env = { INFERWATCH_SERVER: 'https://env', INFERWATCH_INTERVAL: '20', INFERWATCH_WATCH_PROCESS: 'c, d' };

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createCgroupCollector } from '../../../../agent/collectors/cgroups/collector';
-import { chooseCgroupLayout, mountPointUnder, parseCgroupMounts } from '../../../../agent/collectors/cgroups/layout';
+import { chooseCgroupLayout, groupDir, hostGroupPath, mountPointUnder, parseCgroupMounts } from '../../../../agent/collectors/cgroups/layout';
 import { collectCgroupConfig } from '../../../../agent/collectors/cgroups/limits';
 import { parseCfsLimit, parseCgroupFile, parseCpuMax, parseCpuStat } from '../../../../agent/collectors/cgroups/parse';
 import { cgroupConfigSchema, cgroupSampleSchema } from '../../../../lib/protocol';
@@ -64,6 +64,22 @@ describe('cgroup parsers', () => {
     expect(layout?.version).toBe(1);
     if (layout?.version !== 1) return;
     expect([layout.cpu?.mountPoint, layout.cpuacct?.mountPoint, layout.cpuset?.mountPoint]).toEqual(['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpuacct', '/sys/fs/cgroup/cpuset']);
+  });
+
+  test('read from a container with its own cgroup namespace, the host\'s hierarchy root ("/../..") is the mount itself; a group below it stays out of reach', () => {
+    const [mount] = parseCgroupMounts('35 24 0:30 /../../.. /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw,nsdelegate\n');
+    expect(groupDir('/host/sys', [mount!, '/../../..'])).toBe('/host/sys/fs/cgroup');
+    expect(groupDir('/host/sys', [mount!, '/../../kubepods.slice'])).toBeNull();
+  });
+
+  test('hostGroupPath puts a path read inside a cgroup namespace back in the host hierarchy, and refuses one above its root', () => {
+    const root = '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podA.slice/cri-containerd-B.scope';
+    expect(hostGroupPath(root, '/../../../kubepods-besteffort.slice/pod-C.slice/ctr.scope')).toBe('/kubepods.slice/kubepods-besteffort.slice/pod-C.slice/ctr.scope');
+    expect(hostGroupPath(root, '/')).toBe(root);
+    expect(hostGroupPath(root, '/child')).toBe(`${root}/child`);
+    expect(hostGroupPath(root, '/../../../..')).toBe('/');
+    expect(hostGroupPath(root, '/../../../../..')).toBeNull();
+    expect(hostGroupPath(root, '/../x/../y')).toBeNull();
   });
 
   test('mountinfo octal escapes are decoded and mount points map under sysRoot', () => {
