@@ -1,4 +1,4 @@
-import { BATCH_RATIO, KNOWN_COUNTER_PAIRS, KNOWN_GAUGES, PROCESS_START_METRIC, type GaugeRole, type HistogramSource } from './catalog';
+import { BATCH_RATIO, KNOWN_COUNTER_PAIRS, KNOWN_GAUGES, KV_CACHE_GAUGES, PREEMPTION_COUNTERS, PROCESS_START_METRIC, type GaugeRole, type HistogramSource } from './catalog';
 import type { CounterReading, HistogramReading } from './deltas';
 import { canonicalLabels, parsePromNumber, type MetricFamily, type Sample } from './exposition';
 import { ScrapeError } from './target';
@@ -15,11 +15,18 @@ export interface TargetReading {
   /** sample name → label key → value, for the counters of the counter pairs and the batch ratio. */
   counters: Map<string, Map<string, CounterReading>>;
   gauges: Partial<Record<GaugeRole, number>>;
+  /** The fullest engine's KV cache in use, 0–1; null when none publishes it or every value is out of range. */
+  kvCacheFraction: number | null;
   /** The server process's start time, when published: a change means it restarted. */
   processStart: number | null;
 }
 
-const COUNTER_NAMES = new Set([...KNOWN_COUNTER_PAIRS.flatMap((p) => [p.duration, ...p.requests]), BATCH_RATIO.items, BATCH_RATIO.executions]);
+const COUNTER_NAMES = new Set([
+  ...KNOWN_COUNTER_PAIRS.flatMap((p) => [p.duration, ...p.requests]),
+  BATCH_RATIO.items,
+  BATCH_RATIO.executions,
+  ...PREEMPTION_COUNTERS,
+]);
 
 function withoutLe(labels: Record<string, string>): Record<string, string> {
   const rest = { ...labels };
@@ -119,6 +126,14 @@ export function readTarget(families: readonly MetricFamily[], histogramSources: 
       gauges[role] = (gauges[role] ?? 0) + sample.value;
     }
   }
+  let kvCacheFraction: number | null = null;
+  for (const name of KV_CACHE_GAUGES) {
+    for (const sample of index.get(name) ?? []) {
+      // A fraction outside 0–1 is not a KV cache reading (NaN before the engine's first step, or a foreign metric).
+      if (!(sample.value >= 0 && sample.value <= 1)) continue;
+      kvCacheFraction = Math.max(kvCacheFraction ?? 0, sample.value);
+    }
+  }
   const start = index.get(PROCESS_START_METRIC)?.[0]?.value;
-  return { histograms, counters, gauges, processStart: start !== undefined && Number.isFinite(start) ? start : null };
+  return { histograms, counters, gauges, kvCacheFraction, processStart: start !== undefined && Number.isFinite(start) ? start : null };
 }
