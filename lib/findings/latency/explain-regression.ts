@@ -204,6 +204,10 @@ function regionCause(check: LatencyRegionCheck): LatencyCause {
 
 const KIND_ORDER = ['region', 'inventory', 'steal', 'throttling', 'disk-await', 'disk-queue', 'iowait', 'pressure', 'kv-cache', 'queue'];
 
+const KV_PRESSURE =
+  'KV cache pressure (evicted requests are computed again) — raise `gpu_memory_utilization` (vLLM) or `--mem-fraction-static` ' +
+  '(SGLang), lower `max_num_seqs`, or add a replica';
+
 /** "KV cache at 98 % and 40 preemptions/min" from the KV causes, per server, in the order they rank. */
 function kvPhrase(causes: readonly LatencyCause[]): string {
   const servers = [...new Set(causes.map((c) => c.subject))];
@@ -261,7 +265,7 @@ export function explainRegression(input: ExplainInput, method: ExplainMethod = D
           `p99 of ${name} was ${fmtMs(current.p99Ms)}, in line with its baseline of ${fmtMs(baseline.p99Ms)} (${ratioNote}), but in ` +
           `${spikes.spiking} of ${spikes.minutes} minutes it spiked above ${fmtMs(spikes.aboveMs)} (to ${fmtMs(spikes.peakMs)}; typically ` +
           `${fmtMs(spikes.typicalMs)}), moving with ${top!.summary} (ρ = ${top!.correlation!.toFixed(2)})${also}. Its baseline hours held such ` +
-          'spikes too: a standing problem, not a new one.',
+          `spikes too: a standing problem, not a new one.${top!.kind === 'kv-cache' ? ` ${KV_PRESSURE}.` : ''}`,
       };
     }
     return {
@@ -289,9 +293,7 @@ export function explainRegression(input: ExplainInput, method: ExplainMethod = D
     const kv = hostCauses.filter((c) => c.kind === 'kv-cache');
     const others = hostCauses.filter((c) => c.kind !== 'kv-cache');
     const also = others.length ? `; also ${others.slice(0, 2).map((c) => c.summary).join('; ')}` : '';
-    const summary =
-      `${change} with ${kvPhrase(kv)}${also}, and no host cause: KV cache pressure (evicted requests are computed again) — ` +
-      'raise `gpu_memory_utilization` (vLLM) or `--mem-fraction-static` (SGLang), lower `max_num_seqs`, or add a replica.';
+    const summary = `${change} with ${kvPhrase(kv)}${also}, and no host cause: ${KV_PRESSURE}.`;
     return { verdict: 'kv-pressure', regressed: true, ratio, region, causes: hostCauses, summary };
   }
   if (top?.kind === 'queue') {
