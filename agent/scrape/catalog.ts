@@ -104,6 +104,13 @@ export const KV_CACHE_GAUGES: readonly string[] = [
 ];
 
 /**
+ * Triton's TensorRT-LLM backend publishes its KV blocks as one gauge family split by `kv_cache_block_type`: in use is
+ * `used` ÷ `max` of the same model. Its `fraction` member is not read: NVIDIA's own example shows it at 0.4875 with 1
+ * block of 6,239 used, so it is not the share in use.
+ */
+export const TRTLLM_KV_BLOCKS = { metric: 'nv_trt_llm_kv_cache_block_metrics', label: 'kv_cache_block_type', used: 'used', max: 'max' } as const;
+
+/**
  * Requests the engine evicted from the KV cache to be recomputed later, as cumulative counters: vLLM preemptions,
  * SGLang retractions (its counter; the older gauge sglang:num_retracted_reqs is a per-log-interval value, not read).
  */

@@ -10,6 +10,7 @@ const ALL = readFileSync(path.join('tests/fixtures/scrape', 'all-servers.prom'),
 const DOCUMENTED = readFileSync(path.join('tests/fixtures/scrape', 'documented-formats.prom'), 'utf8');
 const LLM = readFileSync(path.join('tests/fixtures/scrape', 'llm-engines.prom'), 'utf8');
 const LLAMACPP = readFileSync(path.join('tests/fixtures/scrape', 'llamacpp.prom'), 'utf8');
+const TRTLLM = readFileSync(path.join('tests/fixtures/scrape', 'trtllm-triton.prom'), 'utf8');
 
 function recordingLog() {
   const lines: { level: string; msg: string; fields?: LogFields }[] = [];
@@ -204,6 +205,14 @@ describe('createScraper', () => {
     const s = scraperOver([old('0.42'), old('NaN'), old('42')]);
     expect((await s.collect()).servers[0]!.kvCachePct).toBeCloseTo(42, 9);
     expect((await s.collect()).servers[0]!.kvCachePct).toBeNull();
+    expect((await s.collect()).servers[0]!.kvCachePct).toBeNull();
+  });
+
+  test('TensorRT-LLM under Triton: KV blocks in use are used ÷ max of the same model, not its "fraction" member', async () => {
+    const s = scraperOver([TRTLLM, TRTLLM.replace(/(kv_cache_block_type="used",[^}]*\}) 1$/m, '$1 5615'), TRTLLM.replace(/(kv_cache_block_type="max",[^}]*\}) 6239$/m, '$1 0')]);
+    expect((await s.collect()).servers[0]!.kvCachePct).toBeCloseTo((100 * 1) / 6239, 9);
+    expect((await s.collect()).servers[0]!.kvCachePct).toBeCloseTo((100 * 5615) / 6239, 9);
+    // A pool of no blocks says nothing.
     expect((await s.collect()).servers[0]!.kvCachePct).toBeNull();
   });
 });
