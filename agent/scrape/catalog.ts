@@ -93,8 +93,9 @@ export const KNOWN_GAUGES: Readonly<Record<string, GaugeRole>> = {
 
 /**
  * KV cache in use as a fraction 0–1, whatever the name says: vLLM kv_cache_usage_perc (gpu_cache_usage_perc before
- * it), SGLang token_usage (tokens held in the KV pool over its size), TensorRT-LLM's trtllm-serve
- * trtllm_kv_cache_utilization. Over several engines the fullest one counts: one full cache is enough to preempt.
+ * it), SGLang token_usage (tokens held in the KV pool over its size), trtllm-serve trtllm_kv_cache_utilization (named
+ * as the Gateway API Inference Extension's model-server table gives it). Over several engines the fullest one counts:
+ * one full cache is enough to preempt.
  */
 export const KV_CACHE_GAUGES: readonly string[] = [
   'vllm:kv_cache_usage_perc',
