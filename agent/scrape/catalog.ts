@@ -22,11 +22,13 @@ export interface HistogramSource {
 }
 
 export const KNOWN_HISTOGRAMS: readonly HistogramSource[] = [
-  // vLLM (vllm/v1/metrics/loggers.py); time_per_output_token is the name before inter_token_latency.
+  // vLLM (vllm/v1/metrics/loggers.py). inter_token_latency is one observation per token gap; it was published as
+  // time_per_output_token before (now deprecated). request_time_per_output_token is TPOT proper, one per request.
   { metric: 'vllm:e2e_request_latency_seconds', unit: 's', mean: 'latency' },
   { metric: 'vllm:time_to_first_token_seconds', unit: 's' },
   { metric: 'vllm:inter_token_latency_seconds', unit: 's' },
   { metric: 'vllm:time_per_output_token_seconds', unit: 's' },
+  { metric: 'vllm:request_time_per_output_token_seconds', unit: 's' },
   { metric: 'vllm:request_queue_time_seconds', unit: 's', mean: 'queue' },
   // Text Generation Inference (docs/source/reference/metrics.md): seconds, without a unit suffix.
   { metric: 'tgi_request_duration', unit: 's', mean: 'latency' },

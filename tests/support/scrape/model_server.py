@@ -102,6 +102,7 @@ def build(servers, registry):
         histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", VLLM, ITL)
         gauge("vllm:num_requests_running", "Number of requests in model execution batches.", VLLM)
         gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", VLLM)
+        histogram("vllm:request_time_per_output_token_seconds", "Histogram of time_per_output_token_seconds per request.", VLLM, ITL)
         gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", VLLM)
         metrics["vllm:num_preemptions"] = Counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", VLLM, registry=registry)
         metrics["vllm:request_success"] = Counter("vllm:request_success", "Count of successfully processed requests.", VLLM + ["finished_reason"], registry=registry)

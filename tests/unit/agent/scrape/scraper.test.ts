@@ -149,6 +149,14 @@ describe('createScraper', () => {
     expect(servers[0]).toMatchObject({ queueMeanMs: 0.1, latencyMeanMs: 3, requestsPerS: 1 });
   });
 
+  test('vLLM’s per-request TPOT is its own series beside the per-token ITL', async () => {
+    const s = scraperOver([LLM.replace(/^vllm:request_time_per_output_token_seconds_(bucket|count|sum)[^\n]*\n/gm, ''), LLM]);
+    await s.collect();
+    const tpot = (await s.collect()).latency.filter((l) => l.name.startsWith('vllm:'));
+    expect(tpot.map((l) => [l.name, l.sketch.count])).toEqual([['vllm:request_time_per_output_token_seconds', 3]]);
+    expect(tpot[0]!.sketch.sum).toBeCloseTo(73, 6);
+  });
+
   test('SGLang and Dynamo: TTFT, ITL, e2e and queue histograms under their own names, their queue gauges', async () => {
     const s = scraperOver([LLM.replace(/^(sglang|dynamo)[^\n]*_(bucket|count|sum)[^\n]*\n/gm, ''), LLM]);
     const first = await s.collect();
