@@ -8,8 +8,11 @@ export type TimeUnit = 's' | 'ms' | 'us';
 
 export const MS_PER_UNIT: Record<TimeUnit, number> = { s: 1000, ms: 1, us: 0.001 };
 
-/** Which of a server's per-interval means a source feeds: request latency or time in the queue. */
-export type MeanRole = 'latency' | 'queue';
+/**
+ * Which of a server's per-interval means a source feeds: request latency, time in the queue, or time per generated
+ * token (llama.cpp, which publishes no per-request durations).
+ */
+export type MeanRole = 'latency' | 'queue' | 'token';
 
 export interface HistogramSource {
   metric: string;
@@ -19,11 +22,13 @@ export interface HistogramSource {
 }
 
 export const KNOWN_HISTOGRAMS: readonly HistogramSource[] = [
-  // vLLM (vllm/v1/metrics/loggers.py); time_per_output_token is the name before inter_token_latency.
+  // vLLM (vllm/v1/metrics/loggers.py). inter_token_latency is one observation per token gap; it was published as
+  // time_per_output_token before (now deprecated). request_time_per_output_token is TPOT proper, one per request.
   { metric: 'vllm:e2e_request_latency_seconds', unit: 's', mean: 'latency' },
   { metric: 'vllm:time_to_first_token_seconds', unit: 's' },
   { metric: 'vllm:inter_token_latency_seconds', unit: 's' },
   { metric: 'vllm:time_per_output_token_seconds', unit: 's' },
+  { metric: 'vllm:request_time_per_output_token_seconds', unit: 's' },
   { metric: 'vllm:request_queue_time_seconds', unit: 's', mean: 'queue' },
   // Text Generation Inference (docs/source/reference/metrics.md): seconds, without a unit suffix.
   { metric: 'tgi_request_duration', unit: 's', mean: 'latency' },
@@ -35,6 +40,15 @@ export const KNOWN_HISTOGRAMS: readonly HistogramSource[] = [
   { metric: 'ray_serve_deployment_processing_latency_ms', unit: 'ms' },
   // Triton's opt-in histogram (--metrics-config histogram_latencies=true).
   { metric: 'nv_inference_first_response_histogram_ms', unit: 'ms' },
+  // SGLang (python/sglang/srt/metrics/collector.py): the tokenizer's TTFT, ITL and e2e, the scheduler's queue time.
+  { metric: 'sglang:e2e_request_latency_seconds', unit: 's', mean: 'latency' },
+  { metric: 'sglang:time_to_first_token_seconds', unit: 's' },
+  { metric: 'sglang:inter_token_latency_seconds', unit: 's' },
+  { metric: 'sglang:queue_time_seconds', unit: 's', mean: 'queue' },
+  // NVIDIA Dynamo's frontend (lib/runtime/src/metrics/prometheus_names.rs, prefix dynamo_frontend_).
+  { metric: 'dynamo_frontend_request_duration_seconds', unit: 's', mean: 'latency' },
+  { metric: 'dynamo_frontend_time_to_first_token_seconds', unit: 's' },
+  { metric: 'dynamo_frontend_inter_token_latency_seconds', unit: 's' },
 ];
 
 /** A cumulative duration counter over a cumulative request counter: the mean over an interval, never a percentile. */
@@ -54,6 +68,9 @@ export const KNOWN_COUNTER_PAIRS: readonly CounterPairSource[] = [
   // TorchServe frontend metrics (metrics_mode=prometheus).
   { duration: 'ts_inference_latency_microseconds', unit: 'us', requests: ['ts_inference_requests_total'], mean: 'latency' },
   { duration: 'ts_queue_latency_microseconds', unit: 'us', requests: ['ts_inference_requests_total'], mean: 'queue' },
+  // llama.cpp server --metrics (tools/server): counters and gauges only. Generation seconds over generated tokens is
+  // the mean time per output token; nothing there gives a request's latency or any percentile.
+  { duration: 'llamacpp:tokens_predicted_seconds_total', unit: 's', requests: ['llamacpp:tokens_predicted_total'], mean: 'token' },
 ];
 
 /** Triton's mean dynamic batch size over an interval: inferences (batch items) per execution. */
@@ -68,7 +85,39 @@ export const KNOWN_GAUGES: Readonly<Record<string, GaugeRole>> = {
   tgi_queue_size: 'waiting',
   tgi_batch_current_size: 'batchSize',
   nv_inference_pending_request_count: 'waiting',
+  'sglang:num_queue_reqs': 'waiting',
+  'sglang:num_running_reqs': 'running',
+  dynamo_frontend_queued_requests: 'waiting',
+  dynamo_frontend_inflight_requests: 'running',
+  'llamacpp:requests_deferred': 'waiting',
+  'llamacpp:requests_processing': 'running',
 };
+
+/**
+ * KV cache in use as a fraction 0–1, whatever the name says: vLLM kv_cache_usage_perc (gpu_cache_usage_perc before
+ * it), SGLang token_usage (tokens held in the KV pool over its size), trtllm-serve trtllm_kv_cache_utilization (named
+ * as the Gateway API Inference Extension's model-server table gives it). Over several engines the fullest one counts:
+ * one full cache is enough to preempt.
+ */
+export const KV_CACHE_GAUGES: readonly string[] = [
+  'vllm:kv_cache_usage_perc',
+  'vllm:gpu_cache_usage_perc',
+  'sglang:token_usage',
+  'trtllm_kv_cache_utilization',
+];
+
+/**
+ * Triton's TensorRT-LLM backend publishes its KV blocks as one gauge family split by `kv_cache_block_type`: in use is
+ * `used` ÷ `max` of the same model. Its `fraction` member is not read: NVIDIA's own example shows it at 0.4875 with 1
+ * block of 6,239 used, so it is not the share in use.
+ */
+export const TRTLLM_KV_BLOCKS = { metric: 'nv_trt_llm_kv_cache_block_metrics', label: 'kv_cache_block_type', used: 'used', max: 'max' } as const;
+
+/**
+ * Requests the engine evicted from the KV cache to be recomputed later, as cumulative counters: vLLM preemptions,
+ * SGLang retractions (its counter; the older gauge sglang:num_retracted_reqs is a per-log-interval value, not read).
+ */
+export const PREEMPTION_COUNTERS: readonly string[] = ['vllm:num_preemptions_total', 'sglang:num_retracted_requests_total'];
 
 /** The client libraries' process start time: when it changes, the server restarted and every counter began again. */
 export const PROCESS_START_METRIC = 'process_start_time_seconds';

@@ -1,4 +1,4 @@
-import { BATCH_RATIO, KNOWN_COUNTER_PAIRS, KNOWN_GAUGES, PROCESS_START_METRIC, type GaugeRole, type HistogramSource } from './catalog';
+import { BATCH_RATIO, KNOWN_COUNTER_PAIRS, KNOWN_GAUGES, KV_CACHE_GAUGES, PREEMPTION_COUNTERS, PROCESS_START_METRIC, TRTLLM_KV_BLOCKS, type GaugeRole, type HistogramSource } from './catalog';
 import type { CounterReading, HistogramReading } from './deltas';
 import { canonicalLabels, parsePromNumber, type MetricFamily, type Sample } from './exposition';
 import { ScrapeError } from './target';
@@ -15,11 +15,18 @@ export interface TargetReading {
   /** sample name → label key → value, for the counters of the counter pairs and the batch ratio. */
   counters: Map<string, Map<string, CounterReading>>;
   gauges: Partial<Record<GaugeRole, number>>;
+  /** The fullest engine's KV cache in use, 0–1; null when none publishes it or every value is out of range. */
+  kvCacheFraction: number | null;
   /** The server process's start time, when published: a change means it restarted. */
   processStart: number | null;
 }
 
-const COUNTER_NAMES = new Set([...KNOWN_COUNTER_PAIRS.flatMap((p) => [p.duration, ...p.requests]), BATCH_RATIO.items, BATCH_RATIO.executions]);
+const COUNTER_NAMES = new Set([
+  ...KNOWN_COUNTER_PAIRS.flatMap((p) => [p.duration, ...p.requests]),
+  BATCH_RATIO.items,
+  BATCH_RATIO.executions,
+  ...PREEMPTION_COUNTERS,
+]);
 
 function withoutLe(labels: Record<string, string>): Record<string, string> {
   const rest = { ...labels };
@@ -91,6 +98,23 @@ function readHistograms(index: Map<string, Sample[]>, metric: string): Map<strin
   return out;
 }
 
+/** TensorRT-LLM (Triton backend): per model, used ÷ max KV blocks; none where either is missing, max is 0 or used > max. */
+function trtllmKvFractions(index: Map<string, Sample[]>): number[] {
+  const { metric, label, used, max } = TRTLLM_KV_BLOCKS;
+  const byModel = new Map<string, { used?: number; max?: number }>();
+  for (const sample of index.get(metric) ?? []) {
+    const kind = sample.labels[label];
+    if (kind !== used && kind !== max) continue;
+    const rest = { ...sample.labels };
+    delete rest[label];
+    const key = canonicalLabels(rest);
+    const entry = byModel.get(key) ?? {};
+    entry[kind] = sample.value;
+    byModel.set(key, entry);
+  }
+  return [...byModel.values()].flatMap((b) => (b.used !== undefined && b.max !== undefined && b.max > 0 && b.used >= 0 && b.used <= b.max ? [b.used / b.max] : []));
+}
+
 /** Reduces a parsed exposition to the readings the agent uses; throws ScrapeError when one of them is malformed. */
 export function readTarget(families: readonly MetricFamily[], histogramSources: readonly HistogramSource[]): TargetReading {
   const index = indexSamples(families);
@@ -119,6 +143,15 @@ export function readTarget(families: readonly MetricFamily[], histogramSources: 
       gauges[role] = (gauges[role] ?? 0) + sample.value;
     }
   }
+  let kvCacheFraction: number | null = null;
+  for (const name of KV_CACHE_GAUGES) {
+    for (const sample of index.get(name) ?? []) {
+      // A fraction outside 0–1 is not a KV cache reading (NaN before the engine's first step, or a foreign metric).
+      if (!(sample.value >= 0 && sample.value <= 1)) continue;
+      kvCacheFraction = Math.max(kvCacheFraction ?? 0, sample.value);
+    }
+  }
+  for (const fraction of trtllmKvFractions(index)) kvCacheFraction = Math.max(kvCacheFraction ?? 0, fraction);
   const start = index.get(PROCESS_START_METRIC)?.[0]?.value;
-  return { histograms, counters, gauges, processStart: start !== undefined && Number.isFinite(start) ? start : null };
+  return { histograms, counters, gauges, kvCacheFraction, processStart: start !== undefined && Number.isFinite(start) ? start : null };
 }

@@ -1,7 +1,7 @@
 import type { LatencySeries, ServerSample } from '../../lib/protocol';
 import type { Logger } from '../log';
 import { bucketSketch, type PlacedBucket } from './bucket-sketch';
-import { BATCH_RATIO, KNOWN_COUNTER_PAIRS, KNOWN_HISTOGRAMS, MS_PER_UNIT, type HistogramSource, type MeanRole } from './catalog';
+import { BATCH_RATIO, KNOWN_COUNTER_PAIRS, KNOWN_HISTOGRAMS, MS_PER_UNIT, PREEMPTION_COUNTERS, type HistogramSource, type MeanRole } from './catalog';
 import { counterDelta, histogramDelta, type CounterReading, type HistogramReading } from './deltas';
 import { parseExposition } from './exposition';
 import { readTarget, type TargetReading } from './readings';
@@ -68,6 +68,13 @@ function tagsFor(target: string, labels: Record<string, string>): Record<string,
   return Object.fromEntries(Object.keys(tags).sort().map((k) => [k, tags[k]!]));
 }
 
+const MEAN_ROLES = ['latency', 'queue', 'token'] as const satisfies readonly MeanRole[];
+const noMeans = (): Means => ({
+  durationMs: { latency: 0, queue: 0, token: 0 },
+  requests: { latency: 0, queue: 0, token: 0 },
+  seen: { latency: false, queue: false, token: false },
+});
+
 const seriesKeyOf = (metric: string, tags: Record<string, string>) => `${metric}\u0000${JSON.stringify(tags)}`;
 
 export function createScraper(options: ScraperOptions): Scraper {
@@ -92,14 +99,28 @@ export function createScraper(options: ScraperOptions): Scraper {
       log.warn('scrape failed; this interval has nothing from it', { scrape: target.name, url: target.url.href, error: message });
       state.loggedError = message;
     }
-    return { name: target.name, ok: false, error: message, requestsPerS: null, latencyMeanMs: null, queueMeanMs: null, waiting: null, running: null, batchSize: null, droppedSeries: 0 };
+    return {
+      name: target.name,
+      ok: false,
+      error: message,
+      requestsPerS: null,
+      latencyMeanMs: null,
+      queueMeanMs: null,
+      waiting: null,
+      running: null,
+      batchSize: null,
+      droppedSeries: 0,
+      tokenMeanMs: null,
+      kvCachePct: null,
+      preemptionsPerMin: null,
+    };
   }
 
   function apply(target: ScrapeTarget, state: TargetState, reading: TargetReading, nowMs: number, out: ScrapeResult): ServerSample {
     const baseline = !state.scraped;
     const restarted = state.processStart !== null && reading.processStart !== null && reading.processStart !== state.processStart;
     const elapsedS = (nowMs - state.okAtMs) / 1000;
-    const means: Means = { durationMs: { latency: 0, queue: 0 }, requests: { latency: 0, queue: 0 }, seen: { latency: false, queue: false } };
+    const means = noMeans();
     const drops = new Map<string, number>();
     const drop = (reason: string) => drops.set(reason, (drops.get(reason) ?? 0) + 1);
     const seen = new Set<string>();
@@ -161,20 +182,24 @@ export function createScraper(options: ScraperOptions): Scraper {
     }
     if (!baseline) {
       // A counter pair is the server's own request mean: for its role it replaces what the histograms gave.
-      const pairs: Means = { durationMs: { latency: 0, queue: 0 }, requests: { latency: 0, queue: 0 }, seen: { latency: false, queue: false } };
+      const pairs = noMeans();
       for (const pair of KNOWN_COUNTER_PAIRS) {
         if (!counterDeltas.has(pair.duration)) continue;
         pairs.durationMs[pair.mean] += counterDeltas.get(pair.duration)! * MS_PER_UNIT[pair.unit];
         pairs.requests[pair.mean] += pair.requests.reduce((sum, name) => sum + (counterDeltas.get(name) ?? 0), 0);
         pairs.seen[pair.mean] = true;
       }
-      for (const role of ['latency', 'queue'] as const) {
+      for (const role of MEAN_ROLES) {
         if (!pairs.seen[role]) continue;
         means.durationMs[role] = pairs.durationMs[role];
         means.requests[role] = pairs.requests[role];
         means.seen[role] = true;
       }
     }
+    const preemptions = PREEMPTION_COUNTERS.filter((name) => counterDeltas.has(name));
+    const preemptionsPerMin = !baseline && preemptions.length > 0 && elapsedS > 0
+      ? (preemptions.reduce((sum, name) => sum + counterDeltas.get(name)!, 0) * 60) / elapsedS
+      : null;
     const executions = counterDeltas.get(BATCH_RATIO.executions);
     const batchFromRatio = !baseline && executions ? (counterDeltas.get(BATCH_RATIO.items) ?? 0) / executions : null;
 
@@ -206,6 +231,9 @@ export function createScraper(options: ScraperOptions): Scraper {
       running: reading.gauges.running ?? null,
       batchSize: reading.gauges.batchSize ?? batchFromRatio,
       droppedSeries,
+      tokenMeanMs: mean('token'),
+      kvCachePct: reading.kvCacheFraction === null ? null : reading.kvCacheFraction * 100,
+      preemptionsPerMin,
     };
   }
 

@@ -43,6 +43,9 @@ export const COMPARE_METRIC_LABEL: Record<CompareMetric, string> = {
   server_waiting: 'model server requests waiting',
   server_running: 'model server requests running',
   server_batch_size: 'model server batch size',
+  server_token_mean: 'model server mean time per output token',
+  server_kv_cache: 'model server KV cache in use',
+  server_preemptions: 'model server preemptions',
   latency_p50: 'latency p50',
   latency_p95: 'latency p95',
   latency_p99: 'latency p99',
@@ -54,6 +57,7 @@ export const KEYED_METRICS: readonly CompareMetric[] = [
   'process_cpu', 'process_threads', 'process_voluntary_cs', 'process_nonvoluntary_cs',
   'cgroup_throttled_pct', 'cgroup_throttled_ms', 'probe_connect', 'probe_response',
   'server_requests', 'server_latency_mean', 'server_queue_mean', 'server_waiting', 'server_running', 'server_batch_size',
+  'server_token_mean', 'server_kv_cache', 'server_preemptions',
 ];
 
 export function formatterFor(unit: string): (value: number) => string {

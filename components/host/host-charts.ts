@@ -164,7 +164,7 @@ export const HOST_CHARTS = [
     format: formatMs,
     yMinMax: 1,
     shape: { maxSeries: 8 },
-    empty: 'No model server read in this range. Give the agent --scrape NAME=URL (vLLM, TGI, Triton, TorchServe, BentoML, Ray Serve).',
+    empty: 'No model server read in this range. Give the agent --scrape NAME=URL (vLLM, SGLang, Dynamo, TGI, Triton, TorchServe, BentoML, Ray Serve).',
   },
   {
     id: 'server-queue',
@@ -180,6 +180,42 @@ export const HOST_CHARTS = [
     yMinMax: 1,
     shape: { maxSeries: 8 },
     empty: 'No queue or batch gauges in this range: vLLM, TGI and Triton publish them (--scrape NAME=URL).',
+  },
+  {
+    id: 'server-kv-cache',
+    title: 'LLM engine: KV cache in use',
+    description:
+      'The share of the engine’s KV cache its running requests hold (vLLM kv_cache_usage_perc, SGLang token_usage, TensorRT-LLM kv_cache_utilization): near 100 % it must evict requests to admit more.',
+    kind: 'time-series',
+    metrics: [{ metric: 'server_kv_cache', label: 'KV cache' }],
+    format: pct,
+    yMax: 100,
+    shape: { maxSeries: 8 },
+    empty: 'No KV cache gauge in this range: vLLM, SGLang and trtllm-serve publish one (--scrape NAME=URL).',
+  },
+  {
+    id: 'server-preemptions',
+    title: 'LLM engine: preemptions',
+    description:
+      'Requests per minute the engine evicted from its KV cache to compute again later (vLLM preemptions, SGLang retractions): each one pays its prefill twice, at p99 first.',
+    kind: 'time-series',
+    metrics: [{ metric: 'server_preemptions', label: 'preemptions' }],
+    format: (v: number) => `${v >= 10 ? v.toFixed(0) : v.toFixed(1)}/min`,
+    yMinMax: 1,
+    shape: { maxSeries: 8 },
+    empty: 'No preemption counter in this range: vLLM and SGLang publish one (--scrape NAME=URL).',
+  },
+  {
+    id: 'server-token-mean',
+    title: 'LLM engine: mean time per output token',
+    description:
+      'Generation time over generated tokens in each interval (llama.cpp’s counters, which give nothing per request): a mean inter-token time, not a percentile.',
+    kind: 'time-series',
+    metrics: [{ metric: 'server_token_mean', label: 'per output token' }],
+    format: formatMs,
+    yMinMax: 1,
+    shape: { maxSeries: 8 },
+    empty: 'No per-token mean in this range: llama.cpp publishes the counters it comes from (llama-server --metrics; --scrape NAME=URL).',
   },
 ] as const satisfies readonly HostChartDef[];
 

@@ -13,7 +13,7 @@ const baselineHad = ({ baseline }: LatencyExplanation) => `${baseline.hours} h o
 
 function Regression({ data }: { data: LatencyExplanation }) {
   return (
-    <div className={`panel latency-explained ${data.verdict === 'regressed' || data.verdict === 'saturated' ? 'regressed' : ''}`} data-verdict={data.verdict}>
+    <div className={`panel latency-explained ${data.verdict === 'regressed' || data.verdict === 'saturated' || data.verdict === 'kv-pressure' ? 'regressed' : ''}`} data-verdict={data.verdict}>
       <p className="state-title">
         p99 of <span className="series-name">{data.name}</span>: {formatMs(data.baseline.p99Ms)} → {formatMs(data.current.p99Ms)}
         {data.ratio !== null && ` (×${data.ratio.toFixed(1)})`}
@@ -57,7 +57,7 @@ export function LatencyExplained({ hostId }: { hostId: number }) {
   return (
     <section aria-labelledby="latency-explained-heading">
       <h2 id="latency-explained-heading">Latency explained</h2>
-      {data.verdict === 'regressed' || data.verdict === 'saturated' || data.verdict === 'region-wide' || data.verdict === 'recurring-spikes' ? (
+      {data.verdict === 'regressed' || data.verdict === 'saturated' || data.verdict === 'kv-pressure' || data.verdict === 'region-wide' || data.verdict === 'recurring-spikes' ? (
         <Regression data={data} />
       ) : (
         <p className="muted" data-verdict={data.verdict} data-baseline-hours={data.baseline.hours}>

@@ -18,6 +18,9 @@ export interface HostMoment {
   serviceCores: number;
   /** Share of the service cgroup's CFS periods that were throttled. */
   throttledPct: number;
+  /** The LLM engine's KV cache in use and the requests it preempted per minute; null on hosts without one. */
+  kvCachePct: number | null;
+  preemptionsPerMin: number | null;
 }
 
 const HOUR_MS = 3_600_000;
@@ -34,19 +37,37 @@ const SPIKE_RAMP_MS = 15_000;
 
 /** The noisy neighbour's extra steal at `tMs`: 0 between spikes. */
 export function stealSpikePct(host: DemoHost, tMs: number): number {
+  return 20 * spikeAt(host, tMs, '');
+}
+
+/** 0 between spikes, 1–2 at a spike's peak (ramped in and out); `kind` gives another sequence of spikes. */
+function spikeAt(host: DemoHost, tMs: number, kind: string): number {
   const slot = Math.floor(tMs / SPIKE_SLOT_MS);
   let spike = 0;
   for (const s of [slot - 1, slot]) {
-    const u = (what: string) => unit(channel(host.seed, host.hostname, what), s);
+    const u = (what: string) => unit(channel(host.seed, host.hostname, `${kind}${what}`), s);
     if (u('spike') >= 0.7) continue;
     const start = s * SPIKE_SLOT_MS + u('spike-start') * 150_000;
     const duration = 45_000 + u('spike-length') * 75_000;
     const x = tMs - start;
     if (x < 0 || x > duration) continue;
     const envelope = Math.min(1, x / SPIKE_RAMP_MS, (duration - x) / SPIKE_RAMP_MS);
-    spike = Math.max(spike, (20 + u('spike-peak') * 20) * envelope);
+    spike = Math.max(spike, (1 + u('spike-peak')) * envelope);
   }
   return spike;
+}
+
+/**
+ * The KV-pressure host's engine: a cache too small for the sequences it admits, so it preempts steadily, and in
+ * bursts (long prompts arriving together) it fills up and preempts many at once.
+ */
+function kvState(host: DemoHost, tMs: number, load: number): { kvCachePct: number; preemptionsPerMin: number } {
+  const burst = spikeAt(host, tMs, 'kv-');
+  const drift = (what: string, periodMs: number) => smooth(channel(host.seed, host.hostname, what), tMs, periodMs);
+  return {
+    kvCachePct: Math.min(100, 88 + 5 * drift('kv-cache', 120_000) + 6 * burst),
+    preemptionsPerMin: 7 + 5 * load + 3 * drift('kv-preempt', 90_000) + 40 * burst,
+  };
 }
 
 export function hostMoment(host: DemoHost, tMs: number): HostMoment {
@@ -89,6 +110,7 @@ export function hostMoment(host: DemoHost, tMs: number): HostMoment {
     psiIoPct: clamp(psiIoPct, 0, 100),
     serviceCores,
     throttledPct,
+    ...(c === 'kv-pressure' ? kvState(host, tMs, load) : { kvCachePct: null, preemptionsPerMin: null }),
   };
 }
 

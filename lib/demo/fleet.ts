@@ -27,7 +27,8 @@ export type DemoCondition =
   | 'process-unreadable'
   | 'affinity-unset'
   | 'pinning-overlap'
-  | 'numa-span';
+  | 'numa-span'
+  | 'kv-pressure';
 
 export interface ConditionSpec {
   /** The findings rules this condition makes fire on its host (and nothing else does). */
@@ -54,6 +55,10 @@ export const CONDITIONS: Readonly<Record<DemoCondition, ConditionSpec>> = {
   'affinity-unset': { shows: ['openmp.affinity-unset'], summary: 'serve.py on Intel OpenMP with neither KMP_AFFINITY nor OMP_PROC_BIND, alone on its CPUs' },
   'pinning-overlap': { shows: ['pinning.overlap'], summary: 'triton and serve.py side by side, each sized to and free to run on all 16 vCPUs' },
   'numa-span': { shows: ['pinning.numa-span'], summary: 'a 32-vCPU guest with two NUMA nodes (0–15, 16–31) whose serve.py may run on all of them' },
+  'kv-pressure': {
+    shows: ['server.kv-preemption'],
+    summary: 'vLLM serving Llama 3.1 8B with too little KV cache: 88–93 % in use and 8–15 preemptions/min, with bursts to 100 % and 60–90/min every few minutes; its request p99 rises with each burst',
+  },
 };
 
 /** Region-wide findings: Frankfurt is 25 ms further from Norwegian users than Oslo. */
@@ -78,6 +83,7 @@ const PLANTED: Readonly<Record<string, DemoCondition>> = {
   'fra-inf-19': 'affinity-unset',
   'fra-inf-06': 'pinning-overlap',
   'oslo-inf-02': 'numa-span',
+  'fra-inf-11': 'kv-pressure',
 };
 
 export type ServiceKind = 'triton' | 'serve.py' | 'gunicorn' | 'tensorflow_model_server';
@@ -112,6 +118,7 @@ function serviceFor(condition: DemoCondition | null, index: number): ServiceKind
       return 'gunicorn';
     case 'kmp-blocktime-unset':
     case 'affinity-unset':
+    case 'kv-pressure':
     case 'quota-throttled':
     case 'numa-span':
       return 'serve.py';

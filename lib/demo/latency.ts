@@ -1,4 +1,4 @@
-import type { LatencySeries, ProbeSample, SketchWire } from '../protocol';
+import type { LatencySeries, ProbeSample, ServerSample, SketchWire } from '../protocol';
 import { LatencySketch } from '../sketch';
 import type { HostMoment } from './behaviour';
 import type { DemoHost } from './fleet';
@@ -37,9 +37,31 @@ function requestSketch(host: DemoHost, m: HostMoment, service: DemoService, requ
     if (c === 'quota-throttled' && tail > 1 - (m.throttledPct / 100) * 0.4) ms += 100 * random();
     if (c === 'hidden-neighbour') ms *= 1 + (m.psiCpuPct / 100) * 0.5;
     if (c === 'openmp-oversubscribed') ms = ms * 1.4 + (tail > 0.95 ? 30 + 60 * random() : 0);
+    // A preempted request is computed again from its prompt once blocks free up: its prefill and its wait again.
+    if (m.preemptionsPerMin !== null && tail > 1 - Math.min(0.5, m.preemptionsPerMin / Math.max(1, m.rps * 60))) ms += median * (2 + 3 * random());
     sketch.add(ms, perDraw + (i < withOneMore ? 1 : 0));
   }
   return sketch.toWire();
+}
+
+/** The KV-pressure host's vLLM, as the agent's --scrape reads it; nothing on other hosts. */
+export function serverSamples(m: HostMoment): ServerSample[] | undefined {
+  if (m.kvCachePct === null || m.preemptionsPerMin === null) return undefined;
+  return [{
+    name: 'vllm',
+    ok: true,
+    error: null,
+    requestsPerS: round(m.rps, 2),
+    latencyMeanMs: null,
+    queueMeanMs: null,
+    waiting: round(1 + 4 * m.load, 1),
+    running: round(24 + 40 * m.load, 0),
+    batchSize: null,
+    droppedSeries: 0,
+    tokenMeanMs: null,
+    kvCachePct: round(m.kvCachePct, 1),
+    preemptionsPerMin: round(m.preemptionsPerMin, 1),
+  }];
 }
 
 export const PROBE_TARGETS = {

@@ -2,7 +2,7 @@ import type { Report } from '../protocol';
 import { hostMoment } from './behaviour';
 import { DEMO_INTERVAL_MS, type DemoHost } from './fleet';
 import { demoInventory } from './inventory';
-import { latencySeries, probeSamples } from './latency';
+import { latencySeries, probeSamples, serverSamples } from './latency';
 import { channel, smooth } from './noise';
 import { cgroupSamples, cpuSample, diskSamples, pressureSample, processSamples } from './samples';
 import { servicesOn } from './services';
@@ -50,6 +50,8 @@ export function demoReport(host: DemoHost, tMs: number, seq: number, options: { 
     latency: latencySeries(host, ts, DEMO_INTERVAL_MS, moment, services),
     probes: probeSamples(host, ts),
   };
+  const servers = serverSamples(moment);
+  if (servers) report.servers = servers;
   if (options.inventory) report.inventory = demoInventory(host);
   return report;
 }

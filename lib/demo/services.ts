@@ -118,6 +118,9 @@ function shapeOf(host: DemoHost, name: ServiceKind): Shape {
       return { ...base, workers: 1, pinned: false, threads: () => 150, rssBytes: 0.9 * GiB };
     case 'quota-throttled':
       return { ...base, threads: () => 24, runtimes: ['onnxruntime'], rssBytes: 2.2 * GiB };
+    case 'kv-pressure':
+      // vLLM behind serve.py: request latency is a whole generation, hundreds of milliseconds.
+      return { ...base, model: 'llama-3.1-8b-instruct', medianMs: 420, rssBytes: 6.5 * GiB };
     default:
       return base;
   }

@@ -25,6 +25,7 @@ import { cgroupThrottling } from './rules/cgroup.throttling';
 import { pinningOverlap } from './rules/pinning.overlap';
 import { numaSpan } from './rules/pinning.numa-span';
 import { p99Regression } from './rules/latency.p99-regression';
+import { kvPreemption } from './rules/server.kv-preemption';
 import type { Rule } from './types';
 
 /** Every findings rule, in the order the rule reference lists them. */
@@ -38,7 +39,7 @@ export const FINDING_RULES: readonly Rule[] = [
   // noisy neighbours, quota, pinning
   stealHigh, pressureWithoutLoad, cgroupThrottling, pinningOverlap, numaSpan,
   // region, agent health, latency
-  residency, rttGap, stoppedReporting, spoolDropped, processUnreadable, agentOutdated, p99Regression,
+  residency, rttGap, stoppedReporting, spoolDropped, processUnreadable, agentOutdated, p99Regression, kvPreemption,
 ];
 
 export const docsPathOf = (ruleId: string) => `docs/findings/${ruleId}.md`;

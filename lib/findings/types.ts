@@ -34,6 +34,18 @@ export interface ProcessWindow {
   cpuCores: number;
 }
 
+/** A scraped model server (the agent's --scrape) over the window: its LLM engine's KV cache and preemptions. */
+export interface ServerWindow {
+  name: string;
+  /** Its successful scrapes in the window. */
+  samples: number;
+  /** Of those, how many carried a preemption rate, and how many a rate above zero. */
+  preemptionSamples: number;
+  preemptingSamples: number;
+  preemptionsPerMin: WindowStat | null;
+  kvCachePct: WindowStat | null;
+}
+
 /** What a host's raw samples say over the evaluation window (the newest few minutes). */
 export interface HostWindow {
   fromMs: number;
@@ -52,6 +64,7 @@ export interface HostWindow {
   disks: DiskWindow[];
   cgroups: CgroupWindow[];
   processes: ProcessWindow[];
+  servers: ServerWindow[];
   /** Reports the agent's spool dropped within the window: the rises of its counter, which restarts from 0 when the spool's state is lost. */
   droppedReports: number;
 }

@@ -231,7 +231,7 @@ export type ResidencyPolicyInput = z.infer<typeof residencyPolicyInputSchema>;
 export const findingPathSchema = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
 /** What "latency explained" can name as a p99 regression's cause (docs/findings/latency-explained.md). */
-export const LATENCY_CAUSE_KINDS = ['region', 'steal', 'iowait', 'disk-await', 'disk-queue', 'throttling', 'pressure', 'inventory', 'queue'] as const;
+export const LATENCY_CAUSE_KINDS = ['region', 'steal', 'iowait', 'disk-await', 'disk-queue', 'throttling', 'pressure', 'inventory', 'kv-cache', 'queue'] as const;
 export type LatencyCauseKind = (typeof LATENCY_CAUSE_KINDS)[number];
 
 export interface LatencyCause {
@@ -255,9 +255,11 @@ export interface LatencyCause {
 /**
  * `region-wide`: the host regressed, and the rest of its region as much: not this host. `saturated`: the host
  * regressed with its model server's queue (the agent's --scrape) and nothing on the host moved: more requests than
- * the server can serve, a matter of replicas, not of the host.
+ * the server can serve, a matter of replicas, not of the host. `kv-pressure`: the host regressed with an LLM engine's KV
+ * cache full or preempting (evicted requests are computed again) and nothing on the host moved: a matter of the
+ * engine's memory budget and batch size, or of replicas.
  */
-export const LATENCY_VERDICTS = ['regressed', 'saturated', 'region-wide', 'recurring-spikes', 'no-regression', 'insufficient-data'] as const;
+export const LATENCY_VERDICTS = ['regressed', 'saturated', 'kv-pressure', 'region-wide', 'recurring-spikes', 'no-regression', 'insufficient-data'] as const;
 export type LatencyVerdict = (typeof LATENCY_VERDICTS)[number];
 
 export interface LatencyP99 {

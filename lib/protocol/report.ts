@@ -219,6 +219,13 @@ export const serverSampleSchema = z.object({
   batchSize: nonNegativeSchema.nullable(),
   /** Latency series of this server left out this interval: over the agent's bound (--scrape-max-series) or unusable labels. */
   droppedSeries: countSchema,
+  // Since the LLM engines' metrics; older agents omit them.
+  /** Mean time per generated token over the interval (llama.cpp: generation seconds ÷ generated tokens). */
+  tokenMeanMs: nonNegativeSchema.nullable().optional(),
+  /** KV cache in use, 0–100 % (vLLM kv_cache_usage_perc, SGLang token_usage, TensorRT-LLM kv_cache_utilization). */
+  kvCachePct: z.number().min(0).max(100).nullable().optional(),
+  /** Requests evicted from the KV cache to be recomputed, per minute over the interval (vLLM preemptions, SGLang retractions). */
+  preemptionsPerMin: nonNegativeSchema.nullable().optional(),
 });
 export type ServerSample = z.infer<typeof serverSampleSchema>;
 

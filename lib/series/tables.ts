@@ -234,6 +234,9 @@ const SERVER = table({
     gauge('batch_size', 'float4', 'server_batch_size', 'requests'),
     col('dropped_series', 'int4'),
     col('error', 'text'),
+    gauge('token_mean_ms', 'float4', 'server_token_mean', 'ms'),
+    gauge('kv_cache_pct', 'float4', 'server_kv_cache', '%'),
+    gauge('preemptions_per_min', 'float4', 'server_preemptions', '/min'),
   ],
   rollup: { kind: 'gauges', base: 'server_samples', counts: { ok_count: 'ok::int' } },
 });

@@ -122,5 +122,7 @@ test('the demo fleet, through the real enroll and ingest endpoints on PostgreSQL
   ]);
   expect(raised).toEqual(expected);
   expect(raised.get('oslo-inf-04')).toEqual(['cpu.steal-high']);
+  // The LLM host's engine, read through the agent's --scrape fields into server_samples, preempts steadily.
+  expect(raised.get('fra-inf-11')).toEqual(['server.kv-preemption']);
   expect(raised.get('region:frankfurt')).toEqual(['region.rtt-gap']);
 });

@@ -22,6 +22,8 @@ interface Series {
   processes: { name: string; pid: number; threads: number }[];
   rttMs: number;
   droppedReports: (i: number) => number;
+  /** A scraped LLM engine's preemptions per minute and KV cache in use in report i; none when absent. */
+  llm?: (i: number) => { preemptionsPerMin: number; kvCachePct: number };
 }
 
 interface Scenario {
@@ -89,6 +91,9 @@ const SCENARIOS: Scenario[] = [
   { hostname: 'osl-pressure', region: 'oslo', series: { psiCpuPct: 35, busyPct: 30 }, expected: ['cpu.pressure-without-load'] },
   { hostname: 'fra-norway-data', region: 'frankfurt', labels: { data: 'norway-only' }, expected: ['region.residency(norway)'] },
   { hostname: 'osl-spool-full', region: 'oslo', series: { droppedReports: (i) => (i < 20 ? 0 : 40) }, expected: ['agent.spool-dropped'] },
+  // An LLM engine out of KV cache, preempting in every scrape; another with one burst in three scrapes of thirty.
+  { hostname: 'fra-llm-preempting', region: 'frankfurt', series: { llm: () => ({ preemptionsPerMin: 40, kvCachePct: 98 }) }, expected: ['server.kv-preemption(vllm)'] },
+  { hostname: 'fra-llm-burst', region: 'frankfurt', series: { llm: (i) => ({ preemptionsPerMin: i >= 10 && i < 13 ? 120 : 0, kvCachePct: 85 }) }, expected: [] },
   {
     hostname: 'osl-other-user', region: 'oslo',
     inventory: (inv) => {
@@ -190,6 +195,12 @@ function scenarioReport(s: Scenario, inventory: Inventory, i: number, ts: number
     }],
     processes: v.processes.map((p) => ({ ...p, cpuCores: 1.5, rssBytes: 2e9, voluntaryCtxSwitchesPerS: 100, nonvoluntaryCtxSwitchesPerS: 10 })),
     probes: [{ name: 'nix-users', target: 'tcp://nix-users.example:443', ok: true, connectMs: v.rttMs, responseMs: v.rttMs * 2, error: null }],
+    ...(v.llm ? {
+      servers: [{
+        name: 'vllm', ok: true, error: null, requestsPerS: 6, latencyMeanMs: 900, queueMeanMs: 40, waiting: 3, running: 48, batchSize: null,
+        droppedSeries: 0, tokenMeanMs: null, ...v.llm(i),
+      }],
+    } : {}),
     // The agent sends its inventory with the first report and whenever it changes.
     ...(i === 0 ? { inventory } : {}),
   });

@@ -32,6 +32,8 @@ interface Plan {
   ompFromStep?: boolean;
   /** A scraped model server (--scrape) whose queue grows from STEP on, while nothing on the host changes. */
   queueFromStep?: boolean;
+  /** An LLM engine whose KV cache fills and which preempts from STEP on, its queue growing with it. */
+  kvFromStep?: boolean;
   /** Hours of reports before the current hour (a new install has fewer than the baseline's 24). */
   historyHours?: number;
 }
@@ -69,6 +71,13 @@ function reportsOf(plan: Plan, seed: number): Report[] {
         waiting: after ? 12 : 0.3, running: 16, batchSize: null, droppedSeries: 0,
       }];
     }
+    if (plan.kvFromStep) {
+      report.servers = [{
+        name: 'vllm', ok: true, error: null, requestsPerS: 6.7, latencyMeanMs: after ? 75 : 30, queueMeanMs: after ? 9 : 2,
+        waiting: after ? 6 : 0.3, running: 48, batchSize: null, droppedSeries: 0, tokenMeanMs: null,
+        kvCachePct: after ? 98 : 61, preemptionsPerMin: after ? 40 : 0,
+      }];
+    }
     if (reports.length === 0) report.inventory = inventoryOf('4');
     if (plan.ompFromStep && after && !reports.some((r) => r.inventory?.hash === 'omp-16')) report.inventory = inventoryOf('16');
     reports.push(report);
@@ -92,6 +101,7 @@ const PLANS = {
   young: { region: 'stavanger', slowdown: 2.5, stealFromStep: true, historyHours: 2 },
   newborn: { region: 'alta', slowdown: 2.5, historyHours: 0 },
   saturated: { region: 'narvik', slowdown: 2.5, queueFromStep: true },
+  kvPressure: { region: 'bodo', slowdown: 2.5, kvFromStep: true },
 } satisfies Record<string, Plan>;
 
 let testDb: TestDatabase;
@@ -167,6 +177,21 @@ describe('latency explained over ingested reports', () => {
       ['queue', 'vllm', 'server_waiting'],
     ]);
     expect(out.summary).toMatch(/with the model server’s queue \(vllm mean queue time [\d.]+ → [\d.]+ ms; also vllm requests waiting [\d.]+ → [\d.]+\) and no host cause: saturation — add replicas\.$/);
+  });
+
+  test('a regression with an LLM engine’s KV cache full and preempting is KV pressure, ahead of the queue it grows', async () => {
+    const out = await explain('kvPressure');
+    expect(out.verdict).toBe('kv-pressure');
+    expect(out.causes.map((c) => [c.kind, c.subject, c.series?.metric])).toEqual([
+      ['kv-cache', 'vllm', 'server_preemptions'],
+      ['kv-cache', 'vllm', 'server_kv_cache'],
+      ['queue', 'vllm', 'server_waiting'],
+    ]);
+    // The cache as it stood while p99 was slow, not its hour's average; preemptions as the hour's average.
+    expect(out.causes[1]).toMatchObject({ before: 61, after: 98 });
+    expect(out.summary).toMatch(
+      /with vllm: KV cache at 98 % and 2\d(\.\d)? preemptions\/min \(from 0\); also vllm requests waiting [\d.]+ → [\d.]+, and no host cause: KV cache pressure .* raise `gpu_memory_utilization`/,
+    );
   });
 
   test('when the rest of the region regressed at the same time it is region-wide', async () => {
@@ -280,6 +305,12 @@ describe('the findings rule latency.p99-regression over the same reports', () =>
     const [finding] = findingOf('saturated');
     expect(finding!.message).toMatch(/no host cause: saturation — add replicas\.$/);
     expect(finding!.evidence.causes.map((c) => c.kind)).toEqual(['queue', 'queue']);
+  });
+
+  test('an engine out of KV cache is raised with its preemptions and the remedy for its memory budget', () => {
+    const [finding] = findingOf('kvPressure');
+    expect(finding!.message).toMatch(/KV cache pressure \(evicted requests are computed again\)/);
+    expect(finding!.evidence.causes.map((c) => c.kind)).toEqual(['kv-cache', 'kv-cache', 'queue']);
   });
 
   test('quiet hosts and a region-wide regression raise nothing', () => {

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import { queryRow } from '../../lib/db/rows';
 import { quantileRank } from '../../lib/sketch';
 import { eventually, startAgent, startIngestServer, stopProcess } from '../support/live-agent';
 import { ModelServer, type Observation } from '../support/scrape/model-server';
@@ -19,6 +21,8 @@ const E2E = 'vllm:e2e_request_latency_seconds';
 const TTFT = 'vllm:time_to_first_token_seconds';
 const MODEL = { model_name: 'meta-llama/Llama-3.1-8B-Instruct', engine: '0' };
 const TRITON = { model: 'resnet50', version: '1' };
+const SGLANG = { model_name: 'Qwen/Qwen2.5-7B-Instruct', engine_type: 'unified', tp_rank: '0', pp_rank: '0' };
+const SGLANG_TTFT = 'sglang:time_to_first_token_seconds';
 const QUANTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 } as const;
 
 let testDb: TestDatabase;
@@ -27,6 +31,7 @@ let server: Awaited<ReturnType<typeof startIngestServer>>;
 let agent: ChildProcess | undefined;
 let vllm: ModelServer | undefined;
 let triton: ModelServer | undefined;
+let sglang: ModelServer | undefined;
 const observed: Record<string, number[]> = { [E2E]: [], [TTFT]: [] };
 
 /** Log-normal durations in seconds, from a fixed seed so a failure reproduces. */
@@ -55,8 +60,11 @@ async function query<T>(text: string, params: unknown[] = []): Promise<T[]> {
 }
 
 const storedCount = async (name: string) => Number((await query<{ n: number }>('SELECT coalesce(sum(count), 0)::int AS n FROM latency_samples WHERE name = $1', [name]))[0]!.n);
-const serverRows = (name: string) => query<{ ts: Date; ok: boolean; error: string | null; latency_mean_ms: number | null; queue_mean_ms: number | null; batch_size: number | null; waiting: number | null }>(
-  'SELECT ts, ok, error, latency_mean_ms, queue_mean_ms, batch_size, waiting FROM server_samples WHERE name = $1 ORDER BY ts', [name],
+const serverRows = (name: string) => query<{
+  ts: Date; ok: boolean; error: string | null; latency_mean_ms: number | null; queue_mean_ms: number | null; batch_size: number | null; waiting: number | null;
+  kv_cache_pct: number | null; preemptions_per_min: number | null;
+}>(
+  'SELECT ts, ok, error, latency_mean_ms, queue_mean_ms, batch_size, waiting, kv_cache_pct, preemptions_per_min FROM server_samples WHERE name = $1 ORDER BY ts', [name],
 );
 
 /** Resolves once the agent has scraped `name` successfully `more` times after now. */
@@ -85,12 +93,14 @@ beforeAll(async () => {
   server = await startIngestServer(path.join(workDir, 'enroll-key'));
   vllm = await ModelServer.start(['vllm']);
   triton = await ModelServer.start(['triton']);
+  sglang = await ModelServer.start(['sglang']);
 });
 
 afterAll(async () => {
   await stopProcess(agent);
   await vllm?.stop();
   await triton?.stop();
+  await sglang?.stop();
   await server?.close();
   await testDb?.drop();
   fs.rmSync(workDir, { recursive: true, force: true });
@@ -105,12 +115,13 @@ describe('the real agent scraping real Prometheus expositions', () => {
       stateDir: path.join(workDir, 'agent'),
       intervalS: 1,
       watch: [],
-      args: ['--scrape', `vllm=${vllm!.url}`, '--scrape', `triton=${triton!.url}`],
+      args: ['--scrape', `vllm=${vllm!.url}`, '--scrape', `triton=${triton!.url}`, '--scrape', `sglang=${sglang!.url}`],
       stderrFd: fs.openSync(logFile, 'w'),
     });
     // The first scrape of a server is its baseline: observe only once a report says the agent has scraped it.
     await scrapedAgain('vllm', 1);
     await scrapedAgain('triton', 1);
+    await scrapedAgain('sglang', 1);
     const random = seeded(2026);
 
     // One request past vLLM's last bucket (7,680 s): its count is stored with an unbounded error.
@@ -125,8 +136,16 @@ describe('the real agent scraping real Prometheus expositions', () => {
         { metric: 'nv_inference_queue_duration_us', labels: TRITON, value: 48_000 },
       ],
     });
+    // SGLang under its own names and layout: its TTFT histogram, its KV pool in use and its retractions counter.
+    const sglangTtft = durations(seeded(2027), 300, 0.5, 0.8, 300);
+    await sglang!.send({
+      observe: [{ metric: SGLANG_TTFT, labels: SGLANG, values: sglangTtft }],
+      set: [{ metric: 'sglang:token_usage', labels: SGLANG, value: 0.97 }],
+      add: [{ metric: 'sglang:num_retracted_requests', labels: SGLANG, value: 30 }],
+    });
     await countReaches(E2E, 400);
     await countReaches(TTFT, 400);
+    await countReaches(SGLANG_TTFT, 300);
 
     // A restart: the new process on the same port counts from zero again.
     const port = vllm!.port;
@@ -163,19 +182,32 @@ describe('the real agent scraping real Prometheus expositions', () => {
     expect(tritonRows[0]).toMatchObject({ latency_mean_ms: 13, queue_mean_ms: 1.2, batch_size: 8 });
     expect((await serverRows('vllm')).some((r) => r.waiting === 5)).toBe(true);
 
+    // SGLang: the KV pool as a percentage; the 30 retractions counted once, as a rate over the interval they fell in.
+    const sglangRows = (await serverRows('sglang')).filter((r) => r.ok);
+    expect(sglangRows.at(-1)!.kv_cache_pct).toBeCloseTo(97, 4);
+    const rated = sglangRows.filter((r) => (r.preemptions_per_min ?? 0) > 0);
+    expect(rated).toHaveLength(1);
+    const { getDb: db } = await import('../../lib/db');
+    const reportRow = await queryRow((await db()).sql, 'host_samples', z.object({ interval_ms: z.number() }), 'SELECT interval_ms FROM host_samples WHERE ts = $1', [rated[0]!.ts]);
+    // The agent measures the rate over its own monotonic clock between scrapes: within 35 % of the report interval's.
+    const expectedPerMin = (30 * 60_000) / reportRow!.interval_ms;
+    expect(Math.abs(rated[0]!.preemptions_per_min! - expectedPerMin) / expectedPerMin).toBeLessThan(0.35);
+
     const { getDb } = await import('../../lib/db');
     const { getLatencyQuantiles } = await import('../../lib/series');
     const [host] = await query<{ id: number }>('SELECT id FROM hosts');
     const agreement: Record<string, string>[] = [];
-    for (const name of [E2E, TTFT]) {
+    observed[SGLANG_TTFT] = sglangTtft.map((v) => v * 1000);
+    for (const name of [E2E, TTFT, SGLANG_TTFT]) {
       const { total } = await getLatencyQuantiles(await getDb(), {
         scope: { kind: 'host', hostId: host!.id },
         name,
         from: new Date(Date.now() - 3_600_000),
         to: new Date(Date.now() + 60_000),
       });
-      expect(total.count).toBe(1200);
-      expect(total.meanMs).toBeCloseTo(observed[name]!.reduce((a, b) => a + b, 0) / 1200, 6);
+      const n = observed[name]!.length;
+      expect(total.count).toBe(n);
+      expect(total.meanMs).toBeCloseTo(observed[name]!.reduce((a, b) => a + b, 0) / n, 6);
       for (const [label, q] of Object.entries(QUANTILES) as [keyof typeof QUANTILES, number][]) {
         const reported = total[label]!;
         const exact = exactQuantile(observed[name]!, q);

@@ -99,6 +99,7 @@ export function cleanWindow(patch: Partial<HostWindow> = {}): HostWindow {
     ],
     cgroups: [],
     processes: [{ name: 'serve.py', pid: 4242, threadsMax: 12, cpuCores: 3.5 }],
+    servers: [],
     droppedReports: 0,
     ...patch,
   };

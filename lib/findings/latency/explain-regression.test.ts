@@ -136,6 +136,60 @@ describe('explainRegression', () => {
     );
   });
 
+  test('p99 rising with a full KV cache and steady preemptions is KV pressure, named apart from the queue it also grows', () => {
+    // It filled at the step: judged by its level while p99 was slow, not by its average over the hour.
+    const cache = stepSeries(62, 97.5);
+    const preemptions = stepSeries(0, 40);
+    const waiting = stepSeries(0.3, 12);
+    const input = regressedHost({
+      gauges: [
+        ...quietGauges(),
+        { gauge: gauge('server_waiting'), key: 'vllm', before: 0.3, after: mean(waiting), perMinute: waiting },
+        { gauge: gauge('server_kv_cache'), key: 'vllm', before: 62, after: mean(cache), perMinute: cache },
+        { gauge: gauge('server_preemptions'), key: 'vllm', before: 0, after: mean(preemptions), perMinute: preemptions },
+      ],
+    });
+    const out = explainRegression(input);
+    expect(out.verdict).toBe('kv-pressure');
+    expect(out.causes.map((c) => [c.kind, c.series?.metric])).toEqual([
+      ['kv-cache', 'server_preemptions'],
+      ['kv-cache', 'server_kv_cache'],
+      ['queue', 'server_waiting'],
+    ]);
+    expect(out.summary).toBe(
+      'p99 of inference.request rose from 31 ms to 76 ms (2.5×) with vllm: KV cache at 98 % and 26.9 preemptions/min (from 0); also vllm requests waiting 0.3 → 8.3, and no host cause: KV cache pressure (evicted requests are computed again) — raise `gpu_memory_utilization` (vLLM) or `--mem-fraction-static` (SGLang), lower `max_num_seqs`, or add a replica.',
+    );
+  });
+
+  test('a KV cache that filled to a steady 80 % is no cause (below 90 %), nor one already full in the baseline', () => {
+    const filled = stepSeries(40, 80);
+    const alwaysFull = flatSeries(97);
+    const input = regressedHost({
+      gauges: [
+        ...quietGauges(),
+        { gauge: gauge('server_kv_cache'), key: 'vllm', before: 40, after: mean(filled), perMinute: filled },
+        { gauge: gauge('server_kv_cache'), key: 'sglang', before: 96.8, after: mean(alwaysFull), perMinute: alwaysFull },
+      ],
+    });
+    const out = explainRegression(input);
+    expect(out.verdict).toBe('regressed');
+    expect(out.causes).toEqual([]);
+  });
+
+  test('a noisy neighbour with the KV cache filling as its requests pile up: steal is the cause, the KV cache follows it', () => {
+    const steal = stepSeries(0.5, 14);
+    const cache = flatSeries(96);
+    const input = regressedHost({
+      gauges: [
+        ...withGauge(regressedHost(), 'cpu_steal', null, { before: 0.4, after: mean(steal), perMinute: steal }).gauges,
+        { gauge: gauge('server_kv_cache'), key: 'vllm', before: 70, after: mean(cache), perMinute: cache },
+      ],
+    });
+    const out = explainRegression(input);
+    expect(out.verdict).toBe('regressed');
+    expect(out.causes.map((c) => c.kind)).toEqual(['steal', 'kv-cache']);
+  });
+
   test('a noisy neighbour slows the server and so grows its queue: steal is the cause, the queue only follows it', () => {
     const steal = stepSeries(0.5, 14);
     const queue = stepSeries(2, 60);

@@ -36,7 +36,8 @@ const UNKNOWN_TRACKING = 0.5;
 
 export const fmtMs = (ms: number) => `${ms >= 10 ? Math.round(ms) : fmt(ms)} ms`;
 const round2 = (x: number) => Math.round(x * 100) / 100;
-const fmtValue = (value: number, unit: string) => (unit === '%' ? `${fmt(value)} %` : unit === 'ms' ? fmtMs(value) : fmt(value));
+const fmtValue = (value: number, unit: string) =>
+  unit === '%' ? `${fmt(value)} %` : unit === 'ms' ? fmtMs(value) : unit === '/min' ? `${fmt(value)}/min` : fmt(value);
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`;
 
 /** p99 regressed: above `ratio` × baseline and at least `minRiseMs` above it. */
@@ -64,18 +65,31 @@ function gaugeSummary(o: GaugeObservation, before: number, after: number): strin
     case 'throttling':
       return `CPU throttling of ${o.key} ${change}`;
     case 'queue':
+    case 'kv-cache':
       return `${o.key} ${gauge.label} ${change}`;
     default:
       return `${gauge.label} ${change}`;
   }
 }
 
+/**
+ * A bounded gauge's level in the minutes p99 was regressed (above `ratio` × the baseline): a KV cache that filled
+ * 20 minutes into the hour is full while requests are slow, which its average over the hour would hide. Its average
+ * over the range when too few minutes were slow to say.
+ */
+function levelWhileSlow(o: GaugeObservation, input: ExplainInput, method: ExplainMethod): number | null {
+  const slowAboveMs = method.ratio * (input.baseline.p99Ms ?? Infinity);
+  const slow = o.perMinute ? [...o.perMinute].filter(([t]) => (input.perMinuteP99.get(t) ?? 0) > slowAboveMs).map(([, v]) => v) : [];
+  return slow.length >= method.minCorrelationMinutes ? mean(slow) : o.after;
+}
+
 /** The gauge's causes: it rose by its minimum change and to `causeRatio` × its baseline; never one that did not move. */
 function gaugeCause(o: GaugeObservation, input: ExplainInput, method: ExplainMethod): LatencyCause | null {
-  const { before, after, gauge } = o;
+  const { before, gauge } = o;
+  const after = gauge.atLeast === undefined ? o.after : levelWhileSlow(o, input, method);
   if (before === null || after === null) return null;
   const delta = after - before;
-  if (delta < gauge.minChange || after < method.causeRatio * before) return null;
+  if (delta < gauge.minChange || after < (gauge.atLeast ?? method.causeRatio * before)) return null;
   let correlation: number | null = null;
   const minutes = o.perMinute ? [...o.perMinute.entries()].filter(([t]) => input.perMinuteP99.has(t)) : [];
   const values = minutes.map(([, v]) => v);
@@ -122,6 +136,8 @@ function inventoryCause(o: InventoryObservation, input: ExplainInput, method: Ex
   };
 }
 
+const serverRank = (c: LatencyCause) => (c.kind === 'queue' ? 2 : c.kind === 'kv-cache' ? 1 : 0);
+
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** A gauge that was higher in the spiking minutes than in the calm ones and moved with p99 minute by minute. */
@@ -133,7 +149,7 @@ function spikeCause(o: GaugeObservation, input: ExplainInput, spiking: ReadonlyS
   if (inSpikes.length === 0 || calm.length === 0) return null;
   const [before, after] = [mean(calm), mean(inSpikes)];
   const delta = after - before;
-  if (delta < o.gauge.minChange || after < method.causeRatio * before) return null;
+  if (delta < o.gauge.minChange || after < (o.gauge.atLeast ?? method.causeRatio * before)) return null;
   const rho = spearman(paired.map(([, v]) => v), paired.map(([t]) => input.perMinuteP99.get(t)!));
   if (rho === null || rho < method.spikeCorrelation) return null;
   return {
@@ -186,7 +202,28 @@ function regionCause(check: LatencyRegionCheck): LatencyCause {
   return { kind: 'region', subject: check.region, summary, ...values, strength: 1, correlation: null, series: null };
 }
 
-const KIND_ORDER = ['region', 'inventory', 'steal', 'throttling', 'disk-await', 'disk-queue', 'iowait', 'pressure', 'queue'];
+const KIND_ORDER = ['region', 'inventory', 'steal', 'throttling', 'disk-await', 'disk-queue', 'iowait', 'pressure', 'kv-cache', 'queue'];
+
+const KV_PRESSURE =
+  'KV cache pressure (evicted requests are computed again) — raise `gpu_memory_utilization` (vLLM) or `--mem-fraction-static` ' +
+  '(SGLang), lower `max_num_seqs`, or add a replica';
+
+/** "KV cache at 98 % and 40 preemptions/min" from the KV causes, per server, in the order they rank. */
+function kvPhrase(causes: readonly LatencyCause[]): string {
+  const servers = [...new Set(causes.map((c) => c.subject))];
+  return servers
+    .map((server) => {
+      const of = causes.filter((c) => c.subject === server);
+      const cache = of.find((c) => c.series?.metric === 'server_kv_cache');
+      const preempt = of.find((c) => c.series?.metric === 'server_preemptions');
+      const parts = [
+        cache ? `KV cache at ${fmt(Math.round(cache.after!))} %` : null,
+        preempt ? `${fmt(Math.round(preempt.after! * 10) / 10)} preemptions/min (from ${fmt(Math.round(preempt.before! * 10) / 10)})` : null,
+      ].filter((p) => p !== null);
+      return `${server ?? 'the model server'}: ${parts.join(' and ')}`;
+    })
+    .join('; ');
+}
 
 /**
  * The judgement of docs/findings/latency-explained.md over measured inputs: did p99 regress against its baseline,
@@ -228,7 +265,7 @@ export function explainRegression(input: ExplainInput, method: ExplainMethod = D
           `p99 of ${name} was ${fmtMs(current.p99Ms)}, in line with its baseline of ${fmtMs(baseline.p99Ms)} (${ratioNote}), but in ` +
           `${spikes.spiking} of ${spikes.minutes} minutes it spiked above ${fmtMs(spikes.aboveMs)} (to ${fmtMs(spikes.peakMs)}; typically ` +
           `${fmtMs(spikes.typicalMs)}), moving with ${top!.summary} (ρ = ${top!.correlation!.toFixed(2)})${also}. Its baseline hours held such ` +
-          'spikes too: a standing problem, not a new one.',
+          `spikes too: a standing problem, not a new one.${top!.kind === 'kv-cache' ? ` ${KV_PRESSURE}.` : ''}`,
       };
     }
     return {
@@ -244,13 +281,21 @@ export function explainRegression(input: ExplainInput, method: ExplainMethod = D
     ...input.inventory.filter((o) => o.changes.length > 0).map((o) => inventoryCause(o, input, method)),
   ].sort(
     // A server's queue grows whenever its requests slow down: with a host cause it is that cause's symptom, so it
-    // never ranks above one.
-    (a, b) => Number(a.kind === 'queue') - Number(b.kind === 'queue') || b.strength - a.strength || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind),
+    // never ranks above one. A full KV cache queues requests too (they wait for blocks), so it ranks above the queue,
+    // but below any host cause: preemption is the engine's answer to load, not what slowed the host.
+    (a, b) => serverRank(a) - serverRank(b) || b.strength - a.strength || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind),
   );
   if (region?.regressed) {
     return { verdict: 'region-wide', regressed: true, ratio, region, causes: [regionCause(region), ...hostCauses], summary: `${change}, and ${regionCause(region).summary}: region-wide, not this host.` };
   }
   const [top, ...rest] = hostCauses;
+  if (top?.kind === 'kv-cache') {
+    const kv = hostCauses.filter((c) => c.kind === 'kv-cache');
+    const others = hostCauses.filter((c) => c.kind !== 'kv-cache');
+    const also = others.length ? `; also ${others.slice(0, 2).map((c) => c.summary).join('; ')}` : '';
+    const summary = `${change} with ${kvPhrase(kv)}${also}, and no host cause: ${KV_PRESSURE}.`;
+    return { verdict: 'kv-pressure', regressed: true, ratio, region, causes: hostCauses, summary };
+  }
   if (top?.kind === 'queue') {
     const also = rest.length ? `; also ${rest.slice(0, 2).map((c) => c.summary).join('; ')}` : '';
     const summary = `${change} with the model server’s queue (${top.summary}${also}) and no host cause: saturation — add replicas.`;

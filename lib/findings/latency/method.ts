@@ -40,6 +40,11 @@ export interface CauseGauge {
   label: string;
   unit: string;
   minChange: number;
+  /**
+   * A bounded gauge (a KV cache fills to 100 % and no further) is a cause once it reaches this level and rose by its
+   * minimum change, instead of rising to `causeRatio` × its baseline.
+   */
+  atLeast?: number;
 }
 
 export const CAUSE_GAUGES: readonly CauseGauge[] = [
@@ -52,6 +57,10 @@ export const CAUSE_GAUGES: readonly CauseGauge[] = [
   { kind: 'pressure', metric: 'psi_cpu', label: 'CPU pressure', unit: '%', minChange: 5 },
   { kind: 'pressure', metric: 'psi_io', label: 'IO pressure', unit: '%', minChange: 5 },
   { kind: 'pressure', metric: 'psi_memory', label: 'memory pressure', unit: '%', minChange: 5 },
+  // An LLM engine's KV cache (--scrape): full, it evicts running requests to compute them again (vLLM preemption,
+  // SGLang retraction), which is the engine's memory budget, not the host and not plain queueing.
+  { kind: 'kv-cache', metric: 'server_kv_cache', label: 'KV cache', unit: '%', minChange: 5, atLeast: 90 },
+  { kind: 'kv-cache', metric: 'server_preemptions', label: 'preemptions', unit: '/min', minChange: 1 },
   // The model server's own queue (--scrape): a symptom of saturation, never outranking a host cause.
   { kind: 'queue', metric: 'server_queue_mean', label: 'mean queue time', unit: 'ms', minChange: 5 },
   { kind: 'queue', metric: 'server_waiting', label: 'requests waiting', unit: '', minChange: 2 },

@@ -6,7 +6,7 @@ import { MINUTE_MS } from '../../protocol/time';
 import { isUnavailable, type Inventory } from '../../protocol';
 import { readResidencyPolicies } from '../store/residency-policies';
 import { APP_VERSION } from '../../version';
-import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts } from '../types';
+import type { CgroupWindow, DiskWindow, FleetFacts, HostFacts, HostWindow, ProcessWindow, RegionFacts, ServerWindow } from '../types';
 
 /** The window series rules judge: long enough to call a condition sustained, short enough to resolve soon after. */
 export const FINDINGS_WINDOW_MS = 5 * MINUTE_MS;
@@ -193,6 +193,36 @@ async function readProcesses(sql: Sql, from: Date, to: Date, hostIds?: readonly 
   );
 }
 
+const serverWindowRow = z.object({
+  host_id: column.id,
+  name: z.string(),
+  n: z.number().int(),
+  n_pre: z.number().int(),
+  n_preempting: z.number().int(),
+  pre_avg: z.number().nullable(),
+  pre_max: z.number().nullable(),
+  kv_avg: z.number().nullable(),
+  kv_max: z.number().nullable(),
+});
+
+/** Scraped servers' KV cache and preemptions; only servers that published either (LLM engines) are read. */
+async function readServers(sql: Sql, from: Date, to: Date, hostIds?: readonly number[]) {
+  return queryRows(
+    sql,
+    'server_samples',
+    serverWindowRow,
+    `SELECT h.id AS host_id, s.* FROM ${hostSource(hostIds, 3)} CROSS JOIN LATERAL (
+       SELECT name, count(*)::int AS n, count(preemptions_per_min)::int AS n_pre,
+         (count(*) FILTER (WHERE preemptions_per_min > 0))::int AS n_preempting,
+         avg(preemptions_per_min)::float8 AS pre_avg, max(preemptions_per_min)::float8 AS pre_max,
+         avg(kv_cache_pct)::float8 AS kv_avg, max(kv_cache_pct)::float8 AS kv_max
+       FROM server_samples WHERE host_id = h.id AND ts > $1 AND ts <= $2 AND ok
+       GROUP BY name
+       HAVING count(preemptions_per_min) > 0 OR count(kv_cache_pct) > 0) s`,
+    hostIds ? [from, to, hostIds] : [from, to],
+  );
+}
+
 function groupBy<T extends { host_id: number }>(rows: readonly T[]): Map<number, T[]> {
   const map = new Map<number, T[]>();
   for (const row of rows) {
@@ -217,7 +247,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
   const { now, hostIds } = options;
   const to = now;
   const from = new Date(now.getTime() - (options.windowMs ?? FINDINGS_WINDOW_MS));
-  const [hosts, latestInventory, windows, disks, cgroups, processes] = await Promise.all([
+  const [hosts, latestInventory, windows, disks, cgroups, processes, servers] = await Promise.all([
     sql.query<HostRow>(
       // last_seen_at is written only every few seconds, and last_report_ts is the agent's clock: a host whose clock is
       // behind would look silent between those writes. Its newest ledger row says when it was last heard.
@@ -238,6 +268,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
     readDisks(sql, from, to, hostIds),
     readCgroups(sql, from, to, hostIds),
     readProcesses(sql, from, to, hostIds),
+    readServers(sql, from, to, hostIds),
   ]);
   const stolenFrom = windows.filter((w) => (w.steal_avg ?? 0) >= PER_CPU_STEAL_MIN_PCT).map((w) => w.host_id);
   const droppedFrom = windows.filter((w) => (w.dropped_range ?? 0) > 0).map((w) => w.host_id);
@@ -257,6 +288,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
   const disksByHost = groupBy(disks);
   const cgroupsByHost = groupBy(cgroups);
   const processesByHost = groupBy(processes);
+  const serversByHost = groupBy(servers);
   const perCpuByHost = groupBy(perCpu);
 
   return hosts.map((h): HostFacts => {
@@ -282,7 +314,7 @@ export async function readHostFacts(db: Sql, options: ReadFactsOptions): Promise
       agentVersion: h.agent_version,
       inventory: inv && data ? { takenAtMs: new Date(inv.taken_at).getTime(), data } : null,
       window: w
-        ? toWindow(w, from, to, droppedByHost.get(h.id) ?? 0, disksByHost.get(h.id), cgroupsByHost.get(h.id), processesByHost.get(h.id), perCpuByHost.get(h.id))
+        ? toWindow(w, from, to, droppedByHost.get(h.id) ?? 0, disksByHost.get(h.id), cgroupsByHost.get(h.id), processesByHost.get(h.id), perCpuByHost.get(h.id), serversByHost.get(h.id))
         : null,
     };
   });
@@ -297,6 +329,7 @@ function toWindow(
   cgroups: Awaited<ReturnType<typeof readCgroups>> = [],
   processes: Awaited<ReturnType<typeof readProcesses>> = [],
   perCpu: { cpu: number; avg: number }[] = [],
+  servers: z.output<typeof serverWindowRow>[] = [],
 ): HostWindow {
   return {
     fromMs: from.getTime(),
@@ -327,6 +360,14 @@ function toWindow(
       throttledPctSecondHalf: g.thr_second,
     })),
     processes: processes.map((p): ProcessWindow => ({ name: p.name, pid: p.pid, threadsMax: p.threads, cpuCores: p.cpu })),
+    servers: servers.map((s): ServerWindow => ({
+      name: s.name,
+      samples: s.n,
+      preemptionSamples: s.n_pre,
+      preemptingSamples: s.n_preempting,
+      preemptionsPerMin: s.pre_avg === null || s.pre_max === null ? null : { avg: s.pre_avg, max: s.pre_max },
+      kvCachePct: s.kv_avg === null || s.kv_max === null ? null : { avg: s.kv_avg, max: s.kv_max },
+    })),
     droppedReports,
   };
 }

@@ -80,6 +80,20 @@ describe('latency.p99-regression', () => {
     expect(v!.evidence.series).toEqual([{ metric: 'server_queue_mean', key: 'vllm' }]);
   });
 
+  test('a regression with an LLM engine preempting for KV cache is KV pressure: the remedy is its memory budget, not the host', () => {
+    const kv: LatencySeriesFacts['observed'] = {
+      gauges: [
+        { gauge: CAUSE_GAUGES.find((g) => g.metric === 'server_preemptions')!, key: 'vllm', before: 0, after: 40, perMinute: new Map(minutes.map((m, i) => [m, 39 + (i % 3)])) },
+        { gauge: CAUSE_GAUGES.find((g) => g.metric === 'server_kv_cache')!, key: 'vllm', before: 70, after: 98, perMinute: new Map(minutes.map((m, i) => [m, 97 + (i % 3)])) },
+      ],
+      inventory: [],
+    };
+    const [v] = p99Regression.evaluate(withLatency({ series: [series(100, { observed: kv })] }), t, ruleContext());
+    expect(v!.message).toMatch(/^p99 of inference\.request rose from 40 ms to 100 ms \(2\.5×\) with vllm: KV cache at 98 % and 40 preemptions\/min \(from 0\), and no host cause: KV cache pressure/);
+    expect(v!.remedy).toMatch(/^The LLM engine vllm ran out of KV cache: .*--gpu-memory-utilization.*--max-num-seqs.*add a replica/);
+    expect(v!.evidence.series).toEqual([{ metric: 'server_preemptions', key: 'vllm' }, { metric: 'server_kv_cache', key: 'vllm' }]);
+  });
+
   test('a regression with nothing moving says "no host-level cause found" and points at the service', () => {
     const [v] = p99Regression.evaluate(withLatency({ series: [series(100)] }), t, ruleContext());
     expect(v!.message).toBe('p99 of inference.request rose from 40 ms to 100 ms (2.5×); no host-level cause found.');

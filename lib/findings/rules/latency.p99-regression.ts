@@ -24,6 +24,11 @@ const REMEDIES: Record<LatencyCause['kind'] | 'none', (cause?: LatencyCause) => 
     `The model server${c?.subject ? ` ${c.subject}` : ''} is saturated: requests wait in its queue while nothing on the host slowed ` +
     'down. Add replicas (or capacity: another GPU, a larger batch budget) and spread the load; a noisy neighbour or a quota would ' +
     'have shown here as steal or throttling.',
+  'kv-cache': (c) =>
+    `The LLM engine${c?.subject ? ` ${c.subject}` : ''} ran out of KV cache: it evicts running requests and computes them again ` +
+    '(preemption), which adds to their time to first token and to their end. Give the cache more memory (vLLM ' +
+    '`--gpu-memory-utilization`, SGLang `--mem-fraction-static`), admit fewer sequences at once (`--max-num-seqs`, ' +
+    '`--max-running-requests`), or add a replica (see server.kv-preemption).',
   inventory: () =>
     'The regression began with the inventory change above: revert it, or size it to what the process may use (OMP_NUM_THREADS = ' +
     'usable CPUs ÷ workers, --cpuset-cpus to whole cores).',
@@ -84,7 +89,7 @@ export const p99Regression = defineHostRule({
         method,
       );
       // Region-wide is not this host's finding; too little data judges nothing.
-      if (explained.verdict !== 'regressed' && explained.verdict !== 'saturated') return [];
+      if (explained.verdict !== 'regressed' && explained.verdict !== 'saturated' && explained.verdict !== 'kv-pressure') return [];
       const causes = explained.causes.slice(0, CAUSES_IN_EVIDENCE);
       const top = causes[0];
       const evidence: FindingEvidence = {

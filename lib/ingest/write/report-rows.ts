@@ -170,6 +170,9 @@ const serverRow = (s: ServerSample): Row<'server'> => ({
   batch_size: s.batchSize,
   dropped_series: s.droppedSeries,
   error: s.error,
+  token_mean_ms: s.tokenMeanMs ?? null,
+  kv_cache_pct: s.kvCachePct ?? null,
+  preemptions_per_min: s.preemptionsPerMin ?? null,
 });
 
 /** Appends the series rows of one validated report; the host comes from the token, never from the report. */

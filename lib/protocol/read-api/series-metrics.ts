@@ -33,5 +33,8 @@ export const SERIES_METRICS = [
   'server_waiting',
   'server_running',
   'server_batch_size',
+  'server_token_mean',
+  'server_kv_cache',
+  'server_preemptions',
 ] as const;
 export type SeriesMetric = (typeof SERIES_METRICS)[number];

@@ -9,7 +9,10 @@ test tells it on stdin what to observe, one JSON command a line, and it answers 
 
 Usage: model_server.py --servers vllm,triton [--port N] | --print COMMANDS.jsonl (print one exposition, exit)
 
-Where the names come from: vLLM vllm/v1/metrics/loggers.py; TGI router/src/server.rs (35 duration buckets from
+Where the names come from: vLLM vllm/v1/metrics/loggers.py; SGLang python/sglang/srt/metrics/collector.py (the
+default buckets; labels as its launcher sets them); NVIDIA Dynamo's frontend lib/llm/src/http/service/metrics.rs with
+the names of lib/runtime/src/metrics/prometheus_names.rs (its Rust client prints the same text format, without
+_created); TGI router/src/server.rs (35 duration buckets from
 0.00015 s, ×1.5) and docs/source/reference/metrics.md; BentoML's default configuration (the client's default
 buckets); Ray Serve serve/_private/constants.py (DEFAULT_LATENCY_BUCKET_MS); Triton docs/user_guide/metrics.md;
 TorchServe docs/metrics.md. Triton's and TorchServe's cumulative durations are counters without a _total suffix,
@@ -36,8 +39,24 @@ for _ in range(35):
     TGI_DURATION.append(_value)
 CLIENT_DEFAULT = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0]
 RAY_MS = [1, 2, 5, 10, 20, 50, 100, 200, 300, 400, 500, 1000, 2000, 5000, 10000, 60000, 120000, 300000, 600000]
+SGLANG_TTFT = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400]
+SGLANG_E2E = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 600, 1200, 1800, 2400]
+SGLANG_ITL = [0.002, 0.004, 0.006, 0.008, 0.010, 0.015, 0.020, 0.025, 0.030, 0.035, 0.040, 0.060, 0.080, 0.100, 0.200, 0.400, 0.600, 0.800, 1.000, 2.000, 4.000, 6.000, 8.000]
+SGLANG_QUEUE = [0.0, 0.1, 0.2, 0.5, 1, 2, 3, 4, 5, 10, 15, 20, 30, 40, 50, 60, 70, 80, 90, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1200, 1400, 1600, 1800, 2000, 2500, 3000]
+
+
+def log_buckets(low, high, count):
+    """Dynamo's generate_log_buckets: count bounds spaced evenly in log between low and high, both included."""
+    return [round(low * (high / low) ** (i / (count - 1)), 6) for i in range(count)]
+
+
+DYNAMO_REQUEST = log_buckets(1.0, 256.0, 10)
+DYNAMO_TTFT = log_buckets(0.001, 480.0, 18)
+DYNAMO_ITL = log_buckets(0.001, 2.0, 13)
 
 VLLM = ["model_name", "engine"]
+SGLANG = ["model_name", "engine_type", "tp_rank", "pp_rank"]
+DYNAMO = ["model"]
 TRITON = ["model", "version"]
 TORCHSERVE = ["uuid", "model_name", "model_version"]
 
@@ -83,7 +102,25 @@ def build(servers, registry):
         histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", VLLM, ITL)
         gauge("vllm:num_requests_running", "Number of requests in model execution batches.", VLLM)
         gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", VLLM)
+        histogram("vllm:request_time_per_output_token_seconds", "Histogram of time_per_output_token_seconds per request.", VLLM, ITL)
+        gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", VLLM)
+        metrics["vllm:num_preemptions"] = Counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", VLLM, registry=registry)
         metrics["vllm:request_success"] = Counter("vllm:request_success", "Count of successfully processed requests.", VLLM + ["finished_reason"], registry=registry)
+    if "sglang" in servers:
+        histogram("sglang:time_to_first_token_seconds", "Histogram of time to first token in seconds.", SGLANG, SGLANG_TTFT)
+        histogram("sglang:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", SGLANG, SGLANG_ITL)
+        histogram("sglang:e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds", SGLANG, SGLANG_E2E)
+        histogram("sglang:queue_time_seconds", "Histogram of queueing time in seconds.", SGLANG, SGLANG_QUEUE)
+        gauge("sglang:num_running_reqs", "The number of running requests.", SGLANG)
+        gauge("sglang:num_queue_reqs", "The number of requests in the waiting queue.", SGLANG)
+        gauge("sglang:token_usage", "The token usage.", SGLANG)
+        metrics["sglang:num_retracted_requests"] = Counter("sglang:num_retracted_requests", "Total number of retracted requests.", SGLANG, registry=registry)
+    if "dynamo" in servers:
+        histogram("dynamo_frontend_request_duration_seconds", "Duration of LLM requests", DYNAMO, DYNAMO_REQUEST)
+        histogram("dynamo_frontend_time_to_first_token_seconds", "Time to first token in seconds", DYNAMO, DYNAMO_TTFT)
+        histogram("dynamo_frontend_inter_token_latency_seconds", "Inter-token latency in seconds", DYNAMO, DYNAMO_ITL)
+        gauge("dynamo_frontend_inflight_requests", "Number of inflight requests", DYNAMO)
+        gauge("dynamo_frontend_queued_requests", "Number of requests in HTTP processing queue", DYNAMO)
     if "tgi" in servers:
         histogram("tgi_request_duration", "Total time spent processing the request (e2e latency)", [], TGI_DURATION)
         histogram("tgi_request_queue_duration", "Time spent in the queue per request", [], TGI_DURATION)

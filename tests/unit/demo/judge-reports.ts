@@ -88,6 +88,19 @@ export function windowOf(reports: readonly Report[], fromMs: number, toMs: numbe
       threadsMax: Math.max(...rows.map((p) => p.threads)),
       cpuCores: mean(rows.map((p) => p.cpuCores)),
     })),
+    servers: [...byKey(reports.flatMap((r) => (r.servers ?? []).filter((v) => v.ok)), (v) => v.name)]
+      .filter(([, rows]) => rows.some((v) => v.preemptionsPerMin != null || v.kvCachePct != null))
+      .map(([name, rows]) => {
+        const preemptions = rows.flatMap((v) => (v.preemptionsPerMin == null ? [] : [v.preemptionsPerMin]));
+        return {
+          name,
+          samples: rows.length,
+          preemptionSamples: preemptions.length,
+          preemptingSamples: preemptions.filter((p) => p > 0).length,
+          preemptionsPerMin: stat(preemptions),
+          kvCachePct: stat(rows.flatMap((v) => (v.kvCachePct == null ? [] : [v.kvCachePct]))),
+        };
+      }),
     droppedReports: dropped.slice(1).reduce((sum, d, i) => sum + (d >= dropped[i]! ? d - dropped[i]! : d), 0),
   };
 }

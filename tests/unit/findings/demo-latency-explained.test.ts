@@ -16,6 +16,8 @@ const hostWith = (condition: DemoCondition | null) => fleet.find((h) => h.condit
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const p99 = (wires: readonly SketchWire[]) => quantileOfWire(mergeWires(wires), 0.99);
 const stealOf = (r: Report) => ('total' in r.cpu ? r.cpu.total.stealPct : null);
+const kvCacheOf = (r: Report) => r.servers?.[0]?.kvCachePct ?? null;
+const preemptionsOf = (r: Report) => r.servers?.[0]?.preemptionsPerMin ?? null;
 const psiCpuOf = (r: Report) => (r.pressure && 'cpu' in r.pressure && 'some' in r.pressure.cpu ? r.pressure.cpu.some.avg10 : null);
 
 function group<T>(items: readonly T[], keyOf: (item: T) => number): Map<number, T[]> {
@@ -40,11 +42,11 @@ function demoExplainInput(host: DemoHost): ExplainInput {
   const current = reports.filter((r) => r.ts > fromMs);
   const hourly = [...group(baselineReports, bucketOf(HOUR_MS)).values()];
   const minutes = group(current, bucketOf(MINUTE_MS));
-  const gauge = (metric: string, read: (r: Report) => number | null): GaugeObservation => {
+  const gauge = (metric: string, read: (r: Report) => number | null, key: string | null = null): GaugeObservation => {
     const perMinute = new Map([...minutes].map(([t, rs]) => [t, mean(rs.map((r) => read(r)!))]));
     return {
       gauge: CAUSE_GAUGES.find((g) => g.metric === metric)!,
-      key: null,
+      key,
       before: mean(hourly.map((rs) => mean(rs.map((r) => read(r)!)))),
       after: mean([...perMinute.values()]),
       perMinute,
@@ -57,7 +59,11 @@ function demoExplainInput(host: DemoHost): ExplainInput {
     baseline: { p99Ms: median(hourly.map((rs) => p99(wiresOf(rs))!)), requests: wiresOf(baselineReports).reduce((n, w) => n + w.count, 0), hours: hourly.length, ofHours: 24 },
     current: { p99Ms: p99(wiresOf(current)), requests: wiresOf(current).reduce((n, w) => n + w.count, 0) },
     perMinuteP99: new Map([...minutes].map(([t, rs]) => [t, p99(wiresOf(rs))!])),
-    gauges: [gauge('cpu_steal', stealOf), gauge('psi_cpu', psiCpuOf)],
+    gauges: [
+      gauge('cpu_steal', stealOf),
+      gauge('psi_cpu', psiCpuOf),
+      ...(reports[0]!.servers ? [gauge('server_kv_cache', kvCacheOf, 'vllm'), gauge('server_preemptions', preemptionsOf, 'vllm')] : []),
+    ],
     inventory: [],
     region: null,
   };
@@ -75,6 +81,19 @@ describe('latency explained on the demo fleet', () => {
     expect(peak).toBeGreaterThan(2 * typical);
     expect(out.summary).toMatch(/^p99 of inference\.request was \d+ ms, in line with its baseline of \d+ ms \(\d\.\d+×\), but in \d+ of 60 minutes it spiked above \d+ ms \(to \d+ ms; typically \d+ ms\), moving with steal /);
     expect(out.summary).toContain(`to ${Math.round(peak)} ms; typically ${Math.round(typical)} ms`);
+  });
+
+  test('the LLM host\'s p99 spikes with its engine\'s preemption bursts: latency explained names KV pressure, not the host', () => {
+    const out = explainRegression(demoExplainInput(hostWith('kv-pressure')));
+    expect(out).toMatchObject({ verdict: 'recurring-spikes', regressed: false });
+    expect(out.causes.map((c) => [c.kind, c.subject, c.series?.metric])).toEqual([
+      ['kv-cache', 'vllm', 'server_preemptions'],
+      ['kv-cache', 'vllm', 'server_kv_cache'],
+    ]);
+    expect(out.causes[0]!.correlation).toBeGreaterThan(0.5);
+    expect(out.causes[1]!.after).toBeGreaterThan(97);
+    expect(out.summary).toMatch(/moving with vllm preemptions [\d.]+\/min → [\d.]+\/min from calm minutes to spiking ones \(ρ = 0\.\d\d\); also vllm KV cache [\d.]+ % → [\d.]+ % from calm minutes to spiking ones/);
+    expect(out.summary).toMatch(/KV cache pressure .*raise `gpu_memory_utilization`/);
   });
 
   test('a demo host without a planted problem has nothing to explain', () => {

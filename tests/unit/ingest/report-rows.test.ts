@@ -7,7 +7,7 @@ import { inlineArrayParams } from '../../../lib/ingest/write/pg-array';
 import { planWrites, resultsByRequest } from '../../../lib/ingest/write/plan';
 import { canonicalTags } from '../../../lib/ingest/write/report-rows';
 import { SERIES_SPECS } from '../../../lib/ingest/write/table-specs';
-import type { Report } from '../../../lib/protocol';
+import { reportSchema, type Report } from '../../../lib/protocol';
 
 const TS = Date.UTC(2026, 10, 29, 12, 0, 0);
 
@@ -96,7 +96,19 @@ describe('reportToRows', () => {
     const rows = reportToRows(7, report);
     const latency = toColumnArrays(rows.latency, SERIES_SPECS.latency);
     expect(latency.at(-1)).toEqual(['{0.41,Infinity}']);
-    expect(rows.server.values).toEqual([7, '2026-11-29T12:00:00.000Z', 'vllm', false, null, null, null, null, null, null, 2, 'HTTP 503']);
+    // An agent from before the KV cache fields sends none of them: stored as NULL.
+    expect(rows.server.values).toEqual([7, '2026-11-29T12:00:00.000Z', 'vllm', false, null, null, null, null, null, null, 2, 'HTTP 503', null, null, null]);
+  });
+
+  test('an LLM engine’s KV cache, preemptions and mean time per token are stored with its server row', () => {
+    const report = realisticReport(1, TS);
+    report.servers = [
+      { name: 'vllm', ok: true, error: null, requestsPerS: 3, latencyMeanMs: 900, queueMeanMs: 40, waiting: 2, running: 30, batchSize: null, droppedSeries: 0, tokenMeanMs: null, kvCachePct: 98, preemptionsPerMin: 40 },
+    ];
+    expect(reportSchema.safeParse(report).success).toBe(true);
+    expect(reportToRows(7, report).server.values.slice(-3)).toEqual([null, 98, 40]);
+    const fuller = { ...report, servers: [{ ...report.servers[0]!, kvCachePct: 101 }] };
+    expect(reportSchema.safeParse(fuller).success).toBe(false);
   });
 
   test('latency tags become canonical JSON whatever their order', () => {

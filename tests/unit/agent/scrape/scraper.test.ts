@@ -8,6 +8,9 @@ import { latencySeriesSchema, serverSampleSchema } from '../../../../lib/protoco
 
 const ALL = readFileSync(path.join('tests/fixtures/scrape', 'all-servers.prom'), 'utf8');
 const DOCUMENTED = readFileSync(path.join('tests/fixtures/scrape', 'documented-formats.prom'), 'utf8');
+const LLM = readFileSync(path.join('tests/fixtures/scrape', 'llm-engines.prom'), 'utf8');
+const LLAMACPP = readFileSync(path.join('tests/fixtures/scrape', 'llamacpp.prom'), 'utf8');
+const TRTLLM = readFileSync(path.join('tests/fixtures/scrape', 'trtllm-triton.prom'), 'utf8');
 
 function recordingLog() {
   const lines: { level: string; msg: string; fields?: LogFields }[] = [];
@@ -144,5 +147,80 @@ describe('createScraper', () => {
     const { servers, latency } = await s.collect();
     expect(latency).toEqual([]);
     expect(servers[0]).toMatchObject({ queueMeanMs: 0.1, latencyMeanMs: 3, requestsPerS: 1 });
+  });
+
+  test('vLLM’s per-request TPOT is its own series beside the per-token ITL', async () => {
+    const s = scraperOver([LLM.replace(/^vllm:request_time_per_output_token_seconds_(bucket|count|sum)[^\n]*\n/gm, ''), LLM]);
+    await s.collect();
+    const tpot = (await s.collect()).latency.filter((l) => l.name.startsWith('vllm:'));
+    expect(tpot.map((l) => [l.name, l.sketch.count])).toEqual([['vllm:request_time_per_output_token_seconds', 3]]);
+    expect(tpot[0]!.sketch.sum).toBeCloseTo(73, 6);
+  });
+
+  test('SGLang and Dynamo: TTFT, ITL, e2e and queue histograms under their own names, their queue gauges', async () => {
+    const s = scraperOver([LLM.replace(/^(sglang|dynamo)[^\n]*_(bucket|count|sum)[^\n]*\n/gm, ''), LLM]);
+    const first = await s.collect();
+    expect(first.servers[0]).toMatchObject({ waiting: 6 + 3, running: 24 + 9 });
+    const second = await s.collect();
+    expect(second.latency.map((l) => `${l.name} ${l.sketch.count}`).sort()).toEqual([
+      'dynamo_frontend_inter_token_latency_seconds 4',
+      'dynamo_frontend_request_duration_seconds 4',
+      'dynamo_frontend_time_to_first_token_seconds 4',
+      'sglang:e2e_request_latency_seconds 5',
+      'sglang:inter_token_latency_seconds 5',
+      'sglang:queue_time_seconds 5',
+      'sglang:time_to_first_token_seconds 5',
+    ]);
+    const ttft = second.latency.find((l) => l.name === 'sglang:time_to_first_token_seconds')!;
+    expect(ttft.tags).toEqual({ engine_type: 'unified', model_name: 'Qwen/Qwen2.5-7B-Instruct', pp_rank: '0', scrape: 'vllm', tp_rank: '0' });
+    expect(ttft.sketch.sum).toBeCloseTo(3950, 6);
+    // SGLang's queue histogram starts at le="0.0": a zero wait is counted as zero, not as half a bucket.
+    expect(second.latency.find((l) => l.name === 'sglang:queue_time_seconds')!.sketch.zeroCount).toBe(1);
+    // Mean latency and queue time from the e2e and queue histograms: (19.2 s + 50.4 s) / 9, 5.85 s / 5.
+    expect(second.servers[0]!.latencyMeanMs).toBeCloseTo(69_600 / 9, 6);
+    expect(second.servers[0]!.queueMeanMs).toBeCloseTo(1170, 6);
+  });
+
+  test('llama.cpp publishes counters and gauges only: a mean time per generated token, never a latency series', async () => {
+    const later = LLAMACPP.replace('llamacpp:tokens_predicted_total 3469', 'llamacpp:tokens_predicted_total 3969')
+      .replace('llamacpp:tokens_predicted_seconds_total 104.07', 'llamacpp:tokens_predicted_seconds_total 119.07');
+    const s = scraperOver([LLAMACPP, later, later]);
+    const first = await s.collect();
+    expect(first.servers[0]).toMatchObject({ ok: true, waiting: 1, running: 2, tokenMeanMs: null, latencyMeanMs: null });
+    const second = await s.collect();
+    expect(second.latency).toEqual([]);
+    // 15 s of generation over 500 tokens.
+    expect(second.servers[0]!.tokenMeanMs).toBeCloseTo(30, 9);
+    expect(second.servers[0]).toMatchObject({ latencyMeanMs: null, requestsPerS: null, kvCachePct: null, preemptionsPerMin: null });
+    expect(serverSampleSchema.safeParse(second.servers[0]).success).toBe(true);
+    // An idle interval generated nothing: no mean, not a zero.
+    expect((await s.collect()).servers[0]!.tokenMeanMs).toBeNull();
+  });
+
+  test('KV cache in use and preemptions per minute: vLLM kv_cache_usage_perc and preemptions, SGLang token_usage and retractions', async () => {
+    const later = LLM.replace(/^(vllm:num_preemptions_total\{[^}]*\}) 40\.0$/m, '$1 60.0')
+      .replace(/^(sglang:num_retracted_requests_total\{[^}]*\}) 12\.0$/m, '$1 17.0');
+    const s = scraperOver([LLM, later]);
+    const first = await s.collect();
+    // The fullest engine counts: vLLM at 0.98 beside SGLang at 0.93.
+    expect(first.servers[0]).toMatchObject({ kvCachePct: 98, preemptionsPerMin: null });
+    // 20 preemptions + 5 retractions over the 10 s between scrapes.
+    expect((await s.collect()).servers[0]!.preemptionsPerMin).toBeCloseTo(150, 9);
+  });
+
+  test('the older vLLM gpu_cache_usage_perc is read where kv_cache_usage_perc is missing; a value outside 0–1 is no reading', async () => {
+    const old = (v: string) => `# TYPE vllm:gpu_cache_usage_perc gauge\nvllm:gpu_cache_usage_perc{model_name="m"} ${v}\n`;
+    const s = scraperOver([old('0.42'), old('NaN'), old('42')]);
+    expect((await s.collect()).servers[0]!.kvCachePct).toBeCloseTo(42, 9);
+    expect((await s.collect()).servers[0]!.kvCachePct).toBeNull();
+    expect((await s.collect()).servers[0]!.kvCachePct).toBeNull();
+  });
+
+  test('TensorRT-LLM under Triton: KV blocks in use are used ÷ max of the same model, not its "fraction" member', async () => {
+    const s = scraperOver([TRTLLM, TRTLLM.replace(/(kv_cache_block_type="used",[^}]*\}) 1$/m, '$1 5615'), TRTLLM.replace(/(kv_cache_block_type="max",[^}]*\}) 6239$/m, '$1 0')]);
+    expect((await s.collect()).servers[0]!.kvCachePct).toBeCloseTo((100 * 1) / 6239, 9);
+    expect((await s.collect()).servers[0]!.kvCachePct).toBeCloseTo((100 * 5615) / 6239, 9);
+    // A pool of no blocks says nothing.
+    expect((await s.collect()).servers[0]!.kvCachePct).toBeNull();
   });
 });
