@@ -11,7 +11,7 @@ import { AlertEngine, type AlertCycleResult } from '../lib/alerts/engine';
 import { readBaselines } from '../lib/alerts/read/baselines';
 import { ensureDefaultRules } from '../lib/alerts/store/rules';
 import { openDatabase } from '../lib/db/open';
-import { withoutJit } from '../lib/fleet/without-jit';
+import { withoutJit } from '../lib/db/without-jit';
 import { poolSql, type Sql } from '../lib/db/sql';
 import { DAY_MS, HOUR_MS, MINUTE_MS, floorTo } from '../lib/protocol/time';
 import { runHousekeeping } from '../lib/series/maintenance';

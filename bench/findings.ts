@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../lib/db/open';
 import { ensurePartitions } from '../lib/db/partitions';
 import { FindingsEngine } from '../lib/findings/engine/engine';
-import { withoutJit } from '../lib/fleet/without-jit';
+import { withoutJit } from '../lib/db/without-jit';
 import { FINDINGS_WINDOW_MS, PROBE_WINDOW_MS } from '../lib/findings/read/read-facts';
 import { FINDING_RULES } from '../lib/findings/registry';
 import type { Inventory } from '../lib/protocol';

@@ -13,7 +13,7 @@ import { mergeWires, quantileOfWire } from '../sketch';
 import { fleetPageSql, type FleetPageSqlRow } from './fleet-page-sql';
 import { serverEnvironment } from '../server/environment';
 import { DEFAULT_LOOKBACK_MS, selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
-import { withoutJit } from './without-jit';
+import { withoutJit } from '../db/without-jit';
 import { colourLevelsResolver } from './colour-levels';
 import { pageInfo, pageOf, resolveSort } from './fleet-query';
 

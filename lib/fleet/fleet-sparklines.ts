@@ -5,7 +5,7 @@ import { MINUTE_MS, floorTo } from '../protocol/time';
 import { segmentsAt, type Segment } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
 import { readMinuteQuantiles } from '../series/minute-quantiles';
-import { withoutJit } from './without-jit';
+import { withoutJit } from '../db/without-jit';
 
 const MINUTE_BIN = "date_bin(INTERVAL '60 seconds', x.ts, TIMESTAMPTZ '2000-01-01 00:00:00+00')";
 

@@ -8,7 +8,7 @@ import type { FleetHost, FleetParams, FleetSummary, HostColourLevels, HostStatus
 import { colourLevelsResolver, type ColourTarget } from './colour-levels';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
 import { serverEnvironment } from '../server/environment';
-import { withoutJit } from './without-jit';
+import { withoutJit } from '../db/without-jit';
 
 /** How far back a host's newest sample is looked for. */
 export const DEFAULT_LOOKBACK_MS = 7 * DAY_MS;

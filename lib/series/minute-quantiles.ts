@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import { withoutJit } from '../fleet/without-jit';
+import { withoutJit } from '../db/without-jit';
 import { quantileAt, quantileCtes } from './quantile-sql';
 import { readMinuteMarks, type MinuteMarks } from './rollup';
 import { binExpr } from './rollup-sql';

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/sql';
-import { withoutJit } from '../../fleet/without-jit';
+import { withoutJit } from '../../db/without-jit';
 import type { HostHeard } from '../inputs';
 
 /**

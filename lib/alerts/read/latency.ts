@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/sql';
-import { withoutJit } from '../../fleet/without-jit';
+import { withoutJit } from '../../db/without-jit';
 import { MINUTE_MS, floorTo } from '../../protocol/time';
 import { mergeHistograms } from '../../series/merge-histograms';
 import { coverRange } from '../../series/resolution';

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/sql';
-import { withoutJit } from '../../fleet/without-jit';
+import { withoutJit } from '../../db/without-jit';
 import type { SeriesMetric } from '../../protocol/read-api/series';
 import { MINUTE_MS, floorTo } from '../../protocol/time';
 import { METRIC_SOURCES, type MetricSource } from '../../series/metrics';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
-import { withoutJit } from '../../fleet/without-jit';
+import { withoutJit } from '../../db/without-jit';
 import { MINUTE_MS } from '../../protocol/time';
 import { isUnavailable, type Inventory } from '../../protocol';
 import { readResidencyPolicies } from '../store/residency-policies';

@@ -1,4 +1,4 @@
-import type { Sql } from '../db/sql';
+import type { Sql } from './sql';
 
 /**
  * Runs `fn` in a transaction with PostgreSQL's JIT off. The fleet reads cross its cost threshold at a few thousand
