@@ -3,16 +3,13 @@ import { formatDuration } from '../protocol/duration';
 import { MINUTE_MS } from '../protocol/time';
 import { METRIC_SOURCES } from '../series/metrics';
 import type { Observation } from './evaluate';
+import type { CpuStealMean } from '../series/per-cpu-steal';
 
-export interface CpuSteal {
-  cpu: number;
-  stealPct: number;
-}
 
 /** What a cycle adds to an observation beyond its value: read only for the instances that need it. */
 export interface Enrichment {
   /** The most-stolen vCPUs over the rule's window, most first (steal rules). */
-  topStolenCpus?: CpuSteal[];
+  topStolenCpus?: CpuStealMean[];
   /** The findings engine's explanation of a latency alert. */
   likelyCause?: string;
 }
@@ -30,7 +27,7 @@ const roundSilence = (ms: number) => (ms >= 2 * MINUTE_MS ? Math.round(ms / MINU
 const withUnit = (value: number, unit: string) => (unit === '%' ? `${formatNumber(value)} %` : `${formatNumber(value)} ${unit}`);
 
 /** "vCPUs 2 (31 %), 3 (27 %)": at most three, each stolen from at least half as much as the most (and 1 %). */
-export function describeStolenCpus(cpus: readonly CpuSteal[]): string | null {
+export function describeStolenCpus(cpus: readonly CpuStealMean[]): string | null {
   const most = Math.max(0, ...cpus.map((c) => c.stealPct));
   const top = cpus.filter((c) => c.stealPct >= 1 && c.stealPct >= most / 2).slice(0, 3);
   if (top.length === 0) return null;

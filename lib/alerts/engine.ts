@@ -4,7 +4,7 @@ import type { Sql } from '../db/sql';
 import type { AlertRule } from '../protocol/alerts';
 import { readWatermarks } from '../series/rollup';
 import { readDeliverableChannels } from './channels/channel-store';
-import { dashboardUrl, describeObservation, type CpuSteal, type Enrichment } from './describe';
+import { dashboardUrl, describeObservation, type Enrichment } from './describe';
 import { evaluateAlerts, rulesFor, type Observation } from './evaluate';
 import type { LatencyExplainer } from './explain';
 import { seriesRequestKey, type AlertInputs } from './inputs';
@@ -16,7 +16,7 @@ import { readHosts } from './read/hosts';
 import { readLatencyBurn, readLatencyHistograms, type BurnRequest } from './read/latency';
 import { readOpenFindings } from './read/open-findings';
 import { readSeriesWindows, type SeriesRequest } from './read/series-windows';
-import { readStolenCpus } from './read/stolen-cpus';
+import { readPerCpuSteal } from '../series/per-cpu-steal';
 import { markNotified, readActiveAlerts, readUnnotifiedAlerts, writeAlertChanges } from './store/active-alerts';
 import { enqueueEvents, enqueueSync, readChannelsNotifiedOfFiring } from './store/deliveries';
 import { readEnabledRules } from './store/rules';
@@ -214,8 +214,8 @@ export class AlertEngine {
       }
     }
     for (const [windowMs, list] of stealByWindow) {
-      const cpus = await readStolenCpus(this.sql, [...new Set(list.map((o) => o.hostId!))], new Date(now.getTime() - windowMs), now);
-      for (const o of list) out.set(`${o.ruleId}\u0000${o.fingerprint}`, { topStolenCpus: cpus.get(o.hostId!) ?? ([] as CpuSteal[]) });
+      const cpus = await readPerCpuSteal(this.sql, [...new Set(list.map((o) => o.hostId!))], new Date(now.getTime() - windowMs), now);
+      for (const o of list) out.set(`${o.ruleId}\u0000${o.fingerprint}`, { topStolenCpus: cpus.get(o.hostId!) ?? [] });
     }
     const explainer = this.options.explainer;
     if (explainer) {

@@ -6,7 +6,8 @@ import type pg from 'pg';
  * lib/db/rows.ts; the Prisma client serves only enrollment keys (docs/data-layer.md says why).
  */
 export interface Sql {
-  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  /** Rows come back unknown: a store checks them with lib/db/rows.ts before it trusts a field. */
+  query(text: string, params?: unknown[]): Promise<unknown[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
@@ -14,8 +15,8 @@ export interface Sql {
 
 function pgClientSql(client: pg.PoolClient): Sql {
   const sql: Sql = {
-    async query<Row>(text: string, params?: unknown[]) {
-      return (await client.query(text, params)).rows as Row[];
+    async query(text: string, params?: unknown[]) {
+      return (await client.query(text, params)).rows as unknown[];
     },
     async exec(script) {
       await client.query(script);
@@ -27,8 +28,8 @@ function pgClientSql(client: pg.PoolClient): Sql {
 
 export function poolSql(pool: pg.Pool): Sql {
   return {
-    async query<Row>(text: string, params?: unknown[]) {
-      return (await pool.query(text, params)).rows as Row[];
+    async query(text: string, params?: unknown[]) {
+      return (await pool.query(text, params)).rows as unknown[];
     },
     async exec(script) {
       await pool.query(script);
@@ -52,8 +53,8 @@ export function poolSql(pool: pg.Pool): Sql {
 
 function pgliteTxSql(tx: Transaction): Sql {
   const sql: Sql = {
-    async query<Row>(text: string, params?: unknown[]) {
-      return (await tx.query<Row>(text, params)).rows;
+    async query(text: string, params?: unknown[]) {
+      return (await tx.query(text, params)).rows;
     },
     async exec(script) {
       await tx.exec(script);
@@ -65,8 +66,8 @@ function pgliteTxSql(tx: Transaction): Sql {
 
 export function pgliteSql(db: PGlite): Sql {
   return {
-    async query<Row>(text: string, params?: unknown[]) {
-      return (await db.query<Row>(text, params)).rows;
+    async query(text: string, params?: unknown[]) {
+      return (await db.query(text, params)).rows;
     },
     async exec(script) {
       await db.exec(script);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { InventoryCache, readFleetFacts, readHostFacts } from '../../lib/findings/read/read-facts';
+import { InventoryCache } from '../../lib/findings/read/facts/inventory-cache';
+import { readFleetFacts, readHostFacts } from '../../lib/findings/read/read-facts';
 import { agentOutdated } from '../../lib/findings/rules/agent.outdated';
 import { stoppedReporting } from '../../lib/findings/rules/agent.stopped-reporting';
 import type { HostFacts } from '../../lib/findings/types';

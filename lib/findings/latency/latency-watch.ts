@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/sql';
 import type { ThresholdOverride } from '../../protocol/findings';
 import { p99RegressionScreen } from '../rules/latency.p99-regression';
-import { readHostRegions } from '../read/read-facts';
+import { readHostRegions } from '../read/facts/host-regions';
 import { listThresholdOverrides } from '../store/threshold-overrides';
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../protocol/time';
 import { readWatermarks } from '../../series';
