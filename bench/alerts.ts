@@ -20,6 +20,7 @@ import { GAUGE_ROLLUPS } from '../lib/series/tables';
 import { gaugeRollupSql } from '../lib/series/rollup-sql';
 import { keyOf } from '../lib/sketch';
 import { adminStatement } from './_fleet-database';
+import { rowsOf } from '../tests/support/rows';
 
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -235,7 +236,7 @@ try {
   await readBaselines(db.sql, [{ series: 'cpu_steal', baselineMs: DAY_MS }], now);
   const baselineMs = performance.now() - baselineStarted;
 
-  const [states] = await db.sql.query<{ firing: number; pending: number; queued: number }>(
+  const [states] = await rowsOf<{ firing: number; pending: number; queued: number }>(db.sql,
     `SELECT count(*) FILTER (WHERE state = 'firing')::int AS firing, count(*) FILTER (WHERE state = 'pending')::int AS pending,
             (SELECT count(*)::int FROM alert_deliveries) AS queued FROM alerts`,
   );

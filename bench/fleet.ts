@@ -9,6 +9,7 @@ import type { FleetParams } from '../lib/protocol/read-api/fleet';
 import { compareHosts } from '../lib/series';
 import { adminStatement, fillFleetDatabase } from './_fleet-database';
 import { FLEET_HOSTS, LATENCY_NAME, REGION, REGION_HOSTS } from './_queries-generate';
+import { rowsOf } from '../tests/support/rows';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -34,7 +35,7 @@ const url = new URL(baseUrl);
 url.pathname = `/${name}`;
 const db = await openDatabase({ kind: 'server', url: url.toString() });
 try {
-  const [stored] = reuse ? await db.sql.query<{ end_ms: string }>('SELECT end_ms FROM bench_fleet_meta') : [];
+  const [stored] = reuse ? await rowsOf<{ end_ms: string }>(db.sql, 'SELECT end_ms FROM bench_fleet_meta') : [];
   const endMs = stored ? Number(stored.end_ms) : Math.floor(Date.now() / 10_000) * 10_000;
   const now = new Date(endMs);
   if (!reuse) {

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { rowsOf } from '../tests/support/rows';
+import type { Sql } from '../lib/db/sql';
 
 // `server-only` must resolve to its empty module outside Next (see lib/node/server-only-hook.mjs).
 if (!process.execArgv.includes('--conditions=react-server')) {
@@ -204,17 +206,17 @@ async function nodeHttpReference(): Promise<WrkResult> {
 }
 
 /** Rows stored: a count(*) of every table, so only before and after the phases, never between measured windows. */
-async function stored(sql: { query<R>(t: string): Promise<R[]> }) {
+async function stored(sql: Pick<Sql, 'query'>) {
   const tables = ['report_ledger', ...SERIES_KINDS.map((k) => SERIES_SPECS[k].table)];
-  const [row] = await sql.query<Record<string, number>>(
+  const [row] = await rowsOf<Record<string, number>>(sql,
     `SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})::int8 AS ${t}`).join(', ')}`);
   const samples = SERIES_KINDS.reduce((n, k) => n + Number(row![SERIES_SPECS[k].table]), 0);
   return { reports: Number(row!.report_ledger), samples };
 }
 
 /** The WAL written so far and the checkpoints: cheap enough to read around every window. */
-async function walAndCheckpoints(sql: { query<R>(t: string): Promise<R[]> }) {
-  const [row] = await sql.query<Record<string, number>>(
+async function walAndCheckpoints(sql: Pick<Sql, 'query'>) {
+  const [row] = await rowsOf<Record<string, number>>(sql,
     `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes,
             (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter) AS checkpoints,
             (SELECT checkpoint_sync_time FROM pg_stat_bgwriter) AS checkpoint_sync_ms`);
@@ -231,11 +233,11 @@ interface StoredBytes {
  * Table and index bytes per stored report, per raw table: measured before the rollups and the raw COPY reference add
  * rows, so every row here belongs to a report in the ledger.
  */
-async function storedBytesPerReport(sql: { query<R>(t: string, p?: unknown[]): Promise<R[]> }): Promise<StoredBytes> {
+async function storedBytesPerReport(sql: Pick<Sql, 'query'>): Promise<StoredBytes> {
   const tables = ['report_ledger', ...SERIES_KINDS.map((k) => SERIES_SPECS[k].table)];
-  const [ledger] = await sql.query<{ reports: string }>('SELECT count(*) AS reports FROM report_ledger');
+  const [ledger] = await rowsOf<{ reports: string }>(sql, 'SELECT count(*) AS reports FROM report_ledger');
   const reports = Number(ledger!.reports);
-  const rows = await sql.query<{ parent: string; bytes: string }>(
+  const rows = await rowsOf<{ parent: string; bytes: string }>(sql,
     `SELECT p.relname AS parent, sum(pg_total_relation_size(c.oid)) AS bytes
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
       WHERE p.relname = ANY($1) GROUP BY p.relname ORDER BY bytes DESC`, [tables]);
@@ -406,7 +408,7 @@ function assertStoredAllSent(phase: string, stats: ListenerStats, seqs: SeqRange
  * database's count after the last window), series rows as reports × rows per report, CPU from /proc.
  */
 async function measureWindow(
-  phase: string, sql: { query<R>(t: string): Promise<R[]> }, listenerPid: number, seqs: SeqRange, rowsPerReport: number, ratePerS = 0,
+  phase: string, sql: Pick<Sql, 'query'>, listenerPid: number, seqs: SeqRange, rowsPerReport: number, ratePerS = 0,
 ): Promise<MeasuredWindow> {
   const before = await walAndCheckpoints(sql);
   const cpuBefore = { machine: machineCpu(), listener: processCpuTicks(listenerPid), postgres: commandCpuTicks('postgres') };
@@ -461,7 +463,7 @@ async function measureRollup(sql: Parameters<typeof rollUp>[0], fromMs: number, 
   const minute = 60_000;
   const start = new Date(Math.floor(fromMs / minute) * minute);
   const end = new Date(Math.floor(toMs / minute) * minute);
-  const [counted] = await sql.query<{ reports: string; host_minutes: string }>(
+  const [counted] = await rowsOf<{ reports: string; host_minutes: string }>(sql,
     `SELECT count(*) AS reports, count(DISTINCT (host_id, date_trunc('minute', ts))) AS host_minutes
        FROM report_ledger WHERE ts >= $1 AND ts < $2`, [start, end]);
   const cpuBefore = commandCpuTicks('postgres');
@@ -571,7 +573,7 @@ try {
     const t0 = performance.now();
     runWrk(HTTP_PORT, dataDir, warmupSeqs, WARMUP_S, seen);
     warmupS += (performance.now() - t0) / 1000;
-    seen = Number((await db.sql.query<{ n: string }>('SELECT count(DISTINCT host_id) AS n FROM report_ledger'))[0]!.n);
+    seen = Number((await rowsOf<{ n: string }>(db.sql, 'SELECT count(DISTINCT host_id) AS n FROM report_ledger'))[0]!.n);
   }
   const warmup = await listenerStats();
   if (warmup.maxSeqAcknowledged === null) throw new Error(`the warm-up stored no report (answers ${JSON.stringify(warmup.requestsAnswered)})`);

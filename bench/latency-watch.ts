@@ -10,6 +10,7 @@ import { FINDING_RULES } from '../lib/findings/registry';
 import { MINUTE_MS, HOUR_MS } from '../lib/protocol/time';
 import { FLEET_HOSTS, LATENCY_NAMES, generateLatencyFleet } from './_latency-fleet-generate';
 import { adminStatement } from './_fleet-database';
+import { rowsOf } from '../tests/support/rows';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -102,7 +103,7 @@ try {
     cycleWithout.push(await time(async () => (last.without = phases(await without.runCycle(now)))));
     cycleWith.push(await time(async () => (last.with = phases(await withLatency.runCycle(now)))));
   }
-  const [latencyFindings] = await db.sql.query<{ n: number }>(
+  const [latencyFindings] = await rowsOf<{ n: number }>(db.sql,
     `SELECT count(*)::int AS n FROM findings WHERE rule_id = 'latency.p99-regression' AND state = 'open'`,
   );
 

@@ -10,6 +10,7 @@ import { getHostSeries, getLatencyQuantiles, rollUp } from '../lib/series';
 import { floorTo } from '../lib/protocol/time';
 import { FLEET_HOSTS, LATENCY_NAME, REGION, REGION_HOSTS, generateBenchData, generateRollups } from './_queries-generate';
 import { adminStatement } from './_fleet-database';
+import { rowsOf } from '../tests/support/rows';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -72,7 +73,7 @@ try {
   const sliceMinutes = (floorTo(endMs, 60_000) - sliceFrom.getTime()) / 60_000;
   let differing = 0;
   for (const table of ROLLUP_TABLES) {
-    const [row] = await db.sql.query<{ n: number }>(
+    const [row] = await rowsOf<{ n: number }>(db.sql,
       `SELECT (SELECT count(*) FROM (TABLE bench_snap_${table} EXCEPT ALL SELECT * FROM ${table} WHERE ts >= $1) a)::int
             + (SELECT count(*) FROM (SELECT * FROM ${table} WHERE ts >= $1 EXCEPT ALL TABLE bench_snap_${table}) b)::int AS n`,
       [sliceFrom],

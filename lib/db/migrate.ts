@@ -1,8 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
+import { queryRow } from './rows';
 import type { Sql } from './sql';
 import { holdTransactionLock } from './locks';
+
+const appliedRow = z.object({ checksum: z.string() });
 
 // Prisma's own lock id, so this runner and `prisma migrate deploy` never run at the same time on one database.
 
@@ -61,7 +65,10 @@ export async function applyMigrations(sql: Sql, migrations = readMigrations()): 
   for (const migration of migrations) {
     const didApply = await sql.transaction(async (tx) => {
       await holdTransactionLock(tx, 'migrate');
-      const [existing] = await tx.query<{ checksum: string }>(
+      const existing = await queryRow(
+        tx,
+        '_prisma_migrations',
+        appliedRow,
         'SELECT checksum FROM "_prisma_migrations" WHERE migration_name = $1 AND finished_at IS NOT NULL AND rolled_back_at IS NULL',
         [migration.name],
       );

@@ -1,6 +1,10 @@
 import { holdTransactionLock } from './locks';
+import { z } from 'zod';
+import { queryRow } from './rows';
 import type { Sql } from './sql';
 import { DAY_MS } from '../protocol/time';
+
+const createdRow = z.object({ created: z.number().int() });
 
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
@@ -15,9 +19,9 @@ export async function ensurePartitions(sql: Sql, now: Date, daysBack = 7, daysAh
   const last = utcDay(new Date(now.getTime() + daysAhead * DAY_MS));
   // Every process creates them at start and ingest when a report finds one missing: two at once would both see it
   // missing and one CREATE would fail.
-  const [row] = await sql.transaction(async (tx) => {
+  const row = await sql.transaction(async (tx) => {
     await holdTransactionLock(tx, 'partitions');
-    return tx.query<{ created: number }>('SELECT inferwatch_ensure_partitions($1::date, $2::date) AS created', [first, last]);
+    return queryRow(tx, 'partitions', createdRow, 'SELECT inferwatch_ensure_partitions($1::date, $2::date) AS created', [first, last]);
   });
-  return Number(row?.created ?? 0);
+  return row?.created ?? 0;
 }

@@ -50,6 +50,8 @@ export const column = {
   /** int8 (bigint) columns: parsed to a number by lib/db/open.ts; every count inferwatch keeps fits a double. */
   int8: z.number(),
   timestamp: z.date(),
+  /** float4/float8 columns that can hold ±Infinity (a histogram's min or max past its last finite bound); z.number() refuses it. */
+  float: z.union([z.number(), z.literal(Infinity), z.literal(-Infinity)]),
   labels: z.record(z.string(), z.string()),
   /**
    * A jsonb document inferwatch wrote itself (an inventory, a webhook payload): checked to be an object, not

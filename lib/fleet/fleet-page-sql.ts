@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { column } from '../db/rows';
 import type { FleetParams, FleetSort, SortDirection } from '../protocol/read-api/fleet';
 
 /**
@@ -122,15 +124,16 @@ export function fleetPageSql(params: FleetParams, sort: { sort: FleetSort; dir: 
   return { text, values };
 }
 
-export interface FleetPageSqlRow {
-  total: number;
-  ids: number[];
-  regions: string[];
-  hosts: number;
-  reporting: number;
-  stale: number;
-  never_reported: number;
-  worst_critical: number;
-  worst_warning: number;
-  worst_info: number;
-}
+const count = z.number().int();
+export const fleetPageSqlRow = z.object({
+  total: count,
+  ids: z.array(column.id),
+  regions: z.array(z.string()),
+  hosts: count,
+  reporting: count,
+  stale: count,
+  never_reported: count,
+  worst_critical: count,
+  worst_warning: count,
+  worst_info: count,
+});

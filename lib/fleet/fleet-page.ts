@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Database } from '../db';
+import { column, queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
 import { hostFindingSummaries } from '../findings/read/host-summaries';
 import { listThresholdOverrides } from '../findings/store/threshold-overrides';
@@ -10,7 +12,7 @@ import { summarizeMinuteQuantiles } from '../series/minute-quantiles';
 import { coverRange } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
 import { mergeWires, quantileOfWire } from '../sketch';
-import { fleetPageSql, type FleetPageSqlRow } from './fleet-page-sql';
+import { fleetPageSql, fleetPageSqlRow } from './fleet-page-sql';
 import { serverEnvironment } from '../server/environment';
 import { DEFAULT_LOOKBACK_MS, selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
 import { withoutJit } from '../db/without-jit';
@@ -19,12 +21,17 @@ import { pageInfo, pageOf, resolveSort } from './fleet-query';
 
 const collator = new Intl.Collator('en');
 
+const diskQueueRow = z.object({ id: column.id, queue: z.number().nullable() });
+
 /** Deepest queue over the disks of each host's newest disk report within the lookback. */
 export async function readDiskQueuesOf(sql: Sql, hostIds: readonly number[], now: Date, lookbackMs: number): Promise<Map<number, number | null>> {
   const out = new Map<number, number | null>();
   if (hostIds.length === 0) return out;
   const rows = await withoutJit(sql, (tx) =>
-    tx.query<{ id: number; queue: number | null }>(
+    queryRows(
+      tx,
+      'disk_sample_arrays',
+      diskQueueRow,
       `SELECT i.id, (SELECT max(q) FROM unnest(d.queue_depth) q)::float8 AS queue
          FROM unnest($1::int[]) AS i(id)
          JOIN LATERAL (SELECT queue_depth FROM disk_sample_arrays d WHERE d.host_id = i.id AND d.ts >= $2 AND d.ts <= $3
@@ -77,13 +84,13 @@ export async function getFleetPage(db: Pick<Database, 'sql'>, params: FleetParam
   const sort = resolveSort(params);
   const statement = fleetPageSql(params, sort, { now, staleAfterMs, lookbackMs: options.lookbackMs ?? DEFAULT_LOOKBACK_MS });
   const [[summary], findings, fleetLatency, overrides] = await Promise.all([
-    withoutJit(db.sql, (tx) => tx.query<FleetPageSqlRow>(statement.text, statement.values)),
+    withoutJit(db.sql, (tx) => queryRows(tx, 'hosts', fleetPageSqlRow, statement.text, statement.values)),
     hostFindingSummaries(db),
     readFleetLatency(db.sql, window.fromMs, window.toMs),
     listThresholdOverrides(db),
   ]);
   const levelsOf = colourLevelsResolver(overrides);
-  const matchingIds = (summary!.ids ?? []).map(Number);
+  const matchingIds = summary!.ids;
 
   let ids = matchingIds;
   let paging = { page: 1, limit: Math.max(1, summary!.total), pages: 1 };

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Database } from '../db';
+import { column, queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
 import { SPARKLINE_WINDOW_MS, type SparklineParams, type SparklinePoint, type SparklinesResponse } from '../protocol/read-api/fleet';
 import { MINUTE_MS, floorTo } from '../protocol/time';
@@ -9,7 +11,8 @@ import { withoutJit } from '../db/without-jit';
 
 const MINUTE_BIN = "date_bin(INTERVAL '60 seconds', x.ts, TIMESTAMPTZ '2000-01-01 00:00:00+00')";
 
-type Row = { host_id: number; t: Date; v: number | null };
+const minuteRow = z.object({ host_id: column.id, t: column.timestamp, v: z.number().nullable() });
+type Row = z.output<typeof minuteRow>;
 
 /** Average steal per host and minute: closed minutes from the 1-minute rollup, the open edge from raw samples. */
 async function stealPerMinute(sql: Sql, hostIds: number[], segments: Segment[]): Promise<Row[]> {
@@ -25,7 +28,7 @@ async function stealPerMinute(sql: Sql, hostIds: number[], segments: Segment[]):
       WHERE x.host_id = ANY($1::int[]) AND x.ts >= $${params.length - 1} AND x.ts < $${params.length} GROUP BY 1, 2`;
   });
   return withoutJit(sql, (tx) =>
-    tx.query<Row>(`SELECT host_id, t, (sum(s) / nullif(sum(w), 0))::float8 AS v FROM (${parts.join('\nUNION ALL\n')}) u GROUP BY 1, 2`, params),
+    queryRows(tx, 'host_samples', minuteRow, `SELECT host_id, t, (sum(s) / nullif(sum(w), 0))::float8 AS v FROM (${parts.join('\nUNION ALL\n')}) u GROUP BY 1, 2`, params),
   );
 }
 

@@ -6,6 +6,7 @@ import { readHostAgentFacts } from '../hosts/store';
 import type { HostDetail } from '../protocol/read-api/host';
 import { serverEnvironment } from '../server/environment';
 import { colourLevelsResolver } from './colour-levels';
+import { readNewestInventory } from './newest-inventory';
 import { selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
 
 /** One host as the fleet summary shows it, plus its newest inventory snapshot and whether its agent may report. */
@@ -24,10 +25,7 @@ export async function getHostDetail(
   ]);
   if (!row) throw new NotFoundError(`host ${hostId} not found`);
   const approvedUntil = access?.reenroll_approved_until ?? null;
-  const [inventory] = await sql.query<{ taken_at: Date; hash: string; data: unknown }>(
-    'SELECT taken_at, hash, data FROM inventory_snapshots WHERE host_id = $1 ORDER BY taken_at DESC LIMIT 1',
-    [hostId],
-  );
+  const inventory = await readNewestInventory(sql, hostId);
   const host = toFleetHost(row, now.getTime(), options.staleAfterMs ?? serverEnvironment().staleAfterMs, findings.byHost.get(hostId), colourLevelsResolver(overrides));
   const reportTimes = [host.latest?.ts ?? null, access?.last_report_ts?.toISOString() ?? null].filter((t) => t !== null);
   return {
@@ -35,7 +33,7 @@ export async function getHostDetail(
     lastReportAt: reportTimes.length ? reportTimes.reduce((a, b) => (a > b ? a : b)) : null,
     createdAt: new Date(row.created_at).toISOString(),
     inventory: inventory
-      ? { takenAt: new Date(inventory.taken_at).toISOString(), hash: inventory.hash, data: inventory.data }
+      ? { takenAt: inventory.taken_at.toISOString(), hash: inventory.hash, data: inventory.data }
       : null,
     agentAccess: {
       tokenRevokedAt: access?.token_revoked_at?.toISOString() ?? null,

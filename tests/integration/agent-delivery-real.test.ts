@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { runDeliveryScenario, type DeliveryTarget } from '../support/delivery-scenario';
+import { rowsOf } from '../support/rows';
 
 let testDb: TestDatabase;
 beforeAll(async () => {
@@ -52,7 +53,7 @@ async function createRealServer(): Promise<DeliveryTarget> {
     enrollKey: key,
     secrets: [key],
     storedSeqs: async () =>
-      (await db.sql.query<{ seq: number }>('SELECT seq FROM report_ledger')).map((row) => Number(row.seq)),
+      (await rowsOf<{ seq: number }>(db.sql, 'SELECT seq FROM report_ledger')).map((row) => Number(row.seq)),
     enrollments: async () => db.prisma.host.count(),
     listen: (port) => new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port))),
     stop: async () => {
@@ -70,7 +71,7 @@ test('against the real ingest on PostgreSQL, every report survives an outage and
   await runDeliveryScenario(server);
   const { getDb } = await import('../../lib/db');
   const db = await getDb();
-  const [ledger] = await db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM report_ledger');
-  const [samples] = await db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM host_samples');
+  const [ledger] = await rowsOf<{ n: number }>(db.sql, 'SELECT count(*)::int AS n FROM report_ledger');
+  const [samples] = await rowsOf<{ n: number }>(db.sql, 'SELECT count(*)::int AS n FROM host_samples');
   expect(samples?.n).toBe(ledger?.n);
 });

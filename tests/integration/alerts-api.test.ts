@@ -19,6 +19,7 @@ import type { Alert, AlertRule, Channel, DeliveriesResponse, Silence } from '../
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { enableOnly, SECRET_KEY } from './alerts-helpers';
 import { enrolledHost } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 const ADMIN = 'test-admin-token';
 let testDb: TestDatabase;
@@ -117,7 +118,7 @@ describe('/api/v1/alerts/channels', () => {
     const listed = await (await getChannels(new Request(url('/api/v1/alerts/channels'), admin('GET')))).text();
     const one = await (await getChannel(new Request(url('/'), admin('GET')), params({ id: String(channel.id) }))).text();
     for (const text of [JSON.stringify(channel), listed, one]) expect(text).not.toContain(secret);
-    const [row] = await db.sql.query<Record<string, unknown>>('SELECT * FROM alert_channels WHERE id = $1', [channel.id]);
+    const [row] = await rowsOf<Record<string, unknown>>(db.sql, 'SELECT * FROM alert_channels WHERE id = $1', [channel.id]);
     expect(JSON.stringify(row)).not.toContain(secret);
 
     const patched = await patchChannel(new Request(url('/'), admin('PATCH', { secret: 'another-secret-of-some-length', minSeverity: 'critical' })), params({ id: String(channel.id) }));
@@ -258,7 +259,7 @@ describe('label matchers are RE2, as Alertmanager\'s', () => {
     const channel = (await (
       await postChannel(new Request(url('/'), admin('POST', { kind: 'webhook', name: 'stored', url: 'http://127.0.0.1:9/', secret: 'signing-secret-0123456789', matchers: [{ name: 'host', value: 'gpu-stored' }] })))
     ).json()) as Channel;
-    const [stored] = await db.sql.query<{ id: number }>(
+    const [stored] = await rowsOf<{ id: number }>(db.sql,
       `INSERT INTO alert_silences (matchers, starts_at, ends_at, comment, created_by) VALUES ($1::jsonb, now(), now() + interval '1 hour', 'old', 'oncall') RETURNING id`,
       [JSON.stringify([{ ...lookahead, isEqual: true }])],
     );

@@ -13,6 +13,7 @@ import type { WebhookPayload } from '../../lib/protocol/alerts';
 import { deliveryRows, enableOnly, SECRET_KEY } from './alerts-helpers';
 import { ManualClock, Receiver } from './alerts-receiver';
 import { createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 const PUBLIC_URL = 'http://inferwatch.test:3000';
 const SIGNING_SECRET = 'test-signing-secret-0123456789';
@@ -50,7 +51,7 @@ async function fireAlert(engine: AlertEngine): Promise<number> {
     [host.hostId],
   );
   await engine.runCycle(clock.now());
-  const [row] = await db.sql.query<{ id: number }>('SELECT id FROM alerts WHERE host_id = $1', [host.hostId]);
+  const [row] = await rowsOf<{ id: number }>(db.sql, 'SELECT id FROM alerts WHERE host_id = $1', [host.hostId]);
   return Number(row!.id);
 }
 
@@ -134,7 +135,7 @@ describe('notification delivery', () => {
     expect(delivery!.status).toBe('delivered');
     // Refused connections at 0, 0.75, 2.25, 5.25, 11.25, 23.25 and 47.25 s (1 s doubling, jitter fixed at ½), then 95.25 s.
     expect(delivery!.attempts).toBe(8);
-    const [counts] = await db.sql.query<{ failures_total: number; deliveries_total: number }>('SELECT failures_total, deliveries_total FROM alert_channels WHERE id = $1', [channel.id]);
+    const [counts] = await rowsOf<{ failures_total: number; deliveries_total: number }>(db.sql, 'SELECT failures_total, deliveries_total FROM alert_channels WHERE id = $1', [channel.id]);
     expect(counts).toEqual({ failures_total: 7, deliveries_total: 1 });
     expect(await renderAlertMetrics(db)).toMatch(new RegExp(`inferwatch_alert_notification_failures_total\\{channel="${channel.name}",kind="webhook"\\} 7`));
   });
@@ -214,10 +215,10 @@ describe('notification delivery', () => {
     void w.poll();
     await until(async () => slow.requests.length === 1, 'the request to hang');
     await w.stop();
-    const [delivery] = await db.sql.query<{ status: string; next_attempt_at: Date; last_error: string }>('SELECT status, next_attempt_at, last_error FROM alert_deliveries');
+    const [delivery] = await rowsOf<{ status: string; next_attempt_at: Date; last_error: string }>(db.sql, 'SELECT status, next_attempt_at, last_error FROM alert_deliveries');
     expect(delivery).toMatchObject({ status: 'pending', last_error: 'shutting down' });
     expect(new Date(delivery!.next_attempt_at).getTime()).toBe(clock.ms);
-    const [counts] = await db.sql.query<{ failures_total: number }>('SELECT failures_total FROM alert_channels WHERE id = $1', [channel.id]);
+    const [counts] = await rowsOf<{ failures_total: number }>(db.sql, 'SELECT failures_total FROM alert_channels WHERE id = $1', [channel.id]);
     expect(counts!.failures_total).toBe(0);
   });
 
@@ -228,7 +229,7 @@ describe('notification delivery', () => {
     const channel = await createChannel(db, box, { kind: 'slack', name: 'slack', webhookUrl, minSeverity: 'info', matchers: [], enabled: true });
     expect(channel.url).toBeNull();
     expect(channel.secretPrefix!.length).toBeLessThan(webhookUrl.length / 2 + 2);
-    const [stored] = await db.sql.query<Record<string, unknown>>('SELECT * FROM alert_channels WHERE id = $1', [channel.id]);
+    const [stored] = await rowsOf<Record<string, unknown>>(db.sql, 'SELECT * FROM alert_channels WHERE id = $1', [channel.id]);
     expect(JSON.stringify(stored)).not.toContain('/services/');
 
     await fireAlert(new AlertEngine(db, { publicUrl: PUBLIC_URL }));

@@ -16,6 +16,7 @@ import { serverEnvironment } from '../../lib/server/environment';
 import { ingestClient } from '../support/ingest-client';
 import { alertRows, deliveryRows, enableOnly, reportsBetween, SECRET_KEY, shapedReport } from './alerts-helpers';
 import { createEmbeddedDatabase, createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 const PUBLIC_URL = 'http://inferwatch.test:3000';
 
@@ -90,7 +91,7 @@ describe.each([
 
   test('a host that stops reporting: host-silent fires after 3 of its intervals, by the server’s receive time', async () => {
     await enableOnly(db, ['host-silent']);
-    const [heard] = await db.sql.query<{ at: Date }>(
+    const [heard] = await rowsOf<{ at: Date }>(db.sql,
       `SELECT max(GREATEST(h.last_seen_at, (SELECT max(received_at) FROM report_ledger r WHERE r.host_id = h.id))) AS at FROM hosts h`,
     );
     const lastMs = new Date(heard!.at).getTime();
@@ -110,7 +111,7 @@ describe.each([
     const warmUp = shapedReport(0, END);
     await client.send(host.token, [{ ...warmUp, intervalMs: 260, agent: { ...warmUp.agent, reportEveryMs: 10_000 } }]);
     await client.settle();
-    const [ledger] = await db.sql.query<{ at: Date }>('SELECT received_at AS at FROM report_ledger WHERE host_id = $1', [host.hostId]);
+    const [ledger] = await rowsOf<{ at: Date }>(db.sql, 'SELECT received_at AS at FROM report_ledger WHERE host_id = $1', [host.hostId]);
     const heardMs = new Date(ledger!.at).getTime();
     const silentOf = async () => (await alertRows(db, 'host-silent')).filter((a) => a.labels.host === 'gpu-new').map((a) => a.state);
 
@@ -126,7 +127,7 @@ describe.each([
     const host = await enrolledHost(db, 'gpu-old-agent');
     await client.send(host.token, [...reportsBetween(0, END - 30_000, END - 260, {}), { ...shapedReport(4, END), intervalMs: 260 }]);
     await client.settle();
-    const [ledger] = await db.sql.query<{ at: Date }>('SELECT max(received_at) AS at FROM report_ledger WHERE host_id = $1', [host.hostId]);
+    const [ledger] = await rowsOf<{ at: Date }>(db.sql, 'SELECT max(received_at) AS at FROM report_ledger WHERE host_id = $1', [host.hostId]);
     const heardMs = new Date(ledger!.at).getTime();
     const silentOf = async () => (await alertRows(db, 'host-silent')).filter((a) => a.labels.host === 'gpu-old-agent').map((a) => a.state);
 
@@ -139,7 +140,7 @@ describe.each([
   test('a critical finding opened fires at once, and resolves when the finding does', async () => {
     await enableOnly(db, ['critical-finding']);
     const host = await enrolledHost(db, 'gpu-finding');
-    const [finding] = await db.sql.query<{ id: number }>(
+    const [finding] = await rowsOf<{ id: number }>(db.sql,
       `INSERT INTO findings (rule_id, host_id, region, severity, state, message, remedy, evidence, first_seen_at, opened_at, last_evaluated_at)
        VALUES ('cpu.avx512-hidden', $1, 'oslo', 'critical', 'open', 'AVX-512 is hidden from the guest.', 'Use host-passthrough.', '{"values":[]}', now(), now(), now())
        RETURNING id`,
@@ -160,7 +161,7 @@ describe.each([
   test('a critical finding that eases to warning and back keeps its one alert firing: one notification, no resolve', async () => {
     await enableOnly(db, ['critical-finding']);
     const host = await enrolledHost(db, 'gpu-finding-swings');
-    const [finding] = await db.sql.query<{ id: number }>(
+    const [finding] = await rowsOf<{ id: number }>(db.sql,
       `INSERT INTO findings (rule_id, host_id, region, severity, state, message, remedy, evidence, first_seen_at, opened_at, last_evaluated_at)
        VALUES ('cpu.steal-high', $1, 'oslo', 'critical', 'open', 'Steal 18 %.', 'Move the VM.', '{"values":[]}', now(), now(), now())
        RETURNING id`,

@@ -2,6 +2,7 @@ import type { Database } from '../../lib/db/open';
 import type { Report } from '../../lib/protocol';
 import { LatencySketch } from '../../lib/sketch';
 import { makeReport } from '../support/report-factory';
+import { rowsOf } from '../support/rows';
 
 export const SECRET_KEY = Buffer.alloc(32, 42);
 
@@ -59,14 +60,14 @@ export function reportsBetween(firstSeq: number, fromMs: number, toMs: number, s
 }
 
 export async function alertRows(db: Database, ruleId?: string) {
-  return db.sql.query<{ id: number; rule_id: string; state: string; fingerprint: string; labels: Record<string, string>; annotations: Record<string, string>; notified: string; value: number | null }>(
+  return rowsOf<{ id: number; rule_id: string; state: string; fingerprint: string; labels: Record<string, string>; annotations: Record<string, string>; notified: string; value: number | null }>(db.sql,
     `SELECT id, rule_id, state, fingerprint, labels, annotations, notified, value FROM alerts ${ruleId ? 'WHERE rule_id = $1' : ''} ORDER BY id`,
     ruleId ? [ruleId] : [],
   );
 }
 
 export async function deliveryRows(db: Database) {
-  return db.sql.query<{ id: number; channel_id: number; alert_id: number | null; kind: string; event: string; status: string; attempts: number; last_error: string | null }>(
+  return rowsOf<{ id: number; channel_id: number; alert_id: number | null; kind: string; event: string; status: string; attempts: number; last_error: string | null }>(db.sql,
     'SELECT id, channel_id, alert_id, kind, event, status, attempts, last_error FROM alert_deliveries ORDER BY id',
   );
 }

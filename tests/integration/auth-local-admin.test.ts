@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CLIENT_ADDRESS_HEADER } from '../../lib/http/client-address';
 import type { CreatedUser } from '../../lib/protocol/auth';
 import { createServerDatabase, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 // The first user, made from Settings by the local admin (a server listening on loopback only): no CLI needed.
 type Handler = (request: Request) => Promise<Response>;
@@ -37,7 +38,7 @@ test('the local admin creates the first admin with a generated password, answere
   expect(user.generatedPassword).toMatch(/^[\w-]{24}$/);
   const signedIn = await routes.login(post('/api/v1/auth/login', { email: 'first@example.com', password: user.generatedPassword }));
   expect(signedIn.status).toBe(204);
-  const [row] = await t.db.sql.query<{ detail: unknown }>("SELECT detail FROM audit_log WHERE action = 'user.create'");
+  const [row] = await rowsOf<{ detail: unknown }>(t.db.sql, "SELECT detail FROM audit_log WHERE action = 'user.create'");
   expect(JSON.stringify(row)).not.toContain(user.generatedPassword!);
 });
 

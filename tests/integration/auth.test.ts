@@ -3,6 +3,7 @@ import { createUser } from '../../lib/auth/users';
 import { CLIENT_ADDRESS_HEADER } from '../../lib/http/client-address';
 import type { ApiTokenView, CreatedApiToken, SessionInfo, UserView } from '../../lib/protocol/auth';
 import { createServerDatabase, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 // Accounts, sessions, roles, API tokens and the audit log through the real route handlers and PostgreSQL, with local
 // sign-in off: the server as it runs when it listens beyond loopback.
@@ -124,7 +125,7 @@ describe('accounts and roles', () => {
     const created = (await (await routes.tokens.POST(request('/api/v1/auth/tokens', { method: 'POST', cookie: viewer, body: { name: 'grafana' } }))).json()) as CreatedApiToken;
     expect(created.token).toMatch(/^iwt_[\w-]{43}$/);
     expect(created.role).toBe('viewer');
-    const stored = await t.db.sql.query<{ token_hash: string }>('SELECT token_hash FROM api_tokens WHERE id = $1', [created.id]);
+    const stored = await rowsOf<{ token_hash: string }>(t.db.sql, 'SELECT token_hash FROM api_tokens WHERE id = $1', [created.id]);
     expect(stored[0]!.token_hash).not.toContain(created.token.slice(4));
     const listed = (await (await routes.tokens.GET(request('/api/v1/auth/tokens', { cookie: viewer }))).json()) as { tokens: ApiTokenView[] };
     expect(JSON.stringify(listed)).not.toContain(created.token);

@@ -3,6 +3,7 @@ import { openDatabase, type Database } from '../../lib/db/open';
 import { ensurePartitions } from '../../lib/db/partitions';
 import { DAY_MS } from '../../lib/protocol/time';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { rowsOf } from '../support/rows';
 
 // Replicas start together (a deploy, a restart of the whole service): each opens the database, applies the migrations
 // and creates partitions. Three handles are three sets of sessions, as three processes would be.
@@ -23,7 +24,7 @@ describe('processes opening one PostgreSQL database at once', () => {
     const results = await Promise.allSettled(Array.from({ length: PROCESSES }, () => openDatabase({ kind: 'server', url: database.url })));
     for (const result of results) if (result.status === 'fulfilled') opened.push(result.value);
     expect(results.map((r) => (r.status === 'fulfilled' ? 'opened' : String(r.reason)))).toEqual(Array(PROCESSES).fill('opened'));
-    const [row] = await opened[0]!.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM _prisma_migrations');
+    const [row] = await rowsOf<{ n: number }>(opened[0]!.sql, 'SELECT count(*)::int AS n FROM _prisma_migrations');
     expect(row!.n).toBeGreaterThan(0);
   });
 
@@ -35,7 +36,7 @@ describe('processes opening one PostgreSQL database at once', () => {
     const createdCounts = results.map((r) => (r.status === 'fulfilled' ? r.value : -1));
     expect(createdCounts.filter((n) => n > 0)).toHaveLength(1);
     const suffix = day.toISOString().slice(0, 10).replaceAll('-', '');
-    const [row] = await handles[0]!.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_class WHERE relname = $1`, [`host_samples_p${suffix}`]);
+    const [row] = await rowsOf<{ n: number }>(handles[0]!.sql, `SELECT count(*)::int AS n FROM pg_class WHERE relname = $1`, [`host_samples_p${suffix}`]);
     expect(row!.n).toBe(1);
   });
 });

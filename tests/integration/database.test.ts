@@ -8,21 +8,22 @@ import { applyMigrations, MigrationChecksumError, readMigrations } from '../../l
 import { openDatabase, type Database } from '../../lib/db/open';
 import { RAW_SERIES_TABLES } from '../../prisma/series-tables';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { rowsOf } from '../support/rows';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-db-'));
 
 async function expectMigrated(db: Database) {
-  const rows = await db.sql.query<{ migration_name: string; checksum: string }>(
+  const rows = await rowsOf<{ migration_name: string; checksum: string }>(db.sql,
     'SELECT migration_name, checksum FROM "_prisma_migrations" ORDER BY migration_name',
   );
   expect(rows).toEqual(readMigrations().map((m) => ({ migration_name: m.name, checksum: m.checksum })));
   const today = new Date().toISOString().slice(0, 10).replaceAll('-', '');
   for (const table of RAW_SERIES_TABLES) {
-    const [partition] = await db.sql.query<{ name: string | null }>('SELECT to_regclass($1)::text AS name', [`${table}_p${today}`]);
+    const [partition] = await rowsOf<{ name: string | null }>(db.sql, 'SELECT to_regclass($1)::text AS name', [`${table}_p${today}`]);
     expect(partition?.name, `${table} has today's partition`).toBe(`${table}_p${today}`);
   }
   // Retention drops the partitions of RAW_SERIES_TABLES; the database partitions the tables it lists.
-  const partitioned = await db.sql.query<{ parent: string }>('SELECT parent FROM inferwatch_daily_partitioned ORDER BY parent');
+  const partitioned = await rowsOf<{ parent: string }>(db.sql, 'SELECT parent FROM inferwatch_daily_partitioned ORDER BY parent');
   expect(partitioned.map((r) => r.parent)).toEqual([...RAW_SERIES_TABLES].sort());
   expect(await db.prisma.host.count()).toBe(0);
 }

@@ -7,6 +7,7 @@ import { DemoRunner } from '../../lib/demo/runner';
 import type { DemoState, DemoStateStore } from '../../lib/demo/state';
 import { FakeClock } from '../unit/demo/fake-clock';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { rowsOf } from '../support/rows';
 
 const MIN = 60_000;
 
@@ -97,7 +98,7 @@ test('the demo fleet, through the real enroll and ingest endpoints on PostgreSQL
   const { closeIngest } = await import('../../lib/server/process-ingest');
   await closeIngest();
 
-  const hosts = await db.sql.query<{ id: number; hostname: string; region: string; labels: Record<string, string> }>(
+  const hosts = await rowsOf<{ id: number; hostname: string; region: string; labels: Record<string, string> }>(db.sql,
     'SELECT id, hostname, region, labels FROM hosts ORDER BY id',
   );
   expect(hosts.map((h) => h.hostname).sort()).toEqual(runner.hosts.map((h) => h.hostname).sort());
@@ -105,7 +106,7 @@ test('the demo fleet, through the real enroll and ingest endpoints on PostgreSQL
     expect(h.labels).toEqual(DEMO_LABELS);
     expect(h.region).toBe(runner.hosts.find((d) => d.hostname === h.hostname)!.region);
   }
-  const [stored] = await db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM report_ledger');
+  const [stored] = await rowsOf<{ n: number }>(db.sql, 'SELECT count(*)::int AS n FROM report_ledger');
   expect(stored!.n).toBeGreaterThan(runner.hosts.length * 150);
 
   const cycle = await new FindingsEngine(db).runCycle(new Date(nowMs));

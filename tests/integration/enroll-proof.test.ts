@@ -7,6 +7,7 @@ import { closeDb, getDb } from '../../lib/db';
 import { toErrorEnvelope } from '../../lib/errors';
 import { CLIENT_ADDRESS_HEADER } from '../../lib/http/client-address';
 import { createEmbeddedDatabase, createServerDatabase, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 async function rejection(promise: Promise<unknown>) {
   try {
@@ -214,7 +215,7 @@ describe('an administrator revokes a host and approves its re-enrollment over th
     expect(back.hostId).toBe(host.hostId);
     expect(await accepted(db, back.token)).toBe(true);
 
-    const actions = await db.sql.query<{ action: string; target: string; ip: string }>(
+    const actions = await rowsOf<{ action: string; target: string; ip: string }>(db.sql,
       "SELECT action, target, ip FROM audit_log WHERE action LIKE 'host.%' ORDER BY id",
     );
     // The enrollments themselves are audited too (called here without a client address); the refused one is not.

@@ -15,6 +15,7 @@ import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request'
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { GroupCommitWriter } from '../../lib/ingest/write/group-commit/group-commit-writer';
 import { createServerDatabase, jsonBody, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 async function rejection(promise: Promise<unknown>) {
   try {
@@ -44,7 +45,7 @@ describe('enrollment and host tokens', () => {
   test('a key is stored only as its hash and listed without it', async () => {
     const created = await createEnrollmentKey(t.db, { name: 'ml oslo', region: 'oslo', labels: { team: 'ml' } });
     expect(created.key).toMatch(/^iwk_[A-Za-z0-9_-]{43}$/);
-    const [row] = await t.db.sql.query<{ token_hash: string }>('SELECT token_hash FROM enrollment_keys WHERE id = $1', [created.id]);
+    const [row] = await rowsOf<{ token_hash: string }>(t.db.sql, 'SELECT token_hash FROM enrollment_keys WHERE id = $1', [created.id]);
     expect(row!.token_hash).toBe(hashToken(created.key));
     const listed = (await listEnrollmentKeys(t.db)).find((k) => k.id === created.id)!;
     expect(JSON.stringify(listed)).not.toContain(created.key);
@@ -56,7 +57,7 @@ describe('enrollment and host tokens', () => {
     const first = await enrollHost(t.db, key.key, { hostname: 'gpu-1', machineId: 'abc' });
     expect(first).toMatchObject({ region: 'frankfurt', nextSeq: 0 });
     expect(first.token).toMatch(/^iwh_/);
-    const [host] = await t.db.sql.query<{ labels: unknown; region: string }>('SELECT labels, region FROM hosts WHERE id = $1', [first.hostId]);
+    const [host] = await rowsOf<{ labels: unknown; region: string }>(t.db.sql, 'SELECT labels, region FROM hosts WHERE id = $1', [first.hostId]);
     expect(host).toEqual({ labels: { tier: 'gpu' }, region: 'frankfurt' });
     for (const seq of [0, 1, 2]) expect((await ingest(first.token, seq)).status).toBe(200);
 
@@ -83,7 +84,7 @@ describe('enrollment and host tokens', () => {
     // The reverse: hosts.last_seq says 41, the ledger has nothing of the host.
     const noLedger = await enrollHost(t.db, key.key, { hostname: 'behind-2', machineId: 'm-behind-2' });
     await setLastSeq(noLedger.hostId, 41);
-    const [ledger] = await t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM report_ledger WHERE host_id = $1', [noLedger.hostId]);
+    const [ledger] = await rowsOf<{ n: number }>(t.db.sql, 'SELECT count(*)::int AS n FROM report_ledger WHERE host_id = $1', [noLedger.hostId]);
     expect(ledger!.n).toBe(0);
     expect((await enrollHost(t.db, key.key, { hostname: 'behind-2', machineId: 'm-behind-2' })).nextSeq).toBe(42);
   });
@@ -104,7 +105,7 @@ describe('enrollment and host tokens', () => {
     expect(await rejection(enrollHost(t.db, revoked.key, { hostname: 'x', machineId: null }))).toMatchObject({ status: 403, code: 'forbidden', message: 'enrollment key has been revoked' });
     const expired = await createEnrollmentKey(t.db, { name: 'e', region: 'oslo', labels: {}, expiresAt: new Date(Date.now() - 1000) });
     expect(await rejection(enrollHost(t.db, expired.key, { hostname: 'x', machineId: null }))).toMatchObject({ status: 403, code: 'forbidden', message: 'enrollment key has expired' });
-    const [n] = await t.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM hosts WHERE hostname = 'x'");
+    const [n] = await rowsOf<{ n: number }>(t.db.sql, "SELECT count(*)::int AS n FROM hosts WHERE hostname = 'x'");
     expect(n!.n).toBe(0);
   });
 
@@ -150,7 +151,7 @@ describe('enrollment and host tokens', () => {
     const key = await ensureLocalEnrollmentKey(t.db, file);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(await ensureLocalEnrollmentKey(t.db, file)).toBe(key);
-    const [row] = await t.db.sql.query<{ id: number; name: string; region: string }>('SELECT id, name, region FROM enrollment_keys WHERE token_hash = $1', [hashToken(key)]);
+    const [row] = await rowsOf<{ id: number; name: string; region: string }>(t.db.sql, 'SELECT id, name, region FROM enrollment_keys WHERE token_hash = $1', [hashToken(key)]);
     expect(row).toMatchObject({ name: 'local', region: 'local' });
     await revokeEnrollmentKey(t.db, row!.id);
     const replaced = await ensureLocalEnrollmentKey(t.db, file);

@@ -2,6 +2,7 @@ import { expect, test } from 'vitest';
 import type { IngestResponse } from '../../lib/protocol';
 import { eventually } from '../support/live-agent';
 import { isEverySeqOnce, killAgent, producedReports, setUpDrill } from '../support/fault-drill';
+import { rowsOf } from '../support/rows';
 
 // Fault drill: the agent is SIGKILLed while a delivery is in flight. The request has reached the server, which
 // stores it after the agent is gone, so the acknowledgement is lost: the restarted agent sends those reports again
@@ -40,6 +41,6 @@ test('an agent SIGKILLed mid-delivery and restarted on the same state dir gets e
   const produced = producedReports(stateDir);
   expect({ produced, everySeqOnce: isEverySeqOnce(seqs, produced) }).toEqual({ produced, everySeqOnce: true });
   const { getDb } = await import('../../lib/db');
-  const [samples] = await (await getDb()).sql.query<{ n: number }>('SELECT count(*)::int AS n FROM host_samples');
+  const [samples] = await rowsOf<{ n: number }>((await getDb()).sql, 'SELECT count(*)::int AS n FROM host_samples');
   expect(samples!.n).toBe(produced);
 });

@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { eventually, runFindingsCycle } from '../support/live-agent';
 import { producedReports, spooledSeqs, setUpDrill, type DrillAgent } from '../support/fault-drill';
+import { rowsOf } from '../support/rows';
 
 // Fault drill: the host's clock is 10 minutes off. Ingest takes a report stamped up to 5 minutes ahead of the server's
 // clock and any time back to raw retention (docs/protocol.md, Time). Behind: its reports are stored at once, at the
@@ -45,7 +46,7 @@ test('a clock 10 minutes behind: reports are stored at once, at the host time, a
   expect(silenceFindings).toEqual([]);
 
   const { getDb } = await import('../../lib/db');
-  const rows = await (await getDb()).sql.query<{ seq: number; late_ms: number }>(
+  const rows = await rowsOf<{ seq: number; late_ms: number }>((await getDb()).sql,
     'SELECT seq, extract(epoch FROM received_at - ts)::float8 * 1000 AS late_ms FROM report_ledger ORDER BY seq',
   );
   const lateMs = rows.map((r) => r.late_ms);

@@ -7,6 +7,7 @@ import { isEverySeqOnce, killAgent, producedReports, spawnDrillAgent, type Drill
 import { eventually } from '../support/live-agent';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
+import { rowsOf } from '../support/rows';
 
 // Fault drill: the server is SIGKILLed while a real agent reports every 0.5 s, twice, and started again on the same
 // address. Whatever was in flight at the kill either was stored (its acknowledgement lost: sent again, stored once) or
@@ -48,7 +49,7 @@ async function killServer(child: ChildProcess | undefined): Promise<void> {
 
 async function storedSeqs(): Promise<number[]> {
   const { getDb } = await import('../../lib/db');
-  const rows = await (await getDb()).sql.query<{ seq: number }>('SELECT seq FROM report_ledger ORDER BY seq');
+  const rows = await rowsOf<{ seq: number }>((await getDb()).sql, 'SELECT seq FROM report_ledger ORDER BY seq');
   return rows.map((row) => Number(row.seq));
 }
 
@@ -105,6 +106,6 @@ test('the server SIGKILLed twice while an agent reports, and restarted: every re
   const produced = producedReports(stateDir);
   expect({ produced, everySeqOnce: isEverySeqOnce(seqs, produced) }).toEqual({ produced, everySeqOnce: true });
   const { getDb } = await import('../../lib/db');
-  const [samples] = await (await getDb()).sql.query<{ n: number }>('SELECT count(*)::int AS n FROM host_samples');
+  const [samples] = await rowsOf<{ n: number }>((await getDb()).sql, 'SELECT count(*)::int AS n FROM host_samples');
   expect(samples!.n).toBe(produced);
 });

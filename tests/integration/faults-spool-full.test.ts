@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { eventually, runFindingsCycle } from '../support/live-agent';
 import { producedReports, setUpDrill, type AgentLogLine } from '../support/fault-drill';
+import { rowsOf } from '../support/rows';
 
 // Fault drill: the server refuses every report (503) for longer than the agent's spool can hold. The agent keeps
 // the newest reports that fit in --spool-max-mb, drops the oldest, says how many in its log and in every later
@@ -43,7 +44,7 @@ test('a full spool drops the oldest reports, reports how many, and delivers the 
   expect(dropLines(agent.logs).every((line) => line.level === 'error')).toBe(true);
 
   const { getDb } = await import('../../lib/db');
-  const [newest] = await (await getDb()).sql.query<{ dropped_reports: number }>('SELECT dropped_reports FROM host_samples ORDER BY ts DESC LIMIT 1');
+  const [newest] = await rowsOf<{ dropped_reports: number }>((await getDb()).sql, 'SELECT dropped_reports FROM host_samples ORDER BY ts DESC LIMIT 1');
   expect(newest!.dropped_reports).toBe(droppedTotal);
   const finding = (await runFindingsCycle()).find((f) => f.ruleId === 'agent.spool-dropped');
   expect(finding?.value).toBe(droppedTotal);

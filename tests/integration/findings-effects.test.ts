@@ -10,6 +10,7 @@ import { cleanInventory, loaded, watchedProcess } from '../support/findings-fact
 import { ingestClient, reportSeries } from '../support/ingest-client';
 import { makeReport } from '../support/report-factory';
 import { createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 const INTERVAL_MS = 10_000;
 const SECOND_MS = 1_000;
@@ -193,7 +194,7 @@ describe('what a fix bought, over ingested reports', () => {
       ['pending', null, null],
       ['resolved', null, null],
     ]);
-    const rows = await t.db.sql.query<{ finding_id: string }>('SELECT finding_id FROM finding_effects ORDER BY finding_id');
+    const rows = await rowsOf<{ finding_id: string }>(t.db.sql, 'SELECT finding_id FROM finding_effects ORDER BY finding_id');
     expect(rows.map((r) => Number(r.finding_id)).sort((a, b) => a - b)).toEqual([finding.id, lateFinding.id].sort((a, b) => a - b));
   });
 
@@ -260,7 +261,7 @@ describe('what a fix bought, over ingested reports', () => {
 
   test('measuring again measures nothing and leaves the stored effects as they were', async () => {
     const read = async () =>
-      t.db.sql.query<{ finding_id: string; status: string; measured_at: Date; effect: unknown }>(
+      rowsOf<{ finding_id: string; status: string; measured_at: Date; effect: unknown }>(t.db.sql,
         'SELECT finding_id, status, measured_at, effect FROM finding_effects ORDER BY finding_id',
       );
     const stored = await read();

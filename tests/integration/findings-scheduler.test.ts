@@ -3,6 +3,7 @@ import { startFindingsScheduler, type FindingsScheduler, type FindingsSchedulerO
 import { DAY_MS, HOUR_MS } from '../../lib/protocol/time';
 import { cleanInventory } from '../support/findings-facts';
 import { createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 let t: TestDatabase;
 let scheduler: FindingsScheduler | undefined;
@@ -36,7 +37,7 @@ test('a full cycle deletes resolved occurrences older than the history it keeps,
   await resolved('within it', new Date(now.getTime() - 9 * DAY_MS));
 
   await start({ historyDays: 10, now: () => now }).runOnce();
-  const rows = await t.db.sql.query<{ subject: string }>(`SELECT subject FROM findings WHERE state = 'resolved'`);
+  const rows = await rowsOf<{ subject: string }>(t.db.sql, `SELECT subject FROM findings WHERE state = 'resolved'`);
   expect(rows.map((r) => r.subject)).toEqual(['within it']);
 });
 

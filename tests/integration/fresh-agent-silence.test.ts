@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { alertRows, enableOnly } from './alerts-helpers';
+import { rowsOf } from '../support/rows';
 
 // Issue #20: a freshly enrolled agent's first report covers only its ≈ 250 ms warm-up, and silence was counted in
 // that interval, so "Agent stopped reporting" (and the host-silent alert) opened a second later on every new host.
@@ -33,7 +34,7 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
 
 async function storedReports(): Promise<number> {
   const { getDb } = await import('../../lib/db');
-  const [row] = await (await getDb()).sql.query<{ n: number }>('SELECT count(*)::int AS n FROM report_ledger');
+  const [row] = await rowsOf<{ n: number }>((await getDb()).sql, 'SELECT count(*)::int AS n FROM report_ledger');
   return row!.n;
 }
 
@@ -120,7 +121,7 @@ describe('a freshly enrolled real agent', () => {
       alerts: (await alertRows(db, 'host-silent')).map((a) => `${a.state}: ${a.annotations.summary}`),
     };
     expect(silence).toEqual({ findings: [], alerts: [] });
-    const [host] = await db.sql.query<{ report_every_ms: number | null }>('SELECT report_every_ms FROM hosts');
+    const [host] = await rowsOf<{ report_every_ms: number | null }>(db.sql, 'SELECT report_every_ms FROM hosts');
     expect(host!.report_every_ms).toBe(AGENT_INTERVAL_S * 1000);
   });
 });

@@ -6,6 +6,7 @@ import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
 import type { CgroupSample, DiskSample, Report } from '../../lib/protocol';
 import { rollUp } from '../../lib/series/rollup';
 import { createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 // Found by the read API fuzz: ingest took any finite number up to Number.MAX_VALUE, float4 columns stored values past
 // their range as Infinity, and the next rollup failed on "value out of range: overflow" — for every host, each pass.
@@ -59,6 +60,6 @@ test('reports at the largest values ingest takes are stored and rolled up', asyn
   const reports = Array.from({ length: 120 }, (_, i) => reportAt(i, start + i * 10_000, 1e18));
   expect((await post(host.token, reports)).status).toBe(200);
   await rollUp(t.db.sql, new Date());
-  const [row] = await t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM disk_samples_1m WHERE host_id = $1', [host.hostId]);
+  const [row] = await rowsOf<{ n: number }>(t.db.sql, 'SELECT count(*)::int AS n FROM disk_samples_1m WHERE host_id = $1', [host.hostId]);
   expect(row!.n).toBeGreaterThan(0);
 });

@@ -9,6 +9,7 @@ import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request'
 import { buildRequest, expectIngestAnswer, requestPlanArb, type FuzzRequest } from '../support/report-mutations';
 import { createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from './ingest-helpers';
 import { realisticReport } from '../../bench/_ingest-report';
+import { rowsOf } from '../support/rows';
 
 // 300 mutated requests through the real listener, authentication, validation and group-commit writer, three hosts at
 // a time so that a refused report shares its flush with others: never a 5xx, nothing of a refused request stored.
@@ -46,7 +47,7 @@ async function send(token: string, request: { body: Buffer; contentEncoding: str
 }
 
 async function stored(hostId: number) {
-  const [row] = await t.db.sql.query<{ ledger: number; samples: number }>(
+  const [row] = await rowsOf<{ ledger: number; samples: number }>(t.db.sql,
     `SELECT (SELECT count(*)::int FROM report_ledger WHERE host_id = $1) AS ledger, (SELECT count(*)::int FROM host_samples WHERE host_id = $1) AS samples`,
     [hostId],
   );

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../lib/db/open';
 import { createEnrollmentKey } from '../../lib/auth/enrollment-keys';
 import { enrollHost } from '../../lib/auth/enroll-host';
+import { rowsOf } from '../support/rows';
 
 export const BASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -63,7 +64,7 @@ export const SERIES_COUNTS = ['report_ledger', 'host_samples', 'cpu_samples', 'd
 export async function rowCounts(db: Database): Promise<Record<(typeof SERIES_COUNTS)[number], number>> {
   const counts = {} as Record<(typeof SERIES_COUNTS)[number], number>;
   for (const table of SERIES_COUNTS) {
-    const [row] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
+    const [row] = await rowsOf<{ n: number }>(db.sql, `SELECT count(*)::int AS n FROM ${table}`);
     counts[table] = Number(row!.n);
   }
   return counts;

@@ -21,6 +21,7 @@ import {
   rowCounts,
   type TestDatabase,
 } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 const NOW = Date.now();
 const report = (seq: number, patch: (r: Report) => void = () => {}): Report => {
@@ -40,7 +41,7 @@ async function writeHostProgress(deps: IngestDeps): Promise<void> {
 
 /** A host's rows of a per-CPU or per-disk view, every column, with ts as epoch ms. */
 async function viewRows(db: Database, view: 'cpu_samples' | 'disk_samples', hostId: number) {
-  const rows = await db.sql.query<{ host_id: number; ts: Date }>(`SELECT * FROM ${view} WHERE host_id = $1`, [hostId]);
+  const rows = await rowsOf<{ host_id: number; ts: Date }>(db.sql, `SELECT * FROM ${view} WHERE host_id = $1`, [hostId]);
   return rows.map(({ host_id, ts, ...rest }) => ({ host_id, ts: new Date(ts).getTime(), ...rest }));
 }
 
@@ -99,13 +100,13 @@ describe.each([
     expect(after.process_samples - before.process_samples).toBe(2);
     expect(after.latency_samples - before.latency_samples).toBe(3);
     await writeHostProgress(deps);
-    const [host] = await test_db.db.sql.query<{ last_seq: number; last_report_ts: Date; last_seen_at: Date }>(
+    const [host] = await rowsOf<{ last_seq: number; last_report_ts: Date; last_seen_at: Date }>(test_db.db.sql,
       'SELECT last_seq, last_report_ts, last_seen_at FROM hosts WHERE id = $1', [hostId]);
     expect(Number(host!.last_seq)).toBe(1);
     expect(new Date(host!.last_seen_at).getTime()).toBeGreaterThanOrEqual(sentAtMs);
     expect(new Date(host!.last_seen_at).getTime()).toBeLessThanOrEqual(Date.now());
     expect(new Date(host!.last_report_ts).getTime()).toBe(r.ts);
-    const [steal] = await test_db.db.sql.query<{ cpu_steal_pct: number; keys: number[] }>(
+    const [steal] = await rowsOf<{ cpu_steal_pct: number; keys: number[] }>(test_db.db.sql,
       `SELECT h.cpu_steal_pct, l.keys FROM host_samples h JOIN latency_samples l USING (host_id, ts)
         WHERE h.host_id = $1 AND l.name = 'inference.request'`, [hostId]);
     expect(steal!.cpu_steal_pct).toBeCloseTo(r.cpu && 'total' in r.cpu ? r.cpu.total.stealPct : -1, 2);
@@ -212,7 +213,7 @@ describe.each([
       processes: [{ ...process, container }, { ...process, name: 'tokenizer', pid: 4343 }],
     };
     expect((await post(deps, token, report(30, (r) => { r.inventory = inventory; }))).status).toBe(200);
-    const [row] = await test_db.db.sql.query<{ data: unknown }>('SELECT data FROM inventory_snapshots WHERE host_id = $1 AND hash = $2', [hostId, 'with-container']);
+    const [row] = await rowsOf<{ data: unknown }>(test_db.db.sql, 'SELECT data FROM inventory_snapshots WHERE host_id = $1 AND hash = $2', [hostId, 'with-container']);
     const stored = (typeof row!.data === 'string' ? JSON.parse(row!.data) : row!.data) as typeof inventory;
     expect(stored.processes[0]).toEqual({ ...process, container });
     expect(stored.processes[1]).not.toHaveProperty('container');
@@ -293,10 +294,10 @@ describe.each([
     const out = await post(deps, host.token, { reports: [realisticReport(1, oldTs), realisticReport(2, freshTs)] });
     expect(out).toMatchObject({ status: 200, body: { accepted: 2 } });
     const minute = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000);
-    const dirty = await test_db.db.sql.query<{ minute: Date }>('SELECT minute FROM rollup_dirty_minutes WHERE host_id = $1', [host.hostId]);
+    const dirty = await rowsOf<{ minute: Date }>(test_db.db.sql, 'SELECT minute FROM rollup_dirty_minutes WHERE host_id = $1', [host.hostId]);
     expect(dirty.map((d) => new Date(d.minute).getTime())).toEqual([minute(oldTs).getTime()]);
     await rollUp(test_db.db.sql, new Date());
-    const rolled = await test_db.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM host_samples_1m WHERE host_id = $1 AND ts = $2', [host.hostId, minute(oldTs)]);
+    const rolled = await rowsOf<{ n: number }>(test_db.db.sql, 'SELECT count(*)::int AS n FROM host_samples_1m WHERE host_id = $1 AND ts = $2', [host.hostId, minute(oldTs)]);
     expect(rolled[0]!.n).toBe(1);
   });
 
@@ -304,7 +305,7 @@ describe.each([
     const host = await enrolledHost(test_db.db);
     const every = (seq: number, reportEveryMs?: number) => report(seq, (r) => { r.agent.reportEveryMs = reportEveryMs; });
     const reportEvery = async () =>
-      (await test_db.db.sql.query<{ report_every_ms: number | null }>('SELECT report_every_ms FROM hosts WHERE id = $1', [host.hostId]))[0]!.report_every_ms;
+      (await rowsOf<{ report_every_ms: number | null }>(test_db.db.sql, 'SELECT report_every_ms FROM hosts WHERE id = $1', [host.hostId]))[0]!.report_every_ms;
 
     expect((await post(deps, host.token, every(1))).status).toBe(200);
     await writeHostProgress(deps);
@@ -334,7 +335,7 @@ describe.each([
     const a = await enrolledHost(test_db.db);
     const b = await enrolledHost(test_db.db);
     await post(deps, b.token, report(7, (r) => { r.host.hostname = 'pretending-to-be-a'; }));
-    const rows = await test_db.db.sql.query<{ host_id: number }>('SELECT host_id FROM report_ledger WHERE host_id = ANY($1::int4[])', [[a.hostId, b.hostId]]);
+    const rows = await rowsOf<{ host_id: number }>(test_db.db.sql, 'SELECT host_id FROM report_ledger WHERE host_id = ANY($1::int4[])', [[a.hostId, b.hostId]]);
     expect(rows.map((r) => r.host_id)).toEqual([b.hostId]);
   });
 });
@@ -365,7 +366,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     expect(counts.host_samples).toBe(320);
     expect(counts.cpu_samples).toBe(320 * 8);
     await writeHostProgress(deps);
-    const lastSeqs = await test_db.db.sql.query<{ last_seq: number }>('SELECT last_seq FROM hosts WHERE id = ANY($1::int4[])', [hosts.map((h) => h.hostId)]);
+    const lastSeqs = await rowsOf<{ last_seq: number }>(test_db.db.sql, 'SELECT last_seq FROM hosts WHERE id = ANY($1::int4[])', [hosts.map((h) => h.hostId)]);
     expect(lastSeqs.every((h) => Number(h.last_seq) === 7)).toBe(true);
   });
 
@@ -375,7 +376,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     last_seen_at: Date | null;
   }
   const hostRow = async (hostId: number) =>
-    (await test_db.db.sql.query<HostRow>('SELECT last_seq, last_report_ts, last_seen_at FROM hosts WHERE id = $1', [hostId]))[0]!;
+    (await rowsOf<HostRow>(test_db.db.sql, 'SELECT last_seq, last_report_ts, last_seen_at FROM hosts WHERE id = $1', [hostId]))[0]!;
   // A writer whose timer will not write host progress during the test: only writeHostProgress() and close() do.
   const writerWithoutTimer = () => new GroupCommitWriter(test_db.db.pool!, { hostProgressIntervalMs: 3_600_000 });
 
@@ -410,7 +411,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
       const first = report(1, (r) => { r.intervalMs = 260; r.agent.reportEveryMs = 10_000; });
       expect((await post(deps, host.token, first)).status).toBe(200);
       const hostNow = async () =>
-        (await test_db.db.sql.query<{ report_every_ms: number | null; last_seq: string | null }>(
+        (await rowsOf<{ report_every_ms: number | null; last_seq: string | null }>(test_db.db.sql,
           'SELECT report_every_ms, last_seq FROM hosts WHERE id = $1', [host.hostId]))[0]!;
       const deadline = Date.now() + 10_000;
       while ((await hostNow()).report_every_ms === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -425,7 +426,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     // Enough hosts for several pages: with full pages (fillfactor 100) most updated rows would move to another page.
     const hosts = await Promise.all(Array.from({ length: 150 }, () => enrolledHost(test_db.db)));
     const blockOf = async () => new Map(
-      (await test_db.db.sql.query<{ id: number; block: string }>(
+      (await rowsOf<{ id: number; block: string }>(test_db.db.sql,
         `SELECT id, (ctid::text::point)[0]::int8::text AS block FROM hosts WHERE id = ANY($1::int4[])`,
         [hosts.map((h) => h.hostId)],
       )).map((row) => [row.id, row.block]),
@@ -444,7 +445,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
     // Measured here: 4 of the 150 rows moved with half-full pages, 58 with full pages (fillfactor 100).
     const moved = hosts.filter((h) => after.get(h.hostId) !== before.get(h.hostId));
     expect(moved.length).toBeLessThan(hosts.length / 10);
-    const progressed = await test_db.db.sql.query<{ n: string }>(
+    const progressed = await rowsOf<{ n: string }>(test_db.db.sql,
       'SELECT count(*) AS n FROM hosts WHERE id = ANY($1::int4[]) AND last_seq = 1',
       [hosts.map((h) => h.hostId)],
     );
@@ -524,7 +525,7 @@ describe('ingest on a PostgreSQL server under concurrency and failure', () => {
       x.processes[0]!.pid = 2_000_000_000;
     });
     expect((await post(deps, host.token, r)).status).toBe(200);
-    const q = async (sql: string) => (await test_db.db.sql.query<Record<string, unknown>>(sql, [host.hostId]))[0]!;
+    const q = async (sql: string) => (await rowsOf<Record<string, unknown>>(test_db.db.sql, sql, [host.hostId]))[0]!;
     const disk = await q("SELECT device, read_bytes_per_s, util_pct, ts FROM disk_samples WHERE host_id = $1 AND device LIKE 'nvme0n1 %'");
     expect(disk).toMatchObject({ device: 'nvme0n1 «ünïcode»\ttab', read_bytes_per_s: 123_456_789_012.5 });
     expect(new Date(disk.ts as Date).getTime()).toBe(r.ts);

@@ -11,6 +11,7 @@ import { runHousekeeping } from '../../lib/series/maintenance';
 import { DEFAULT_RETENTION_DAYS } from '../../lib/series/retention-config';
 import { cleanInventory, watchedProcess } from '../support/findings-facts';
 import { createEmbeddedDatabase, createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 const NOW = floorTo(Date.now(), MINUTE_MS);
 
@@ -50,7 +51,7 @@ describe.each([
     }
   };
   const snapshots = (hostId: number) =>
-    t.db.sql.query<{ hash: string; taken_at: Date }>('SELECT hash, taken_at FROM inventory_snapshots WHERE host_id = $1 ORDER BY taken_at, id', [hostId]);
+    rowsOf<{ hash: string; taken_at: Date }>(t.db.sql, 'SELECT hash, taken_at FROM inventory_snapshots WHERE host_id = $1 ORDER BY taken_at, id', [hostId]);
 
   test('a hash that flips every report (10 s) keeps each change with its own time, up to the cap', async () => {
     const host = await enrolledHost(t.db);

@@ -7,6 +7,7 @@ import { getLatencyQuantiles, lateMinutesOf, markLateMinutes, rollUp } from '../
 import { LatencySketch, SKETCH_RELATIVE_ACCURACY } from '../../lib/sketch';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { HOUR_MS, MINUTE_MS, hourBefore, insertHost, seeded } from './series-support';
+import { rowsOf } from '../support/rows';
 
 // Histograms from a model server's buckets keep, per sketch key, the error of the bucket it came from: through the
 // 1-minute, 1-hour and region rollups (late reports included) every quantile reads the same value and error as from
@@ -112,7 +113,7 @@ describe('bucket errors through storage and rollups', () => {
     await markLateMinutes(db.sql, lateMinutesOf([{ hostId: hostB, ts: late }], base + 2 * HOUR_MS + 50_000));
     await rollUp(db.sql, new Date(base + 2 * HOUR_MS + 50_000));
     const fromRollups = await read({ kind: 'region', region: 'oslo' });
-    const rows = await db.sql.query<{ bucket_errors: number[] | null }>(
+    const rows = await rowsOf<{ bucket_errors: number[] | null }>(db.sql,
       `SELECT bucket_errors FROM latency_region_1m WHERE ts = $1`, [new Date(hourMs + 20 * MINUTE_MS)],
     );
     expect(rows[0]!.bucket_errors!.at(-1)).toBe(Infinity);

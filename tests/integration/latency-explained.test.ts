@@ -16,6 +16,7 @@ import { getLatencyQuantiles, rollUp } from '../../lib/series';
 import { LatencySketch } from '../../lib/sketch';
 import { GET } from '../../app/api/v1/hosts/[id]/latency-explained/route';
 import { cleanInventory, watchedProcess } from '../support/findings-facts';
+import { rowsOf } from '../support/rows';
 import { createServerDatabase, jsonBody, type TestDatabase } from './ingest-helpers';
 
 const NAME = 'inference.request';
@@ -272,7 +273,8 @@ describe('the findings rule latency.p99-regression over the same reports', () =>
     const first = await engine.runCycle(new Date(NOW + 5_000));
     expect(first.verdicts).toBe(0);
     for (let cycle = 0; cycle < 12; cycle++) await engine.runCycle(new Date(NOW + 5_000));
-    findings = await testDb.db.sql.query(
+    findings = await rowsOf<(typeof findings)[number]>(
+      testDb.db.sql,
       `SELECT host_id, subject, message, evidence FROM findings WHERE rule_id = 'latency.p99-regression' AND state = 'open'`,
     );
   });

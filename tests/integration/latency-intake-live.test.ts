@@ -12,6 +12,7 @@ import { freePort } from '../support/free-port';
 import { eventually, startAgent, startIngestServer, stopProcess } from '../support/live-agent';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { seeded } from './series-support';
+import { rowsOf } from '../support/rows';
 
 // The real agent CLI takes timings on its HTTP intake and reports them to the real ingest path on PostgreSQL; the
 // host page's two read APIs (its latency series, and one series' quantiles per chart bucket) must then show them.
@@ -67,7 +68,7 @@ test('a batch of 1,001 timings posted to the agent’s HTTP intake reaches the h
   const embed = await post({ timings: Array.from({ length: 50 }, (_, i) => ({ name: 'embed', valueMs: 3 + i / 10, sampleRate: 0.25 })) });
   expect(await embed.json()).toEqual({ accepted: 50, dropped: 0, malformed: 0 });
 
-  const [host] = await (await import('../../lib/db')).getDb().then((db) => db.sql.query<{ id: number }>('SELECT id FROM hosts'));
+  const [host] = await (await import('../../lib/db')).getDb().then((db) => rowsOf<{ id: number }>(db.sql, 'SELECT id FROM hosts'));
   const id = String(host!.id);
   const from = Date.now() - 3_600_000;
   const range = () => `from=${new Date(from).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;

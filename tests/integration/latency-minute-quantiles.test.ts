@@ -8,6 +8,7 @@ import { MINUTE_QUANTILES, type MinuteQuantile } from '../../lib/series/tables';
 import { LatencySketch, SKETCH_MAX_VALUE_MS, SKETCH_MIN_VALUE_MS, keyOf, mergeWires, quantileOfWire, valueOfKey } from '../../lib/sketch';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { MINUTE_MS, hourBefore, insertHost, insertLatency, seeded } from './series-support';
+import { rowsOf } from '../support/rows';
 
 let testDb: TestDatabase;
 let db: Database;
@@ -61,7 +62,7 @@ function expectedRows() {
 }
 
 async function storedRows() {
-  const rows = await db.sql.query<{ host_id: number; ts: Date; name: string; p50: number | null; p95: number | null; p99: number | null }>(
+  const rows = await rowsOf<{ host_id: number; ts: Date; name: string; p50: number | null; p95: number | null; p99: number | null }>(db.sql,
     `SELECT host_id, ts, name, p50, p95, p99 FROM ${MINUTE_QUANTILES.table} ORDER BY host_id, ts, name COLLATE "C"`,
   );
   return rows.map((row) => ({ ...row, ts: new Date(row.ts).getTime() }));
@@ -100,7 +101,7 @@ describe('the stored per-minute quantiles', () => {
   test('every key a sketch can produce has the value valueOfKey gives it, bit for bit', async () => {
     const [lowest, highest] = [keyOf(SKETCH_MIN_VALUE_MS * (1 + 1e-12)), keyOf(SKETCH_MAX_VALUE_MS)];
     expect([lowest, highest]).toEqual([-863, 1727]);
-    const rows = await db.sql.query<{ k: number; v: number }>(
+    const rows = await rowsOf<{ k: number; v: number }>(db.sql,
       'SELECT k, inferwatch_sketch_key_value(k::int2) AS v FROM generate_series($1::int, $2::int) k ORDER BY k',
       [lowest, highest],
     );

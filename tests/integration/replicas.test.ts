@@ -16,6 +16,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 import { enableOnly, shapedReport } from './alerts-helpers';
 import { Receiver } from './alerts-receiver';
 import { enrolledHost } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 // Two replicas on one database, as behind a load balancer: agents' reports go to both in turn, one of them leads the
 // background jobs. A steal spike opens a finding and fires an alert, the leader is SIGKILLed in the middle of its
@@ -167,7 +168,7 @@ async function leaderGauge(replica: Replica): Promise<number> {
 /** Kills `leader` at a moment it is running background work, and says which statement that was. */
 async function killMidCycle(leader: Replica): Promise<{ killedAtMs: number; state: string; query: string }> {
   return until('the leader in the middle of its background work', async () => {
-    const [busy] = await db.sql.query<{ state: string; query: string }>(
+    const [busy] = await rowsOf<{ state: string; query: string }>(db.sql,
       `SELECT state, query FROM pg_stat_activity
         WHERE application_name = $1 AND state IN ('active', 'idle in transaction')
           AND query ~* '(findings|alerts|alert_deliveries|rollup|_1m)'`,
@@ -287,18 +288,18 @@ describe('two replicas on one database', () => {
 });
 
 async function stealFindings(hostId: number) {
-  return db.sql.query<{ id: number; state: string }>(
+  return rowsOf<{ id: number; state: string }>(db.sql,
     `SELECT id, state FROM findings WHERE rule_id = 'cpu.steal-high' AND host_id = $1 ORDER BY id`,
     [hostId],
   );
 }
 
 async function stealAlerts() {
-  return db.sql.query<{ id: number; state: string }>('SELECT id, state FROM alerts WHERE rule_id = $1 ORDER BY id', [STEAL_RULE.id]);
+  return rowsOf<{ id: number; state: string }>(db.sql, 'SELECT id, state FROM alerts WHERE rule_id = $1 ORDER BY id', [STEAL_RULE.id]);
 }
 
 async function deliveries() {
-  return db.sql.query<{ event: string; status: string; attempts: number }>('SELECT event, status, attempts FROM alert_deliveries ORDER BY id');
+  return rowsOf<{ event: string; status: string; attempts: number }>(db.sql, 'SELECT event, status, attempts FROM alert_deliveries ORDER BY id');
 }
 
 function notifications(): { alertId: number; event: string }[] {

@@ -16,6 +16,7 @@ import {
 import { diffMigrationsToSchema } from '../../prisma/schema-engine';
 import { ROLLUP_1H_TABLES, ROLLUP_1M_TABLES } from '../../prisma/series-tables';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { rowsOf } from '../support/rows';
 
 describe('prisma/schema.prisma and prisma/migrations', () => {
   test('agree: applying every migration yields exactly the schema (no diff)', async () => {
@@ -55,7 +56,7 @@ describe('lib/series/tables.ts and the migrated database', () => {
     Object.fromEntries(columns.map((c) => [c.name, PG_TYPE[c.type]]));
 
   async function columnsOf(relation: string): Promise<Record<string, string>> {
-    const rows = await sql.query<{ name: string; type: string }>(
+    const rows = await rowsOf<{ name: string; type: string }>(sql,
       `SELECT attname AS name, atttypid::regtype::text AS type FROM pg_attribute
         WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
       [relation],

@@ -10,6 +10,7 @@ import { eventually, startAgent, startIngestServer, stopProcess } from '../suppo
 import { ModelServer, type Observation } from '../support/scrape/model-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { seeded } from './series-support';
+import { rowsOf } from '../support/rows';
 
 // The real agent CLI scrapes two model servers' /metrics, served by Debian's python3-prometheus-client under vLLM's
 // and Triton's own names and bucket layouts (tests/support/scrape/model_server.py), into the real ingest path and
@@ -56,7 +57,7 @@ async function observe(random: () => number, n: number, beyondTopS: number[] = [
 
 async function query<T>(text: string, params: unknown[] = []): Promise<T[]> {
   const { getDb } = await import('../../lib/db');
-  return (await getDb()).sql.query<T & Record<string, unknown>>(text, params);
+  return rowsOf<T & Record<string, unknown>>((await getDb()).sql, text, params);
 }
 
 const storedCount = async (name: string) => Number((await query<{ n: number }>('SELECT coalesce(sum(count), 0)::int AS n FROM latency_samples WHERE name = $1', [name]))[0]!.n);

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, expect, test } from 'vitest';
 import { applyMigrations, readMigrations } from '../../lib/db/migrate';
 import { poolSql, type Sql } from '../../lib/db/sql';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { rowsOf } from '../support/rows';
 
 // Migrations that reshape stored series (per-CPU and per-disk rows into one row of arrays per report, histogram
 // counts into int4) must carry a database's rows over, and partition new days for new tables.
@@ -39,7 +40,7 @@ async function migrateUpTo(name: string): Promise<void> {
 async function expectPartitions(table: string): Promise<void> {
   await sql.query('SELECT inferwatch_ensure_partitions($1::date, $1::date)', [day(now + DAY_MS)]);
   for (const ms of [now - DAY_MS, now + DAY_MS]) {
-    const [partition] = await sql.query<{ name: string | null }>('SELECT to_regclass($1)::text AS name', [
+    const [partition] = await rowsOf<{ name: string | null }>(sql, 'SELECT to_regclass($1)::text AS name', [
       `${table}_p${day(ms).replaceAll('-', '')}`,
     ]);
     expect(partition!.name).not.toBeNull();
@@ -56,13 +57,13 @@ test('per-CPU rows written before the arrays migration read back the same throug
 
   await applyMigrations(sql, readMigrations());
 
-  const arrays = await sql.query<{ host_id: number; cpu: number[]; steal_pct: number[]; user_pct: number[] }>(
+  const arrays = await rowsOf<{ host_id: number; cpu: number[]; steal_pct: number[]; user_pct: number[] }>(sql,
     'SELECT host_id, cpu, steal_pct, user_pct FROM cpu_sample_arrays ORDER BY host_id');
   expect(arrays).toEqual([
     { host_id: 1, cpu: [0, 1], steal_pct: [2.25, 12.5], user_pct: [1, 1] },
     { host_id: 2, cpu: [0], steal_pct: [40], user_pct: [1] },
   ]);
-  const viewed = await sql.query<{ host_id: number; ts: Date; cpu: number; steal_pct: number; idle_pct: number }>(
+  const viewed = await rowsOf<{ host_id: number; ts: Date; cpu: number; steal_pct: number; idle_pct: number }>(sql,
     'SELECT host_id, ts, cpu, steal_pct, idle_pct FROM cpu_samples ORDER BY host_id, cpu');
   expect(viewed).toEqual([
     { host_id: 1, ts: yesterday, cpu: 0, steal_pct: 2.25, idle_pct: 7 },
@@ -82,7 +83,7 @@ test('per-disk rows written before the arrays migration read back the same throu
 
   await applyMigrations(sql, readMigrations());
 
-  const arrays = await sql.query<{ host_id: number; device: string[]; util_pct: number[]; read_bytes_per_s: number[] }>(
+  const arrays = await rowsOf<{ host_id: number; device: string[]; util_pct: number[]; read_bytes_per_s: number[] }>(sql,
     'SELECT host_id, device, util_pct, read_bytes_per_s FROM disk_sample_arrays ORDER BY host_id');
   expect(arrays).toEqual([
     { host_id: 1, device: ['nvme0n1', 'vdb'], util_pct: [2.25, 12.5], read_bytes_per_s: [3e10, 3e10] },
@@ -112,7 +113,7 @@ test('histograms written before the int4 migration read back the same, in partit
 
   await applyMigrations(sql, readMigrations());
 
-  const [type] = await sql.query<{ type: string }>(
+  const [type] = await rowsOf<{ type: string }>(sql,
     "SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'latency_samples'::regclass AND attname = 'counts'");
   expect(type!.type).toBe('integer[]');
   expect(await sql.query('SELECT host_id, ts, keys, counts FROM latency_samples ORDER BY host_id')).toEqual(rows);

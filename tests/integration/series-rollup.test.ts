@@ -14,6 +14,7 @@ import type { SketchWire } from '../../lib/protocol';
 import { LatencySketch, mergeWires, quantileOfWire } from '../../lib/sketch';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { HOUR_MS, MINUTE_MS, hourBefore, insertHost, insertHostSample, insertLatency, seeded } from './series-support';
+import { rowsOf } from '../support/rows';
 
 let testDb: TestDatabase;
 let db: Database;
@@ -52,7 +53,7 @@ describe('rollUp', () => {
   test('1-minute and 1-hour rows equal the hand-computed avg and max of the raw samples', async () => {
     const result = await rollUp(db.sql, new Date(base + HOUR_MS + 5 * MINUTE_MS), { startAt: at(-HOUR_MS) });
     expect(result.caughtUp).toBe(true);
-    const minutes = await db.sql.query<{ ts: Date; samples: number; cpu_steal_pct_avg: number; cpu_steal_pct_max: number; cpu_steal_worst_cpu_pct_max: number | null }>(
+    const minutes = await rowsOf<{ ts: Date; samples: number; cpu_steal_pct_avg: number; cpu_steal_pct_max: number; cpu_steal_worst_cpu_pct_max: number | null }>(db.sql,
       'SELECT * FROM host_samples_1m WHERE host_id = $1 ORDER BY ts',
       [hostId],
     );
@@ -64,7 +65,7 @@ describe('rollUp', () => {
       expect(row.cpu_steal_pct_max).toBeCloseTo(Math.max(...slice), 4);
     });
     expect(minutes[0]!.cpu_steal_worst_cpu_pct_max).toBe(30);
-    const [hour] = await db.sql.query<{ samples: number; cpu_steal_pct_avg: number; cpu_steal_pct_max: number }>(
+    const [hour] = await rowsOf<{ samples: number; cpu_steal_pct_avg: number; cpu_steal_pct_max: number }>(db.sql,
       'SELECT * FROM host_samples_1h WHERE host_id = $1',
       [hostId],
     );
@@ -85,7 +86,7 @@ describe('rollUp', () => {
   test('a minute is rolled once, after it settles; only a queued late report rolls it again', async () => {
     const minuteMs = base + 2 * HOUR_MS - MINUTE_MS;
     const minuteRow = () =>
-      db.sql.query<{ samples: number; cpu_steal_pct_max: number }>(
+      rowsOf<{ samples: number; cpu_steal_pct_max: number }>(db.sql,
         'SELECT samples, cpu_steal_pct_max FROM host_samples_1m WHERE host_id = $1 AND ts = $2',
         [hostId, new Date(minuteMs)],
       );
@@ -99,7 +100,7 @@ describe('rollUp', () => {
     await rollUp(db.sql, new Date(minuteMs + MINUTE_MS + LATE_REPORT_AGE_MS + 30_000));
     expect((await readWatermarks(db.sql))['1m']!.getTime()).toBe(minuteMs + MINUTE_MS);
     expect(await minuteRow()).toEqual([{ samples: 1, cpu_steal_pct_max: 95 }]);
-    const [hour] = await db.sql.query<{ cpu_steal_pct_max: number }>(
+    const [hour] = await rowsOf<{ cpu_steal_pct_max: number }>(db.sql,
       'SELECT cpu_steal_pct_max FROM host_samples_1h WHERE host_id = $1 AND ts = $2',
       [hostId, new Date(base + HOUR_MS)],
     );
@@ -129,7 +130,7 @@ describe('rollUp', () => {
     for (let j = 0; j < 40; j++) lone.add(5 + random() * 900);
     await insertLatency(db.sql, hostId, at(5 * MINUTE_MS + 10_000), 'lone', lone.toWire());
     await rollUp(db.sql, new Date(base + 2 * HOUR_MS + 40_000), { latenessMs: 3 * HOUR_MS });
-    const minuteRows = await db.sql.query<HistogramRow & { name: string }>(
+    const minuteRows = await rowsOf<HistogramRow & { name: string }>(db.sql,
       'SELECT name, count, sum, min, max, keys, counts FROM latency_1m WHERE host_id = $1 AND ts = ANY($2) ORDER BY ts, name',
       [hostId, [at(0), at(5 * MINUTE_MS)]],
     );
@@ -138,7 +139,7 @@ describe('rollUp', () => {
       ['lone', comparable(lone.toWire())],
     ]);
     const expected = mergeWires(wires);
-    const [row] = await db.sql.query<{ count: number; sum: number; min: number; max: number; keys: number[]; counts: number[] }>(
+    const [row] = await rowsOf<{ count: number; sum: number; min: number; max: number; keys: number[]; counts: number[] }>(db.sql,
       'SELECT count, sum, min, max, keys, counts FROM latency_1h WHERE host_id = $1 AND name = $2',
       [hostId, 'request'],
     );
@@ -171,7 +172,7 @@ describe('late reports', () => {
   const hourMs = base + HOUR_MS;
   const nowMs = base + 2 * HOUR_MS + 50_000;
   const histogram = (table: string, where: string, params: unknown[]) =>
-    db.sql.query<HistogramRow>(`SELECT count, sum, min, max, keys, counts FROM ${table} WHERE name = 'late' AND ${where}`, params);
+    rowsOf<HistogramRow>(db.sql, `SELECT count, sum, min, max, keys, counts FROM ${table} WHERE name = 'late' AND ${where}`, params);
 
   test('a report an hour late, queued by markLateMinutes, reaches the 1 m, 1 h and region rollups on the next pass', async () => {
     const random = seeded(23);
@@ -245,7 +246,7 @@ describe('applyRetention', () => {
       await db.sql.query('SELECT inferwatch_ensure_partitions($1::date, $1::date)', [day]);
       await db.sql.query('SELECT inferwatch_ensure_rollup_partitions($1::date, $1::date)', [day]);
     }
-    const rawBefore = await db.sql.query<{ n: number }>(
+    const rawBefore = await rowsOf<{ n: number }>(db.sql,
       "SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'host_samples'::regclass",
     );
     const dropped = await applyRetention(db.sql, new Date('2026-11-29T12:00:00Z'), { raw: 7, oneMinute: 35, oneHour: 400 });
@@ -255,7 +256,7 @@ describe('applyRetention', () => {
     expect(dropped).toContain('host_samples_1m_p20261001');
     expect(dropped).not.toContain('host_samples_1m_p20261118');
     expect(dropped.filter((name) => name.includes('_1h_'))).toEqual([]);
-    const rawAfter = await db.sql.query<{ n: number }>(
+    const rawAfter = await rowsOf<{ n: number }>(db.sql,
       "SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'host_samples'::regclass",
     );
     expect(rawAfter[0]!.n).toBe(rawBefore[0]!.n - 2);

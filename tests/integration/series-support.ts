@@ -1,5 +1,6 @@
 import type { Sql } from '../../lib/db/sql';
 import type { SketchWire } from '../../lib/protocol';
+import { rowsOf } from '../support/rows';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -13,7 +14,7 @@ export async function insertHost(
   sql: Sql,
   host: { hostname: string; region: string; labels?: Record<string, string>; lastSeenAt?: Date | null },
 ): Promise<number> {
-  const [row] = await sql.query<{ id: number }>(
+  const [row] = await rowsOf<{ id: number }>(sql,
     `INSERT INTO hosts (hostname, region, labels, token_hash, last_seen_at) VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING id`,
     [host.hostname, host.region, JSON.stringify(host.labels ?? {}), `hash-${host.hostname}-${host.region}`, host.lastSeenAt ?? null],
   );

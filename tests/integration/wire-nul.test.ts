@@ -4,6 +4,7 @@ import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request'
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import type { Inventory, Report } from '../../lib/protocol';
 import { createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from './ingest-helpers';
+import { rowsOf } from '../support/rows';
 
 const inventory = (hash: string): Inventory => ({
   hash,
@@ -39,7 +40,7 @@ describe('a NUL character in a wire string, on a PostgreSQL server', () => {
     return r;
   };
   const stored = async (hostId: number) =>
-    (await t.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM report_ledger WHERE host_id = $1', [hostId]))[0]!.n;
+    (await rowsOf<{ n: number }>(t.db.sql, 'SELECT count(*)::int AS n FROM report_ledger WHERE host_id = $1', [hostId]))[0]!.n;
 
   test('is refused with a 400 naming the field, and a good report flushed beside it is stored', async () => {
     const [busy, bad, good] = [await enrolledHost(t.db), await enrolledHost(t.db), await enrolledHost(t.db)];

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { IngestInput, IngestOutput } from '../../lib/ingest/ingest-request';
 import { createTestDatabase, type TestDatabase } from './test-database';
+import { rowsOf } from './rows';
 
 /**
  * What an ingest request meets in a drill: the real handler ('pass'), a 503 without reading it ('refuse'), or
@@ -129,7 +130,7 @@ export async function startDrillServer(workDir: string): Promise<DrillServer> {
     },
     answers,
     async storedSeqs() {
-      const rows = await db.sql.query<{ seq: number }>('SELECT seq FROM report_ledger ORDER BY seq');
+      const rows = await rowsOf<{ seq: number }>(db.sql, 'SELECT seq FROM report_ledger ORDER BY seq');
       return rows.map((row) => Number(row.seq));
     },
     async close() {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { rowsOf } from './rows';
 
 /**
  * The real ingest and enroll paths on a loopback port, over the database DATABASE_URL names (set it before calling):
@@ -95,7 +96,7 @@ export interface WatchedInventory {
 export async function newestProcessInventory(pid: number): Promise<WatchedInventory | undefined> {
   const { getDb } = await import('../../lib/db');
   const db = await getDb();
-  const [row] = await db.sql.query<{ data: { processes: WatchedInventory[] } }>('SELECT data FROM inventory_snapshots ORDER BY taken_at DESC, id DESC LIMIT 1');
+  const [row] = await rowsOf<{ data: { processes: WatchedInventory[] } }>(db.sql, 'SELECT data FROM inventory_snapshots ORDER BY taken_at DESC, id DESC LIMIT 1');
   return row?.data.processes.find((p) => p.pid === pid && p.runtimes !== undefined);
 }
 

@@ -11,6 +11,7 @@ import { quantileOfWire } from '../../sketch';
 import { explainRegression } from './explain-regression';
 import type { GaugeObservation, RegionObservation } from './facts';
 import { inventoryLeadUpMs, readInventoryChanges } from './inventory-changes';
+import { readHostPeers } from './read-host-peers';
 import { CAUSE_GAUGES, DEFAULT_METHOD, MAX_NAMED_CPUS, STEAL_CONCENTRATION, type ExplainMethod } from './method';
 import { median } from './rank-correlation';
 import { EMPTY_WIRE, subtractWire } from './wire';
@@ -124,11 +125,7 @@ export async function explainLatency(sql: Sql, query: ExplainLatencyQuery): Prom
   // into its own baseline, which a baseline of an hour or two (a new install) could not outvote.
   const baselineTo = new Date(floorTo(fromMs, HOUR_MS));
   const baselineFrom = new Date(baselineTo.getTime() - BASELINE_MS);
-  const [host] = await sql.query<{ hostname: string; region: string; others: number }>(
-    `SELECT hostname, region, (SELECT count(*)::int FROM hosts o WHERE o.region = h.region AND o.id <> h.id) AS others
-       FROM hosts h WHERE id = $1`,
-    [query.hostId],
-  );
+  const host = await readHostPeers(sql, query.hostId);
   if (!host) throw new NotFoundError(`host ${query.hostId} not found`);
   const marks = await readWatermarks(sql);
   const hostScope: Scope = { where: 'x.name = $1 AND h.id = $2', params: [query.name, query.hostId], byRegion: false };

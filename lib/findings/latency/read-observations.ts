@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { METRIC_SOURCES } from '../../series/metrics';
 import type { GaugeObservation, InventoryObservation } from './facts';
@@ -20,13 +22,9 @@ export interface HostObservations {
   inventory: InventoryObservation[];
 }
 
-interface GaugeRow {
-  host_id: number;
-  /** Bucket start, epoch ms. */
-  ts: number;
-  key: string | null;
-  [column: string]: unknown;
-}
+/** A rollup row: its bucket start (epoch ms), its key, and the cause gauges' means, named by column. */
+const gaugeRow = z.object({ host_id: column.id, ts: z.number(), key: z.string().nullable() }).catchall(z.number().nullable());
+type GaugeRow = z.output<typeof gaugeRow>;
 
 /** The cause gauges by the rollup they are kept in, with the column and key there. */
 function byRollup(): Map<string, { gauge: CauseGauge; column: string; key: string | null }[]> {
@@ -49,7 +47,10 @@ export async function readHostObservations(sql: Sql, hostIds: readonly number[],
   const out = new Map<number, HostObservations>(hostIds.map((id) => [id, { gauges: [], inventory: [] }]));
   if (hostIds.length === 0) return out;
   const read = (base: string, level: '1m' | '1h', columns: { column: string; key: string | null }[], fromMs: number, toMs: number) =>
-    sql.query<GaugeRow>(
+    queryRows(
+      sql,
+      `${base}_${level}`,
+      gaugeRow,
       `SELECT host_id, (extract(epoch FROM ts) * 1000)::float8 AS ts, ${columns[0]!.key ?? 'NULL'}::text AS key, ${columns.map((c) => `${c.column}::float8 AS ${c.column}`).join(', ')}
          FROM ${base}_${level} WHERE host_id = ANY($1::int4[]) AND ts >= $2 AND ts < $3`,
       [hostIds, new Date(fromMs), new Date(toMs)],
@@ -102,7 +103,7 @@ function meanOf(rows: readonly GaugeRow[], column: string): { mean: number; poin
   const points = new Map<number, number>();
   let sum = 0;
   for (const row of rows) {
-    const value = row[column] as number | null;
+    const value = row[column] ?? null;
     if (value === null) continue;
     points.set(row.ts, value);
     sum += value;

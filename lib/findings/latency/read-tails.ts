@@ -1,8 +1,22 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { TAIL_NEED_SQL, type TailRow } from './tail-p99';
 
 // The per-host histogram rollups (lib/series/rollup-sql.ts writes them).
 const HISTOGRAMS = { '1m': 'latency_1m', '1h': 'latency_1h' } as const;
+
+const tailRow = z.object({
+  host_id: column.id,
+  name: z.string(),
+  ts: z.number(),
+  count: z.number(),
+  zero_count: z.number(),
+  min: column.float,
+  max: column.float,
+  keys: z.string(),
+  counts: z.string(),
+}) satisfies z.ZodType<TailRow>;
 
 /**
  * The top buckets (see TailRow) of each host's and series' rolled histograms at each of `buckets` (bucket starts, epoch
@@ -11,7 +25,10 @@ const HISTOGRAMS = { '1m': 'latency_1m', '1h': 'latency_1h' } as const;
 export async function readTails(sql: Sql, level: '1m' | '1h', hostIds: readonly number[], buckets: readonly number[]): Promise<TailRow[]> {
   if (hostIds.length === 0) return [];
   const read = (t: number) =>
-    sql.query<TailRow>(
+    queryRows(
+      sql,
+      HISTOGRAMS[level],
+      tailRow,
       `SELECT host_id, name, $3::float8 AS ts, count, zero_count, min, max,
               array_to_string(keys[greatest(1, cardinality(keys) - need + 1):], ',') AS keys,
               array_to_string(counts[greatest(1, cardinality(counts) - need + 1):], ',') AS counts

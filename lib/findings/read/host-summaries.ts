@@ -1,11 +1,16 @@
+import { z } from 'zod';
 import type { Database } from '../../db/open';
-import type { FindingCounts, Severity, TopFinding } from '../../protocol/findings';
+import { column, queryRows } from '../../db/rows';
+import { SEVERITIES, type FindingCounts, type TopFinding } from '../../protocol/findings';
 import { findRule } from '../registry';
 
 export interface HostFindingSummary {
   counts: FindingCounts;
   top: TopFinding | null;
 }
+
+const openFindingRow = z.object({ host_id: column.id.nullable(), rule_id: z.string(), severity: z.enum(SEVERITIES), message: z.string(), acked: z.boolean() });
+const openCountRow = z.object({ rule_id: z.string(), severity: z.enum(SEVERITIES), region: z.string(), n: z.number().int() });
 
 const zero = (): FindingCounts => ({ critical: 0, warning: 0, info: 0 });
 
@@ -17,7 +22,10 @@ export async function hostFindingSummaries(
   db: Pick<Database, 'sql'>,
   filter: { region?: string; hostId?: number } = {},
 ): Promise<{ byHost: Map<number, HostFindingSummary>; total: FindingCounts }> {
-  const rows = await db.sql.query<{ host_id: number | null; rule_id: string; severity: Severity; message: string; acked: boolean }>(
+  const rows = await queryRows(
+    db.sql,
+    'findings',
+    openFindingRow,
     `SELECT host_id, rule_id, severity, message, (ack_at IS NOT NULL AND (ack_expires_at IS NULL OR ack_expires_at > now())) AS acked
        FROM findings
       WHERE state = 'open' AND ($1::text IS NULL OR region = $1) AND ($2::int IS NULL OR host_id = $2)
@@ -44,7 +52,10 @@ export async function hostFindingSummaries(
 
 /** Open findings counted by rule, severity and region, for /metrics. */
 export async function countOpenFindings(db: Pick<Database, 'sql'>) {
-  const rows = await db.sql.query<{ rule_id: string; severity: Severity; region: string; n: number }>(
+  const rows = await queryRows(
+    db.sql,
+    'findings',
+    openCountRow,
     `SELECT rule_id, severity, region, count(*)::int AS n FROM findings WHERE state = 'open'
      GROUP BY rule_id, severity, region ORDER BY rule_id, severity, region`,
   );

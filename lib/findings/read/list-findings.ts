@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Database } from '../../db/open';
-import { column, queryRows } from '../../db/rows';
+import { column, queryRow, queryRows } from '../../db/rows';
 import { ConflictError, NotFoundError } from '../../errors';
 import {
   FINDING_STATES,
@@ -41,6 +41,9 @@ const findingRow = z.object({
   ack_expires_at: column.timestamp.nullable(),
 });
 type FindingRow = z.output<typeof findingRow>;
+
+const count = z.number().int();
+const fixedTotalsRow = z.object({ resolved: count, measured: count, improved: count, worse: count, no_change: count, not_enough: count });
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -120,12 +123,15 @@ export async function listFixedFindings(db: Pick<Database, 'sql'>, query: FixedF
   if (query.region !== undefined) where.push(`f.region = $${params.push(query.region)}`);
   if (query.labels !== undefined) where.push(`h.labels @> $${params.push(JSON.stringify(query.labels))}::jsonb`);
   const from = `FROM findings f LEFT JOIN hosts h ON h.id = f.host_id LEFT JOIN finding_effects e ON e.finding_id = f.id WHERE ${where.join(' AND ')}`;
-  const [rows, [totals]] = await Promise.all([
+  const [rows, totals] = await Promise.all([
     queryRows(db.sql, 'findings', findingRow, `SELECT f.*, h.hostname, ${EFFECT_COLUMNS} ${from} ORDER BY f.resolved_at DESC, f.id DESC LIMIT $${params.length + 1}`, [
       ...params,
       query.limit + 1,
     ]),
-    db.sql.query<Record<'resolved' | 'measured' | 'improved' | 'worse' | 'no_change' | 'not_enough', number>>(
+    queryRow(
+      db.sql,
+      'findings',
+      fixedTotalsRow,
       `SELECT count(*)::int AS resolved, count(*) FILTER (WHERE e.status = 'measured')::int AS measured,
               count(*) FILTER (WHERE e.effect->>'outcome' = 'improved')::int AS improved,
               count(*) FILTER (WHERE e.effect->>'outcome' = 'worse')::int AS worse,

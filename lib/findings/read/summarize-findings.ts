@@ -1,18 +1,21 @@
+import { z } from 'zod';
 import type { Database } from '../../db/open';
+import { column, queryRows } from '../../db/rows';
 import type { FindingRuleSummary, FindingsSummaryQuery, FindingsSummaryResponse } from '../../protocol/findings';
 import { SEVERITY_RANK } from '../../protocol/findings';
 import { findingsWhere } from './list-findings';
 import { findRule } from '../registry';
 
-interface SummaryRow {
-  rule_id: string;
-  critical: number;
-  warning: number;
-  info: number;
-  hosts: number;
-  acknowledged: number;
-  newest_at: Date;
-}
+const count = z.number().int();
+const summaryRow = z.object({
+  rule_id: z.string(),
+  critical: count,
+  warning: count,
+  info: count,
+  hosts: count,
+  acknowledged: count,
+  newest_at: column.timestamp,
+});
 
 /** The matching findings counted per rule, so the page can group a fleet's findings without fetching them all. */
 export async function summarizeFindings(
@@ -22,7 +25,10 @@ export async function summarizeFindings(
 ): Promise<FindingsSummaryResponse> {
   const params: unknown[] = [now];
   const where = findingsWhere(query, params);
-  const rows = await db.sql.query<SummaryRow>(
+  const rows = await queryRows(
+    db.sql,
+    'findings',
+    summaryRow,
     `SELECT f.rule_id,
             count(*) FILTER (WHERE f.severity = 'critical')::int AS critical,
             count(*) FILTER (WHERE f.severity = 'warning')::int AS warning,
@@ -39,9 +45,9 @@ export async function summarizeFindings(
   return { rules, total: rules.reduce((sum, rule) => sum + rule.total, 0) };
 }
 
-function toSummary(row: SummaryRow): FindingRuleSummary {
+function toSummary(row: z.output<typeof summaryRow>): FindingRuleSummary {
   const rule = findRule(row.rule_id);
-  const counts = { critical: Number(row.critical), warning: Number(row.warning), info: Number(row.info) };
+  const counts = { critical: row.critical, warning: row.warning, info: row.info };
   return {
     ruleId: row.rule_id,
     title: rule?.title ?? row.rule_id,

@@ -12,7 +12,7 @@ const MEASURE_WITHIN_MS = 2 * 24 * 3_600_000;
  * 'measuring' row due once the window after its resolution has passed. Returns how many began.
  */
 export async function beginMeasuringEffects(sql: Sql, now: Date, windowMs: number): Promise<number> {
-  const rows = await sql.query<{ finding_id: string }>(
+  const rows = await sql.query(
     `INSERT INTO finding_effects (finding_id, status, measure_after)
      SELECT f.id, 'measuring', f.resolved_at + make_interval(secs => $2::float8 / 1000)
        FROM findings f

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { lateMinutesOf, markLateMinutes } from '../../series/late-minutes';
 import { hostProgress, hostUpdateParams } from './host-progress';
@@ -9,6 +11,8 @@ import { appendReportRows, emptyRowBatch, type CellValue, type TableRows } from 
 import { storageErrorFor } from './storage-errors';
 import { SERIES_KINDS, SERIES_SPECS, type TableSpec } from './table-specs';
 import type { ReportWriter, WriteRequest, WriteResult } from './writer';
+
+const insertedRow = z.object({ seq: column.int8 });
 
 // Array columns travel as text literals: unnest() of a 2-D array would flatten it.
 function unnestInsertSql(spec: TableSpec): string {
@@ -53,7 +57,10 @@ export class EmbeddedWriter implements ReportWriter {
   private async store(tx: Sql, request: WriteRequest): Promise<WriteResult> {
     const reports = request.reports;
     const plan = planWrites([request]);
-    const inserted = await tx.query<{ seq: number }>(
+    const inserted = await queryRows(
+      tx,
+      'report_ledger',
+      insertedRow,
       `INSERT INTO report_ledger (host_id, seq, ts)
        SELECT * FROM unnest($1::int4[], $2::int8[], $3::timestamptz[])
        ON CONFLICT DO NOTHING RETURNING seq`,
@@ -63,7 +70,7 @@ export class EmbeddedWriter implements ReportWriter {
         plan.unique.map((e) => new Date(e.report.ts).toISOString()),
       ],
     );
-    const newSeqs = new Set(inserted.map((r) => Number(r.seq)));
+    const newSeqs = new Set(inserted.map((r) => r.seq));
     const isNew = plan.unique.map((e) => newSeqs.has(e.report.seq));
     const stored = plan.unique.filter((_, i) => isNew[i]);
     if (stored.length > 0) {
