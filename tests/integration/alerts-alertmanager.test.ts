@@ -20,6 +20,7 @@ import { alertRows, enableOnly, reportsBetween, SECRET_KEY } from './alerts-help
 import { ManualClock } from './alerts-receiver';
 import { createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from './ingest-helpers';
 import { freePort } from '../support/free-port';
+import { until } from '../support/until';
 
 const PUBLIC_URL = 'http://inferwatch.test:3000';
 const INTERVAL_MS = 15_000;
@@ -34,15 +35,6 @@ interface GettableAlert {
 }
 
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** prometheus-alertmanager on loopback with the minimal config: one route to one receiver that sends nowhere. */
 class Alertmanager {
@@ -63,7 +55,7 @@ class Alertmanager {
     let stderr = '';
     this.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<never>((_, reject) => this.child!.once('exit', (code) => reject(new Error(`alertmanager exited (${code}): ${stderr.slice(-500)}`))));
-    const ready = until(() => fetch(`${this.url}/-/ready`).then((r) => (r.ok ? true : undefined), () => undefined), 'alertmanager ready', 30_000);
+    const ready = until('alertmanager ready', () => fetch(`${this.url}/-/ready`).then((r) => (r.ok ? true : undefined), () => undefined), 30_000);
     await Promise.race([ready, exited]);
   }
 
@@ -137,19 +129,18 @@ describe('alerts end to end with a real Alertmanager', () => {
     const host = await enrolledHost(db, 'gpu-am-1');
     await send(host.token, reportsBetween(1, R - 420_000, R - 240_000, { stealPct: 30, perCpuStealPct: [2, 1, 62, 55] }));
     // The ingest hook has the host evaluated within a second of its reports being stored: pending.
-    await until(async () => (cycles.some((c) => c.targeted && c.transitions.pending === 1) ? true : undefined), 'a targeted cycle after the ingest', 10_000);
+    await until('a targeted cycle after the ingest', async () => (cycles.some((c) => c.targeted && c.transitions.pending === 1) ? true : undefined), 10_000);
     expect((await alertRows(db, 'steal-spike')).map((a) => a.state)).toEqual(['pending']);
 
     // 125 s later the for-duration has passed: a scheduled cycle (not one the ingest hook targeted) fires it, and it
     // reaches Alertmanager. Deadlines only: a slow machine takes longer, it does not answer differently.
     const cyclesBefore = cycles.length;
     clock.ms = R - 235_000;
-    await until(async () => (cycles.slice(cyclesBefore).some((c) => !c.targeted && c.transitions.firing === 1) ? true : undefined),
-      'a scheduled cycle that fires the alert', 4 * INTERVAL_MS);
-    const [alert] = await until(async () => {
+    await until('a scheduled cycle that fires the alert', async () => (cycles.slice(cyclesBefore).some((c) => !c.targeted && c.transitions.firing === 1) ? true : undefined), 4 * INTERVAL_MS);
+    const [alert] = await until('the alert in Alertmanager', async () => {
       const found = await am.alerts('steal-spike');
       return found.length > 0 ? found : undefined;
-    }, 'the alert in Alertmanager', 30_000);
+    }, 30_000);
     expect(alert!.labels).toEqual({ alertname: 'steal-spike', severity: 'warning', host: 'gpu-am-1', host_id: String(host.hostId), region: 'oslo' });
     expect(alert!.annotations.summary).toBe('CPU steal spike on gpu-am-1: 30.0 %');
     expect(alert!.annotations.description).toMatch(/^1 min average 30\.0 %, threshold 10\.0 %.*for 2 min; clears at 5\.0 %\. Lost most: vCPUs 2 \(62\.0 %\), 3 \(55\.0 %\)\.$/);
@@ -167,7 +158,7 @@ describe('alerts end to end with a real Alertmanager', () => {
     clock.ms = R - 45_000;
     await alerting.runOnce();
     expect((await alertRows(db, 'steal-spike')).map((a) => a.state)).toEqual(['resolved']);
-    await until(async () => ((await am.alerts('steal-spike')).length === 0 ? true : undefined), 'the alert resolved in Alertmanager', 10_000);
+    await until('the alert resolved in Alertmanager', async () => ((await am.alerts('steal-spike')).length === 0 ? true : undefined), 10_000);
   });
 
   test('the periodic re-send keeps Alertmanager in step: an alert it lost comes back within a re-send', async () => {
@@ -177,17 +168,17 @@ describe('alerts end to end with a real Alertmanager', () => {
     await alerting.runOnce();
     clock.ms = R - 15_000;
     await alerting.runOnce();
-    await until(async () => ((await am.alerts('steal-spike')).length === 1 ? true : undefined), 'the second alert in Alertmanager', 10_000);
+    await until('the second alert in Alertmanager', async () => ((await am.alerts('steal-spike')).length === 1 ? true : undefined), 10_000);
     // Alertmanager restarts with empty storage: only a re-send can tell it again.
     await am.stop();
     await am.start();
     await db.sql.query(`UPDATE alert_channels SET url = $1`, [am.url]);
     expect(await am.alerts('steal-spike')).toEqual([]);
     await alerting.resend();
-    const [back] = await until(async () => {
+    const [back] = await until('the alert re-sent', async () => {
       const found = await am.alerts('steal-spike');
       return found.length === 1 ? found : undefined;
-    }, 'the alert re-sent', 10_000);
+    }, 10_000);
     expect(back!.labels.host).toBe('gpu-am-2');
   });
 });

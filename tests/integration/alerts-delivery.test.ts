@@ -14,6 +14,7 @@ import { deliveryRows, enableOnly, SECRET_KEY } from './alerts-helpers';
 import { ManualClock, Receiver } from './alerts-receiver';
 import { createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
 import { rowsOf } from '../support/rows';
+import { until } from '../support/until';
 
 const PUBLIC_URL = 'http://inferwatch.test:3000';
 const SIGNING_SECRET = 'test-signing-secret-0123456789';
@@ -64,13 +65,6 @@ async function stepThrough(w: DeliveryWorker, ms: number, each: () => Promise<vo
   }
 }
 
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 beforeAll(async () => {
   // The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
@@ -191,7 +185,7 @@ describe('notification delivery', () => {
     for (let i = 0; i < 3; i++) await fireAlert(engine);
     const w = worker(db, { timeoutMs: 60_000 });
     void w.poll();
-    await until(async () => fast.accepted().length === 3, 'the fast receiver to get all three');
+    await until('the fast receiver to get all three', async () => fast.accepted().length === 3);
     // Two attempts hang on the slow receiver (its lane is two wide); the third waits behind them.
     expect(slow.requests).toHaveLength(2);
     expect(w.inFlight((await listChannels(db)).find((c) => c.name === 'slow')!.id)).toBe(2);
@@ -199,7 +193,7 @@ describe('notification delivery', () => {
     const cycle = await engine.runCycle(clock.now());
     expect(cycle.rules).toBe(1);
     slow.release();
-    await until(async () => slow.requests.length === 3, 'the third attempt after the lane freed');
+    await until('the third attempt after the lane freed', async () => slow.requests.length === 3);
     slow.release();
     await w.drain();
     const statuses = (await deliveryRows(db)).map((d) => d.status);
@@ -213,7 +207,7 @@ describe('notification delivery', () => {
     await fireAlert(new AlertEngine(db, { publicUrl: PUBLIC_URL }));
     const w = worker(db, { timeoutMs: 60_000 });
     void w.poll();
-    await until(async () => slow.requests.length === 1, 'the request to hang');
+    await until('the request to hang', async () => slow.requests.length === 1);
     await w.stop();
     const [delivery] = await rowsOf<{ status: string; next_attempt_at: Date; last_error: string }>(db.sql, 'SELECT status, next_attempt_at, last_error FROM alert_deliveries');
     expect(delivery).toMatchObject({ status: 'pending', last_error: 'shutting down' });

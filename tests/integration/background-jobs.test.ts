@@ -4,6 +4,7 @@ import { startBackgroundJobs } from '../../lib/server/background';
 import { processMetrics } from '../../lib/server/process-metrics';
 import { SECRET_KEY } from './alerts-helpers';
 import { createEmbeddedDatabase, type TestDatabase } from './ingest-helpers';
+import { until } from '../support/until';
 
 let embedded: TestDatabase;
 
@@ -15,13 +16,6 @@ afterAll(async () => {
   await embedded?.drop();
 });
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const leaderGauge = async () => (await processMetrics().leader.get()).values[0]?.value;
 

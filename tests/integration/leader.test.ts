@@ -8,6 +8,10 @@ import { electLeader, type Leadership } from '../../lib/db/leader';
 import { LEADER_LOCK_ID } from '../../lib/db/locks';
 import type { DatabaseTarget } from '../../lib/db/target';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
+
+/** When `check` first held: until() and the time it returned. */
+const untilAt = (what: string, check: () => boolean) => until(what, check).then(() => Date.now());
 
 const RETRY_MS = 1_000;
 const CHECK_TIMEOUT_MS = 1_500;
@@ -49,14 +53,6 @@ function contend(name: string, { target = { kind: 'server', url: database.url },
   return contender;
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return Date.now();
-}
 
 const leaders = () => contenders.filter((c) => c.leadership.isLeader());
 
@@ -167,7 +163,7 @@ describe('leadership by a session advisory lock', () => {
     expect(leader!.deposed[0]! - endedAt).toBeLessThan(SLACK_MS);
 
     // Either contender may win the next try, the deposed one included: on a session of its own.
-    const takenAt = await until('a new leader', () => contenders.reduce((n, c) => n + c.elected.length, 0) > electionsBefore);
+    const takenAt = await untilAt('a new leader', () => contenders.reduce((n, c) => n + c.elected.length, 0) > electionsBefore);
     expect(takenAt - endedAt).toBeLessThanOrEqual(retryMs + SLACK_MS);
     expect(leaders()).toHaveLength(1);
     const holders = await lockHolders();
@@ -184,7 +180,7 @@ describe('leadership by a session advisory lock', () => {
 
     const frozenAt = Date.now();
     proxy.freeze();
-    const steppedDownAt = await until('the silent leader to step down', () => !behindProxy.leadership.isLeader());
+    const steppedDownAt = await untilAt('the silent leader to step down', () => !behindProxy.leadership.isLeader());
     expect(steppedDownAt - frozenAt).toBeLessThanOrEqual(RETRY_MS + CHECK_TIMEOUT_MS + SLACK_MS);
     // PostgreSQL still holds its session, so nobody else may lead yet.
     expect(direct.leadership.isLeader()).toBe(false);
@@ -192,7 +188,7 @@ describe('leadership by a session advisory lock', () => {
 
     const cutAt = Date.now();
     proxy.cutServerSide();
-    const takenAt = await until('the other contender to lead', () => direct.leadership.isLeader());
+    const takenAt = await untilAt('the other contender to lead', () => direct.leadership.isLeader());
     expect(takenAt - cutAt).toBeLessThanOrEqual(RETRY_MS + SLACK_MS);
   });
 
@@ -202,7 +198,7 @@ describe('leadership by a session advisory lock', () => {
     await until('a to lead', () => a.leadership.isLeader());
     const b = contend('b');
     await a.leadership.stop();
-    const takenAt = await until('b to lead', () => b.leadership.isLeader());
+    const takenAt = await untilAt('b to lead', () => b.leadership.isLeader());
     expect(a.deposed).toHaveLength(1);
     expect(takenAt).toBeGreaterThanOrEqual(a.deposed[0]! + windDownMs);
     expect(takenAt - (a.deposed[0]! + windDownMs)).toBeLessThanOrEqual(RETRY_MS + SLACK_MS);

@@ -17,6 +17,7 @@ import { enableOnly, shapedReport } from './alerts-helpers';
 import { Receiver } from './alerts-receiver';
 import { enrolledHost } from './ingest-helpers';
 import { rowsOf } from '../support/rows';
+import { until } from '../support/until';
 
 // Two replicas on one database, as behind a load balancer: agents' reports go to both in turn, one of them leads the
 // background jobs. A steal spike opens a finding and fires an alert, the leader is SIGKILLed in the middle of its
@@ -120,18 +121,9 @@ function startReplica(name: string): Promise<Replica> {
     const listening = replica.events.find((e) => e.event === 'listening');
     if (listening) replica.port = listening.port!;
     return listening !== undefined;
-  }).then(() => replica);
+  }, WAIT_MS).then(() => replica);
 }
 
-async function until<T>(what: string, check: () => T | Promise<T>, timeoutMs = WAIT_MS): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function send(replica: Replica, agent: Agent, reports: Report[]): Promise<void> {
   try {
@@ -216,7 +208,7 @@ describe('two replicas on one database', () => {
       for (const r of replicas) console.error(`replica ${r.name}: ${JSON.stringify(r.events)}\n${r.stderr.join('')}`);
     });
     await Promise.all([startReplica('a'), startReplica('b')]);
-    const firstLeader = await until('a leader', () => replicas.find((r) => eventsOf(r, 'elected').length > 0));
+    const firstLeader = await until('a leader', () => replicas.find((r) => eventsOf(r, 'elected').length > 0), WAIT_MS);
     const follower = replicas.find((r) => r !== firstLeader)!;
     // The follower tries every RETRY_MS: several of its tries later, it still has not been elected.
     await new Promise((resolve) => setTimeout(resolve, 3 * RETRY_MS));
@@ -225,19 +217,19 @@ describe('two replicas on one database', () => {
     expect(await leaderGauge(follower)).toBe(0);
 
     reportTimer = setInterval(() => (reporting = reporting.then(reportOnce)), REPORT_EVERY_MS);
-    await until('reports stored through both replicas', () => replicas.every((r) => (stored.get(r.name) ?? 0) > 0));
+    await until('reports stored through both replicas', () => replicas.every((r) => (stored.get(r.name) ?? 0) > 0), WAIT_MS);
     const spiking = agents[0]!;
     spiking.stealPct = SPIKE_STEAL_PCT;
 
     // The spike opens one finding and fires one alert, whose notification reaches the receiver.
-    await until('the steal finding', async () => (await stealFindings(spiking.hostId)).some((f) => f.state === 'open'));
-    const firing = await until('the alert to fire', async () => (await stealAlerts()).find((a) => a.state === 'firing'));
-    await until('the firing notification', () => notifications().some((n) => n.event === 'firing'));
-    await until('the firing delivery to be recorded', async () => (await deliveries()).every((d) => d.status === 'delivered'));
+    await until('the steal finding', async () => (await stealFindings(spiking.hostId)).some((f) => f.state === 'open'), WAIT_MS);
+    const firing = await until('the alert to fire', async () => (await stealAlerts()).find((a) => a.state === 'firing'), WAIT_MS);
+    await until('the firing notification', () => notifications().some((n) => n.event === 'firing'), WAIT_MS);
+    await until('the firing delivery to be recorded', async () => (await deliveries()).every((d) => d.status === 'delivered'), WAIT_MS);
 
     const kill = await killMidCycle(firstLeader);
     console.log(`replicas: killed leader ${firstLeader.name} while ${kill.state}: ${kill.query}`);
-    const elected = await until('the follower to lead', () => eventsOf(follower, 'elected')[0]);
+    const elected = await until('the follower to lead', () => eventsOf(follower, 'elected')[0], WAIT_MS);
     const takeoverMs = elected.atMs - kill.killedAtMs;
     console.log(`replicas: ${follower.name} led ${takeoverMs} ms after the kill (follower retry interval ${RETRY_MS} ms)`);
     expect(takeoverMs).toBeLessThanOrEqual(RETRY_MS + SLACK_MS);
@@ -256,13 +248,13 @@ describe('two replicas on one database', () => {
         new Date(Math.floor(lateTs / MINUTE_MS) * MINUTE_MS),
       ]);
       return rows.length === 1;
-    });
+    }, WAIT_MS);
 
     // The spike ends: the new leader resolves the alert it took over and notifies the receiver once.
     spiking.stealPct = CALM_STEAL_PCT;
-    await until('the alert to resolve', async () => (await stealAlerts()).every((a) => a.state === 'resolved'));
-    await until('the resolved notification', () => notifications().some((n) => n.event === 'resolved'));
-    await until('every delivery recorded', async () => (await deliveries()).every((d) => d.status === 'delivered'));
+    await until('the alert to resolve', async () => (await stealAlerts()).every((a) => a.state === 'resolved'), WAIT_MS);
+    await until('the resolved notification', () => notifications().some((n) => n.event === 'resolved'), WAIT_MS);
+    await until('every delivery recorded', async () => (await deliveries()).every((d) => d.status === 'delivered'), WAIT_MS);
     expect(stored.get(follower.name)! - storedByFollowerAtKill).toBeGreaterThan(3);
     expect(failed.slice(failuresAtKill).filter((f) => f.replica === follower.name)).toEqual([]);
 

@@ -4,6 +4,7 @@ import { createIngestFeed } from '../../lib/alerts/ingest-feed';
 import { forwardIngestFeed, listenToIngestFeed } from '../../lib/alerts/shared-ingest-feed';
 import { poolSql } from '../../lib/db/sql';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
 
 const RETRY_MS = 300;
 
@@ -31,13 +32,6 @@ function leaderView() {
   return heard;
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function listening(): Promise<number[]> {
   const { rows } = await pools[0]!.query<{ pid: number }>(
