@@ -2,11 +2,13 @@ import type { Database } from '../db';
 import type { Sql } from '../db/sql';
 import { BadRequestError } from '../errors';
 import { quantileOfWire } from '../sketch';
-import { isLatencyCompareMetric, type CompareParams, type CompareResponse, type CompareScope, type ComparedHost } from '../protocol/read-api/compare';
+import { isLatencyCompareMetric, type CompareParams, type CompareResponse, type ComparedHost } from '../protocol/read-api/compare';
 import { readCostIssue } from '../protocol/read-api/params';
-import type { SeriesMetric, SeriesPoint, SeriesResolution } from '../protocol/read-api/series';
+import type { SeriesMetric, SeriesPoint } from '../protocol/read-api/series';
+import { isFolded, readGaugeBuckets, readGaugeTotals } from './host-gauges';
+import { readHostsInScope } from './hosts-in-scope';
 import { mergeHistograms } from './merge-histograms';
-import { METRIC_SOURCES, segmentColumns, type MetricSource } from './metrics';
+import { METRIC_SOURCES } from './metrics';
 import { readMinuteQuantiles, summarizeMinuteQuantiles } from './minute-quantiles';
 import { MINUTE_QUANTILES, type MinuteQuantile } from './tables';
 import { MINUTE_MS } from '../protocol/time';
@@ -16,73 +18,6 @@ import { readWatermarks } from './rollup';
 const ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
 const LATENCY_QUANTILE = { latency_p50: 'p50', latency_p95: 'p95', latency_p99: 'p99' } as const satisfies Record<string, MinuteQuantile>;
 const QUANTILE = MINUTE_QUANTILES.quantiles;
-
-interface HostRow {
-  id: number;
-  hostname: string;
-  region: string;
-}
-
-function scopeWhere(scope: CompareScope): { where: string; params: unknown[] } {
-  switch (scope.kind) {
-    case 'fleet':
-      return { where: 'TRUE', params: [] };
-    case 'region':
-      return { where: 'h.region = $1', params: [scope.region] };
-    case 'labels':
-      return { where: 'h.labels @> $1::jsonb', params: [JSON.stringify(scope.labels)] };
-    case 'hosts':
-      return { where: 'h.id = ANY($1::int4[])', params: [scope.hostIds] };
-  }
-}
-
-/** Rollups fold a report's items into one value (the most-stolen CPU); raw rows are folded the same way here. */
-const isFolded = (source: MetricSource) => source.key !== null && source.rollupKey === null;
-
-/**
- * One segment of a gauge for the hosts in $1, per host (and per bucket of `bucketParam` seconds when given), each
- * host's keys combined: weighted average and peak. `keyParam` keeps one device, process, cgroup or probe.
- */
-function gaugeSegmentSql(source: MetricSource, segment: SeriesResolution, p: number, bucketParam: string | null, keyParam: string | null): string {
-  const cols = segmentColumns(source, segment);
-  const range = `host_id = ANY($1::int4[]) AND ts >= $${p} AND ts < $${p + 1}`;
-  let table = cols.table;
-  let keyFilter = '';
-  if (segment === 'raw' && isFolded(source)) {
-    table = `(SELECT host_id, ts, max(${source.column}) AS ${source.column} FROM ${source.raw} WHERE ${range} GROUP BY host_id, ts)`;
-  } else if (keyParam) {
-    keyFilter = ` AND ${segment === 'raw' ? source.key : source.rollupKey}::text = ${keyParam}`;
-  }
-  const bucket = bucketParam ? `, date_bin(make_interval(secs => ${bucketParam}::float8), ts, ${ORIGIN}) AS t` : '';
-  return `SELECT host_id${bucket}, ${cols.sum} AS s, ${cols.weight} AS w, ${cols.max} AS m
-    FROM ${table} x WHERE ${range}${keyFilter} GROUP BY host_id${bucketParam ? ', 2' : ''}`;
-}
-
-async function gaugeRows(
-  sql: Sql,
-  metric: SeriesMetric,
-  hostIds: number[],
-  segments: Segment[],
-  bucket: { ms: number } | null,
-  key: string | null,
-): Promise<{ host_id: number; t?: Date; avg: number | null; max: number | null }[]> {
-  if (segments.length === 0 || hostIds.length === 0) return [];
-  const source = METRIC_SOURCES[metric];
-  const params: unknown[] = [hostIds];
-  const next = (value: unknown) => `$${params.push(value)}`;
-  const bucketParam = bucket ? next(bucket.ms / 1000) : null;
-  const keyParam = key !== null ? next(key) : null;
-  const parts = segments.map((segment) => {
-    params.push(new Date(segment.fromMs), new Date(segment.toMs));
-    return gaugeSegmentSql(source, segment.resolution, params.length - 1, bucketParam, keyParam);
-  });
-  const by = bucket ? 'host_id, t' : 'host_id';
-  return sql.query(
-    `SELECT ${by}, sum(s) / nullif(sum(w), 0) AS avg, max(m) AS max
-       FROM (${parts.join('\nUNION ALL\n')}) u GROUP BY ${by}${bucket ? ' ORDER BY host_id, t' : ''}`,
-    params,
-  );
-}
 
 /** A latency quantile of each host per bucket other than a minute, from its histograms merged per bucket. */
 async function mergedBucketQuantiles(
@@ -111,11 +46,7 @@ export async function compareHosts(db: Pick<Database, 'sql'>, query: ComparePara
   if (!latency && query.key !== undefined && isFolded(METRIC_SOURCES[query.metric as SeriesMetric])) {
     throw new BadRequestError(`${query.metric} compares each host's most-stolen CPU and takes no key`);
   }
-  const scope = scopeWhere(query.scope);
-  const [hosts, marks] = await Promise.all([
-    sql.query<HostRow>(`SELECT id, hostname, region FROM hosts h WHERE ${scope.where}`, scope.params),
-    readWatermarks(sql),
-  ]);
+  const [hosts, marks] = await Promise.all([readHostsInScope(sql, query.scope), readWatermarks(sql)]);
   const ids = hosts.map((h) => h.id);
   const cost = readCostIssue({ from: query.from, to: query.to, hosts: ids.length });
   if (cost) throw new BadRequestError(`the ${query.scope.kind} matches ${cost.message}`);
@@ -148,16 +79,15 @@ export async function compareHosts(db: Pick<Database, 'sql'>, query: ComparePara
     };
   } else {
     const metric = query.metric as SeriesMetric;
-    const totals = await gaugeRows(sql, metric, ids, totalSegments, null, key);
-    ranked = totals.map((r) => ({ hostId: Number(r.host_id), value: query.rank === 'max' ? r.max : r.avg }));
+    const totals = await readGaugeTotals(sql, metric, ids, totalSegments, key);
+    ranked = totals.map((r) => ({ hostId: r.host_id, value: query.rank === 'max' ? r.max : r.avg }));
     pointsOf = async (topIds) => {
-      const rows = await gaugeRows(sql, metric, topIds, seriesSegments, { ms: bucketMs }, key);
+      const rows = await readGaugeBuckets(sql, metric, topIds, seriesSegments, bucketMs, key);
       const out = new Map<number, SeriesPoint[]>();
       for (const row of rows) {
-        const id = Number(row.host_id);
-        const list = out.get(id) ?? [];
-        list.push({ t: new Date(row.t!).getTime(), avg: row.avg, max: row.max });
-        out.set(id, list);
+        const list = out.get(row.host_id) ?? [];
+        list.push({ t: row.t.getTime(), avg: row.avg, max: row.max });
+        out.set(row.host_id, list);
       }
       return out;
     };

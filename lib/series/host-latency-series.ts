@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Database } from '../db';
+import { queryRows } from '../db/rows';
 import { NotFoundError } from '../errors';
 import { hostExists } from '../hosts/store';
 import type { HostLatencySeriesParams, HostLatencySeriesResponse } from '../protocol/read-api/host';
@@ -8,6 +10,8 @@ import { readWatermarks } from './rollup';
 
 const LATENCY_TABLE: Record<SeriesResolution, string> = { raw: 'latency_samples', '1m': 'latency_1m', '1h': 'latency_1h' };
 const MAX_NAMES = 200;
+
+const seriesCountRow = z.object({ name: z.string(), count: z.number() });
 
 /** The latency series a host reported in [from, to) and their request counts, from the cheapest cover of the range. */
 export async function listHostLatencySeries(
@@ -24,7 +28,10 @@ export async function listHostLatencySeries(
       WHERE host_id = $1 AND ts >= $${params.length - 1} AND ts < $${params.length}`;
   });
   const rows = parts.length
-    ? await sql.query<{ name: string; count: number }>(
+    ? await queryRows(
+        sql,
+        'latency_samples',
+        seriesCountRow,
         `SELECT name, sum(count)::float8 AS count FROM (${parts.join('\nUNION ALL\n')}) u
           GROUP BY name ORDER BY count DESC, name LIMIT ${MAX_NAMES}`,
         params,
@@ -34,6 +41,6 @@ export async function listHostLatencySeries(
     hostId: query.hostId,
     from: query.from.toISOString(),
     to: query.to.toISOString(),
-    series: rows.map((r) => ({ name: r.name, count: Number(r.count) })),
+    series: rows.map((r) => ({ name: r.name, count: r.count })),
   };
 }

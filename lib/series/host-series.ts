@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Database } from '../db';
+import { column, queryRows } from '../db/rows';
 import { NotFoundError } from '../errors';
 import { hostExists } from '../hosts/store';
 import type { HostSeries, HostSeriesParams, HostSeriesResponse, SeriesMetric, SeriesResolution } from '../protocol/read-api/series';
@@ -7,6 +9,8 @@ import { resolutionFor, segmentsAt, type ReadOptions } from './resolution';
 import { readWatermarks } from './rollup';
 
 const ORIGIN = "TIMESTAMPTZ '2000-01-01 00:00:00+00'";
+
+const seriesPointRow = z.object({ key: z.string().nullable(), t: column.timestamp, avg: z.number().nullable(), max: z.number().nullable() });
 
 export type HostSeriesQuery = HostSeriesParams & { hostId: number };
 
@@ -43,7 +47,10 @@ export async function getHostSeries(
     return segmentSql(query.metric, resolution, segment.resolution, params.length - 1);
   });
   const rows = parts.length
-    ? await sql.query<{ key: string | null; t: Date; avg: number | null; max: number | null }>(
+    ? await queryRows(
+        sql,
+        METRIC_SOURCES[query.metric].raw,
+        seriesPointRow,
         `SELECT key, t, sum(s) / nullif(sum(w), 0) AS avg, max(m) AS max
          FROM (${parts.join('\nUNION ALL\n')}) u GROUP BY key, t ORDER BY key NULLS FIRST, t`,
         params,
@@ -53,7 +60,7 @@ export async function getHostSeries(
   for (const row of rows) {
     let series = byKey.get(row.key);
     if (!series) byKey.set(row.key, (series = { key: row.key, points: [] }));
-    series.points.push({ t: new Date(row.t).getTime(), avg: row.avg, max: row.max });
+    series.points.push({ t: row.t.getTime(), avg: row.avg, max: row.max });
   }
   return {
     hostId: query.hostId,

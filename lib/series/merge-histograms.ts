@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { queryRows } from '../db/rows';
 import type { SketchWire } from '../protocol';
 import type { Sql } from '../db/sql';
 import type { SeriesResolution } from '../protocol/read-api/series';
@@ -36,6 +38,21 @@ export interface MergedRow {
   bucketErrors: (number | null)[] | null;
 }
 
+// Without groups, a range without histograms still yields one summary row, of nulls. The groups (g0, g1, …) are the
+// caller's expressions, passed through as the database returns them.
+const mergedRow = z.looseObject({
+  count: z.number().nullable(),
+  sum: z.number().nullable(),
+  min: z.number().nullable(),
+  max: z.number().nullable(),
+  zero_count: z.number().nullable(),
+  has_errors: z.boolean().nullable(),
+  keys: z.array(z.number()).nullable(),
+  counts: z.array(z.number()).nullable(),
+  // A bucket error is Infinity for a server's open top bucket (le="+Inf").
+  errors: z.array(z.union([z.number(), z.literal([Infinity])]).nullable()).nullable(),
+});
+
 /** Sums histogram counts key by key over every matching row of every segment, per group — never averaging quantiles. */
 export async function mergeHistograms(sql: Sql, query: MergeQuery): Promise<MergedRow[]> {
   if (query.segments.length === 0) return [];
@@ -51,12 +68,10 @@ export async function mergeHistograms(sql: Sql, query: MergeQuery): Promise<Merg
   const gList = g.length ? `${g.join(', ')}, ` : '';
   const groupBy = g.length ? `GROUP BY ${g.join(', ')}` : '';
   const using = g.length ? `USING (${g.join(', ')})` : 'ON TRUE';
-  const rows = await sql.query<
-    Record<string, unknown> & {
-      count: number; sum: number; min: number; max: number; zero_count: number; has_errors: boolean;
-      keys: number[] | null; counts: number[] | null; errors: (number | null)[] | null;
-    }
-  >(
+  const rows = await queryRows(
+    sql,
+    'latency_samples',
+    mergedRow,
     `WITH src AS (${parts.join('\nUNION ALL\n')}),
     summary AS (
       SELECT ${gList}sum(count)::float8 AS count, sum(sum)::float8 AS sum, min(min)::float8 AS min,
@@ -72,19 +87,16 @@ export async function mergeHistograms(sql: Sql, query: MergeQuery): Promise<Merg
     SELECT s.*, m.keys, m.counts, m.errors FROM summary s LEFT JOIN merged m ${using}`,
     params,
   );
-  return rows
-    .filter((row) => row.count > 0)
-    .map((row) => ({
-      groups: g.map((name) => row[name]),
-      wire: {
-        count: Number(row.count),
-        sum: Number(row.sum),
-        min: Number(row.min),
-        max: Number(row.max),
-        zeroCount: Number(row.zero_count),
-        keys: (row.keys ?? []).map(Number),
-        counts: (row.counts ?? []).map(Number),
+  return rows.flatMap((row) => {
+    // Every aggregate of a non-empty group is set; only a summary over no row has nulls.
+    const { count, sum, min, max, zero_count: zeroCount } = row;
+    if (count === null || !(count > 0) || sum === null || min === null || max === null || zeroCount === null) return [];
+    return [
+      {
+        groups: g.map((name) => row[name]),
+        wire: { count, sum, min, max, zeroCount, keys: row.keys ?? [], counts: row.counts ?? [] },
+        bucketErrors: row.has_errors ? (row.errors ?? []) : null,
       },
-      bucketErrors: row.has_errors ? (row.errors ?? []).map((e) => (e === null ? null : Number(e))) : null,
-    }));
+    ];
+  });
 }

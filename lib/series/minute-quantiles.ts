@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { column, queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
 import { withoutJit } from '../db/without-jit';
 import { quantileAt, quantileCtes } from './quantile-sql';
@@ -55,18 +57,23 @@ export interface HostMinuteQuantile {
   value: number | null;
 }
 
+const minuteQuantileRow = z.object({ host_id: column.id, t: z.number(), v: z.number().nullable() });
+
 /** Each host's quantile in every minute it reported latency, by host and minute. */
 export async function readMinuteQuantiles(sql: Sql, query: MinuteQuantileQuery): Promise<HostMinuteQuantile[]> {
   const statement = minuteQuantilesSql(query, await readMinuteMarks(sql));
   if (!statement) return [];
   // Epoch milliseconds rather than timestamptz: parsing dates was half the time of reading a day of minutes.
   const rows = await withoutJit(sql, (tx) =>
-    tx.query<{ host_id: number; t: number; v: number | null }>(
+    queryRows(
+      tx,
+      MINUTE_QUANTILES.table,
+      minuteQuantileRow,
       `SELECT host_id, (extract(epoch FROM t) * 1000)::float8 AS t, v FROM (${statement.text}) u ORDER BY 1, 2`,
       statement.params,
     ),
   );
-  return rows.map((row) => ({ hostId: Number(row.host_id), t: Number(row.t), value: row.v === null ? null : Number(row.v) }));
+  return rows.map((row) => ({ hostId: row.host_id, t: row.t, value: row.v }));
 }
 
 export interface MinuteQuantileSummary {
@@ -76,15 +83,21 @@ export interface MinuteQuantileSummary {
   max: number;
 }
 
+// Over the minutes whose quantile IS NOT NULL, grouped by host: each group has one, so neither is null.
+const quantileSummaryRow = z.object({ host_id: column.id, mean: z.number(), max: z.number() });
+
 /** Each host's quantile per minute, summarised over the range; hosts without a minute with requests are left out. */
 export async function summarizeMinuteQuantiles(sql: Sql, query: MinuteQuantileQuery): Promise<Map<number, MinuteQuantileSummary>> {
   const statement = minuteQuantilesSql(query, await readMinuteMarks(sql));
   if (!statement) return new Map();
   const rows = await withoutJit(sql, (tx) =>
-    tx.query<{ host_id: number; mean: number; max: number }>(
+    queryRows(
+      tx,
+      MINUTE_QUANTILES.table,
+      quantileSummaryRow,
       `SELECT host_id, avg(v) AS mean, max(v) AS max FROM (${statement.text}) u WHERE v IS NOT NULL GROUP BY host_id`,
       statement.params,
     ),
   );
-  return new Map(rows.map((row) => [Number(row.host_id), { mean: Number(row.mean), max: Number(row.max) }]));
+  return new Map(rows.map((row) => [row.host_id, { mean: row.mean, max: row.max }]));
 }

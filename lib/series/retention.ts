@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
 import { RAW_SERIES_TABLES, ROLLUP_1H_TABLES, ROLLUP_1M_TABLES } from '../../prisma/series-tables';
 import type { RetentionDays } from './retention-config';
@@ -13,8 +15,13 @@ export function partitionEnd(partition: string): Date | null {
     : new Date(Date.UTC(Number(year), Number(month) - 1, Number(day) + 1));
 }
 
+const partitionRow = z.object({ name: z.string() });
+
 async function listPartitions(sql: Sql, parent: string): Promise<string[]> {
-  const rows = await sql.query<{ name: string }>(
+  const rows = await queryRows(
+    sql,
+    'pg_inherits',
+    partitionRow,
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
      WHERE i.inhparent = to_regclass($1) ORDER BY c.relname`,
     [parent],

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Database } from '../db';
-import { column, queryRows } from '../db/rows';
+import { column, queryRow, queryRows } from '../db/rows';
 import type { Sql } from '../db/sql';
 import { holdTransactionLock } from '../db/locks';
 import { utcDay } from '../db/partitions';
@@ -60,23 +60,23 @@ const LATE_STATEMENTS: Record<RollupLevel, string[]> = {
   ],
 };
 
+const watermarkRow = z.object({ resolution: z.enum(['1m', '1h']), rolled_until: column.timestamp });
 const minuteMarksRow = z.object({ rolled_until: column.timestamp, latency_quantiles_from: column.timestamp.nullable() });
 
 export async function readWatermarks(sql: Sql): Promise<Partial<Record<RollupLevel, Date>>> {
-  const rows = await sql.query<{ resolution: RollupLevel; rolled_until: Date }>(
-    'SELECT resolution, rolled_until FROM series_rollup_watermarks',
-  );
-  return Object.fromEntries(rows.map((r) => [r.resolution, new Date(r.rolled_until)]));
+  const rows = await queryRows(sql, 'series_rollup_watermarks', watermarkRow, 'SELECT resolution, rolled_until FROM series_rollup_watermarks');
+  return Object.fromEntries(rows.map((r) => [r.resolution, r.rolled_until]));
 }
 
+const firstSampleRow = z.object({ first: column.timestamp.nullable() });
 const FIRST_SAMPLE_SQL = `SELECT min(ts) AS first FROM (${Object.values(TABLES)
   .map((t) => `SELECT min(ts) AS ts FROM ${t.name}`)
   .join(' UNION ALL ')}) s`;
 
 /** The oldest raw sample of any series table; null while there is none. Scans every partition: run it only before the first watermark. */
 async function readFirstSampleMs(sql: Sql): Promise<number | null> {
-  const [row] = await sql.query<{ first: Date | null }>(FIRST_SAMPLE_SQL);
-  return row?.first ? new Date(row.first).getTime() : null;
+  const row = await queryRow(sql, 'series tables', firstSampleRow, FIRST_SAMPLE_SQL);
+  return row?.first?.getTime() ?? null;
 }
 
 async function startWatermark(sql: Sql, level: RollupLevel, at: number): Promise<void> {

@@ -1,9 +1,14 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { withoutJit } from '../../db/without-jit';
 import type { SeriesMetric } from '../../protocol/read-api/series';
 import { HOUR_MS, floorTo } from '../../protocol/time';
 import { METRIC_SOURCES } from '../../series/metrics';
 import { instanceKey, seriesRequestKey } from '../inputs';
+
+// Each group holds a row whose value IS NOT NULL, so its median is never null.
+const baselineRow = z.object({ host_id: column.id, key: z.string().nullable(), median: z.number() });
 
 export interface BaselineRequest {
   series: SeriesMetric;
@@ -21,15 +26,18 @@ export async function readBaselines(sql: Sql, requests: readonly BaselineRequest
     requests.map(async ({ series, baselineMs }) => {
       const source = METRIC_SOURCES[series];
       const key = source.rollupKey ? `${source.rollupKey}::text` : source.key ? `'worst'::text` : 'NULL::text';
-      const column = `${source.rollupColumn}_avg`;
-      const rows = await withoutJit(sql, (tx) => tx.query<{ host_id: number; key: string | null; median: number }>(
+      const avgColumn = `${source.rollupColumn}_avg`;
+      const rows = await withoutJit(sql, (tx) => queryRows(
+        tx,
+        `${source.rollupBase}_1h`,
+        baselineRow,
         `SELECT h.id AS host_id, b.key, b.median FROM hosts h CROSS JOIN LATERAL (
-           SELECT ${key} AS key, percentile_cont(0.5) WITHIN GROUP (ORDER BY ${column})::float8 AS median
-             FROM ${source.rollupBase}_1h WHERE host_id = h.id AND ts >= $1 AND ts < $2 AND ${column} IS NOT NULL
+           SELECT ${key} AS key, percentile_cont(0.5) WITHIN GROUP (ORDER BY ${avgColumn})::float8 AS median
+             FROM ${source.rollupBase}_1h WHERE host_id = h.id AND ts >= $1 AND ts < $2 AND ${avgColumn} IS NOT NULL
             GROUP BY 1) b`,
         [new Date(end.getTime() - baselineMs), end],
       ));
-      out.set(seriesRequestKey(series, baselineMs), new Map(rows.map((r) => [instanceKey(r.host_id, r.key), Number(r.median)])));
+      out.set(seriesRequestKey(series, baselineMs), new Map(rows.map((r) => [instanceKey(r.host_id, r.key), r.median])));
     }),
   );
   return out;

@@ -1,6 +1,10 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { withoutJit } from '../../db/without-jit';
 import type { HostHeard } from '../inputs';
+
+const heardRow = z.object({ id: column.id, last_heard: column.timestamp.nullable(), interval_ms: z.number().int().nullable() });
 
 /**
  * When the server last received a report from each host, by its own clock: the received_at of the host's newest
@@ -10,7 +14,10 @@ import type { HostHeard } from '../inputs';
  * short range per host, however long the host has been silent; the range is skipped when the configured one is known.
  */
 export async function readHostsHeard(sql: Sql, hostIds?: readonly number[]): Promise<Map<number, HostHeard>> {
-  const rows = await withoutJit(sql, (tx) => tx.query<{ id: number; last_heard: Date | null; interval_ms: number | null }>(
+  const rows = await withoutJit(sql, (tx) => queryRows(
+    tx,
+    'hosts',
+    heardRow,
     `SELECT h.id, GREATEST(h.last_seen_at, r.received_at) AS last_heard, COALESCE(h.report_every_ms, s.interval_ms) AS interval_ms
        FROM hosts h
        LEFT JOIN LATERAL (SELECT received_at FROM report_ledger WHERE host_id = h.id ORDER BY seq DESC LIMIT 1) r ON TRUE
@@ -20,10 +27,5 @@ export async function readHostsHeard(sql: Sql, hostIds?: readonly number[]): Pro
       ${hostIds ? 'WHERE h.id = ANY($1::int4[])' : ''}`,
     hostIds ? [hostIds] : [],
   ));
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      { lastHeardMs: r.last_heard ? new Date(r.last_heard).getTime() : null, intervalMs: r.interval_ms === null ? null : Number(r.interval_ms) },
-    ]),
-  );
+  return new Map(rows.map((r) => [r.id, { lastHeardMs: r.last_heard?.getTime() ?? null, intervalMs: r.interval_ms }]));
 }

@@ -1,17 +1,31 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
-import type { Severity } from '../../protocol/findings';
+import { SEVERITIES } from '../../protocol/findings';
 import type { OpenFinding } from '../inputs';
+
+const openFindingRow = z.object({
+  id: column.int8,
+  rule_id: z.string(),
+  host_id: column.id.nullable(),
+  region: z.string(),
+  subject: z.string(),
+  severity: z.enum(SEVERITIES),
+  message: z.string(),
+  remedy: z.string(),
+});
 
 /** Every open finding, as the findings engine stored them (lib/findings). */
 export async function readOpenFindings(sql: Sql): Promise<OpenFinding[]> {
-  const rows = await sql.query<{
-    id: number; rule_id: string; host_id: number | null; region: string; subject: string; severity: Severity; message: string; remedy: string;
-  }>(
+  const rows = await queryRows(
+    sql,
+    'findings',
+    openFindingRow,
     `SELECT id, rule_id, host_id, region, subject, severity, message, remedy FROM findings
       WHERE state = 'open'`,
   );
   return rows.map((r) => ({
-    id: Number(r.id),
+    id: r.id,
     ruleId: r.rule_id,
     hostId: r.host_id,
     region: r.region,

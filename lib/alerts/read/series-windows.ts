@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { withoutJit } from '../../db/without-jit';
 import type { SeriesMetric } from '../../protocol/read-api/series';
@@ -56,6 +58,10 @@ function planByTable(requests: readonly SeriesRequest[], rollupMarkMs: number | 
   }
   return [...plans.values()];
 }
+
+// Besides host and key, per request i: s<i>, n<i> and x<i> (sum, count and max of a float8 column, null when no row
+// of the window holds a value) and c<i>, the window's row count.
+const windowRow = z.object({ host_id: column.id, key: z.string().nullable() }).catchall(z.number().nullable());
 
 /** Numbered parameters, added as the statement uses them: a parameter no clause reads has no type to infer. */
 function paramList() {
@@ -135,23 +141,16 @@ export async function readSeriesWindows(
       const rolledFrom = Math.min(...starts.filter((_, i) => plan.requests[i]!.rolled).map((d) => d.getTime()), toMs);
       const bounds = { to: options.to, rawFrom: new Date(rawFrom), mark: markMs === null ? null : new Date(markMs), rolledFrom: new Date(rolledFrom), starts };
       const { text, params } = planSql(plan, bounds, options.hostIds);
-      const rows = await withoutJit(sql, (tx) => tx.query<Record<string, number | string | null>>(text, params));
+      const rows = await withoutJit(sql, (tx) => queryRows(tx, plan.source.raw, windowRow, text, params));
       plan.requests.forEach(({ request }, i) => {
         const windowRows: SeriesWindowRow[] = [];
         const covered = new Set<number>();
         for (const row of rows) {
-          if (Number(row[`c${i}`]) === 0) continue;
-          const hostId = Number(row.host_id);
-          covered.add(hostId);
-          const n = Number(row[`n${i}`] ?? 0);
-          const sum = row[`s${i}`];
-          const max = row[`x${i}`];
-          windowRows.push({
-            hostId,
-            key: row.key === null ? null : String(row.key),
-            avg: n > 0 && sum !== null ? Number(sum) / n : null,
-            max: max === null ? null : Number(max),
-          });
+          if (row[`c${i}`] === 0) continue;
+          covered.add(row.host_id);
+          const n = row[`n${i}`] ?? 0;
+          const sum = row[`s${i}`] ?? null;
+          windowRows.push({ hostId: row.host_id, key: row.key, avg: n > 0 && sum !== null ? sum / n : null, max: row[`x${i}`] ?? null });
         }
         out.set(seriesRequestKey(request.series, request.windowMs), { rows: windowRows, coveredHosts: covered });
       });

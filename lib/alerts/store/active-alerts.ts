@@ -149,6 +149,8 @@ UPDATE alerts a
 
 const DISCARD_SQL = `DELETE FROM alerts WHERE id = ANY($1::int8[]) AND state = 'pending'`;
 
+const openedRow = z.object({ id: column.int8, rule_id: z.string(), fingerprint: z.string() });
+
 const date = (msValue: number | null) => (msValue === null ? null : new Date(msValue));
 
 /** Writes one cycle's changes, a statement per kind of change; returns the ids of the occurrences it opened. */
@@ -156,7 +158,7 @@ export async function writeAlertChanges(tx: Sql, changes: AlertChanges, now: Dat
   const opened = new Map<string, number>();
   const { inserts, updates, resolves, discards } = changes;
   if (inserts.length > 0) {
-    const rows = await tx.query<{ id: number; rule_id: string; fingerprint: string }>(INSERT_SQL, [
+    const rows = await queryRows(tx, 'alerts', openedRow, INSERT_SQL, [
       inserts.map((i) => i.ruleId),
       inserts.map((i) => i.fingerprint),
       inserts.map((i) => i.hostId),
@@ -171,7 +173,7 @@ export async function writeAlertChanges(tx: Sql, changes: AlertChanges, now: Dat
       inserts.map((i) => date(i.phase.firedAtMs)),
       now,
     ]);
-    for (const r of rows) opened.set(`${r.rule_id}\u0000${r.fingerprint}`, Number(r.id));
+    for (const r of rows) opened.set(`${r.rule_id}\u0000${r.fingerprint}`, r.id);
   }
   if (updates.length > 0) {
     await tx.query(UPDATE_SQL, [

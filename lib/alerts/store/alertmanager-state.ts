@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { column, queryRows } from '../../db/rows';
+import { column, queryRow, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { SEVERITIES } from '../../protocol/findings';
 import { postableAlert, type PostableAlert } from '../channels/alertmanager';
@@ -72,9 +72,14 @@ export async function readAlertmanagerState(sql: Sql, channel: DeliverableChanne
   return out;
 }
 
+const anyStateRow = z.object({ any: z.boolean() });
+
 /** Channels whose Alertmanager holds something to refresh: the periodic re-send queues a sync for each. */
 export async function hasAlertmanagerState(sql: Sql, nowMs: number, resolvedRetentionMs: number): Promise<boolean> {
-  const [row] = await sql.query<{ any: boolean }>(
+  const row = await queryRow(
+    sql,
+    'alerts',
+    anyStateRow,
     `SELECT EXISTS (SELECT 1 FROM alerts WHERE state = 'firing' OR (state = 'resolved' AND resolved_at >= $1)) AS any`,
     [new Date(nowMs - resolvedRetentionMs)],
   );

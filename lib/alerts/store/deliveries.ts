@@ -120,12 +120,12 @@ export async function markAttemptFailed(
   await sql.transaction(async (tx) => {
     let status: 'pending' | 'failed' = failure.retryAt ? 'pending' : 'failed';
     if (status === 'pending' && delivery.kind === 'sync') {
-      const [newer] = await tx.query<{ id: number }>(
+      const newer = await tx.query(
         `UPDATE alert_deliveries SET next_attempt_at = GREATEST(next_attempt_at, $2), attempts = GREATEST(attempts, $3)
           WHERE channel_id = $1 AND kind = 'sync' AND status = 'pending' RETURNING id`,
         [delivery.channelId, failure.retryAt, delivery.attempts],
       );
-      if (newer) status = 'failed';
+      if (newer.length > 0) status = 'failed';
     }
     await tx.query(
       `UPDATE alert_deliveries SET status = $2, next_attempt_at = COALESCE($3, next_attempt_at), lease_until = NULL,

@@ -1,10 +1,14 @@
+import { z } from 'zod';
+import { queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import { withoutJit } from '../../db/without-jit';
 import { MINUTE_MS, floorTo } from '../../protocol/time';
-import { mergeHistograms } from '../../series/merge-histograms';
-import { coverRange } from '../../series/resolution';
 import { keyOf } from '../../sketch';
-import { burnRequestKey, type LatencyBurnRow, type LatencyHistogramRow } from '../inputs';
+import { burnRequestKey, type LatencyBurnRow } from '../inputs';
+
+// Besides region and service, a total and a slow count per window (`l0t`, `l0b`, `s0t`, …): sums of float8, null
+// when no row fell in the window.
+const burnRow = z.object({ region: z.string(), service: z.string() }).catchall(z.number().nullable());
 
 export interface BurnRequest {
   latencyMs: number;
@@ -46,7 +50,10 @@ export async function readLatencyBurn(
     `sum(x.count) FILTER (WHERE x.ts >= ${w.start})::float8 AS ${w.name}t`,
     `sum(b${w.slow}.slow) FILTER (WHERE x.ts >= ${w.start})::float8 AS ${w.name}b`,
   ]);
-  const rows = await withoutJit(sql, (tx) => tx.query<Record<string, string | number | null>>(
+  const rows = await withoutJit(sql, (tx) => queryRows(
+    tx,
+    'latency_samples',
+    burnRow,
     `WITH rolled AS (
        SELECT x.region, x.name AS service, ${sums.join(', ')}
          FROM latency_region_1m x ${slowJoins} WHERE x.ts >= $2 AND x.ts < $3 GROUP BY 1, 2
@@ -66,57 +73,14 @@ export async function readLatencyBurn(
     out.set(
       burnRequestKey(r.latencyMs, r.windowMs, r.shortWindowMs),
       rows.map((row) => ({
-        region: String(row.region),
-        service: String(row.service),
-        longTotal: Number(row[`l${i}t`] ?? 0),
-        longBad: Number(row[`l${i}b`] ?? 0),
-        shortTotal: Number(row[`s${i}t`] ?? 0),
-        shortBad: Number(row[`s${i}b`] ?? 0),
+        region: row.region,
+        service: row.service,
+        longTotal: row[`l${i}t`] ?? 0,
+        longBad: row[`l${i}b`] ?? 0,
+        shortTotal: row[`s${i}t`] ?? 0,
+        shortBad: row[`s${i}b`] ?? 0,
       })),
     );
   });
   return out;
-}
-
-/** The merged histogram of each region and latency series over each window ending at `to`. */
-export async function readLatencyHistograms(
-  sql: Sql,
-  windowsMs: readonly number[],
-  options: { to: Date; rollupMarks: { '1m'?: Date; '1h'?: Date } },
-): Promise<Map<number, LatencyHistogramRow[]>> {
-  const out = new Map<number, LatencyHistogramRow[]>();
-  const toMs = options.to.getTime();
-  for (const windowMs of new Set(windowsMs)) {
-    const rows = await withoutJit(sql, (tx) => mergeHistograms(tx, {
-      segments: coverRange(toMs - windowMs, toMs, options.rollupMarks),
-      groups: ['h.region', 'x.name'],
-      where: 'TRUE',
-      params: [],
-      byRegion: true,
-    }));
-    out.set(windowMs, rows.map((row) => ({ region: String(row.groups[0]), service: String(row.groups[1]), wire: row.wire })));
-  }
-  return out;
-}
-
-export interface LatencyAlertContext {
-  region: string;
-  service: string;
-  /** Requests slower than this are the ones the alert is about. */
-  slowMs: number;
-  from: Date;
-  to: Date;
-}
-
-/** The host of the region with the most slow requests of the service in the window. */
-export async function readWorstLatencyHost(sql: Sql, context: LatencyAlertContext): Promise<number | null> {
-  const [row] = await sql.query<{ host_id: number }>(
-    `SELECT x.host_id FROM latency_samples x JOIN hosts h ON h.id = x.host_id
-      WHERE h.region = $1 AND x.name = $2 AND x.ts > $3 AND x.ts <= $4
-      GROUP BY x.host_id
-      ORDER BY sum((SELECT coalesce(sum(c), 0) FROM unnest(x.keys, x.counts) u(k, c) WHERE k > $5)) DESC, x.host_id
-      LIMIT 1`,
-    [context.region, context.service, context.from, context.to, keyOf(context.slowMs)],
-  );
-  return row ? row.host_id : null;
 }
