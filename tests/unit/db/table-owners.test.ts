@@ -90,8 +90,8 @@ const INTERPOLATED: Record<string, readonly string[] | 'cte'> = {
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const WRITE = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?|COPY)\s+(?:ONLY\s+)?([a-z_][a-z0-9_]*)/gi;
 /** Brackets an interpolation's expression in a literal's text, so a table named by one is seen as such. */
-const MARK = '\u0001';
-const INTERPOLATED_TABLE = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?|COPY|FROM|JOIN)\s+(?:ONLY\s+)?\u0001([^\u0001]+)\u0001([a-z0-9_]*)/g;
+const MARK = '§';
+const INTERPOLATED_TABLE = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?|COPY|FROM|JOIN)\s+(?:ONLY\s+)?§([^§]+)§([a-z0-9_]*)/g;
 const WRITES_INTERPOLATED = /^(INSERT|UPDATE|DELETE|TRUNCATE|COPY)/;
 const READ = /\b(?:FROM|JOIN)\s+(?:ONLY\s+)?([a-z_][a-z0-9_]*)/gi;
 
