@@ -62,10 +62,26 @@ export default {
         path: [
           '^lib/(db|series|fleet|alerts|ingest|auth|admin|server|node|http|demo)/',
           '^lib/findings/(engine|read|store|effects)/',
-          '^lib/findings/latency/(explain-latency|latency-watch|read-|inventory-changes)',
+          '^lib/findings/latency/read/',
           '^lib/findings/registry\\.ts$',
         ],
       },
+    },
+    {
+      name: 'findings-latency-maths-is-pure',
+      severity: 'error',
+      comment: 'lib/findings/latency holds the maths of latency explained; its SQL readers live in latency/read/, the watcher in engine/.',
+      from: { path: '^lib/findings/latency/[^/]+$', pathNot: TESTS },
+      to: {
+        path: ['^lib/(db|series|fleet|alerts|ingest|auth|admin|server|node|http|demo)/', '^lib/findings/(engine|read|store|effects)/', '^lib/findings/latency/read/'],
+      },
+    },
+    {
+      name: 'findings-store-below-effects',
+      severity: 'error',
+      comment: 'Stores keep rows; measuring what a fix bought (effects/) calls them, never the other way round.',
+      from: { path: '^lib/findings/store/' },
+      to: { path: '^lib/findings/effects/' },
     },
     {
       name: 'findings-rules-and-facts-no-node',

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../lib/db/open';
 import { ensurePartitions } from '../lib/db/partitions';
 import { FindingsEngine } from '../lib/findings/engine/engine';
-import { LatencyWatch } from '../lib/findings/latency/latency-watch';
+import { LatencyWatch } from '../lib/findings/engine/latency-watch';
 import { FINDING_RULES } from '../lib/findings/registry';
 import { MINUTE_MS, HOUR_MS } from '../lib/protocol/time';
 import { FLEET_HOSTS, LATENCY_NAMES, generateLatencyFleet } from './_latency-fleet-generate';

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import { explainLatency } from '../findings/latency/explain-latency';
+import { explainLatency } from '../findings/latency/read/explain-latency';
 import { readWorstLatencyHost, type LatencyAlertContext } from './read/worst-latency-host';
 
 /** What can say why a latency alert fired ("steal 14 % on vCPUs 2–3"); null when it cannot tell. */

@@ -4,7 +4,7 @@ import { column, queryRows } from '../db/rows';
 import { NotFoundError } from '../errors';
 import { EFFECT_COLUMNS, effectColumns, effectOf } from '../findings/store/finding-effects';
 import { findRule } from '../findings/registry';
-import { readInventoryChanges } from '../findings/latency/inventory-changes';
+import { readInventoryChanges } from '../findings/latency/read/inventory-changes';
 import { hostExists } from '../hosts/store';
 import { SEVERITIES } from '../protocol/findings';
 import { MAX_ANNOTATIONS, type HostAnnotation, type HostAnnotationsParams, type HostAnnotationsResponse } from '../protocol/read-api/annotations';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { realisticReport } from '../../bench/_ingest-report';
-import { readInventoryChanges, readNewestChange } from '../../lib/findings/latency/inventory-changes';
+import { readInventoryChanges, readNewestChange } from '../../lib/findings/latency/read/inventory-changes';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';

@@ -4,7 +4,7 @@ import { enrollHost } from '../../lib/auth/enroll-host';
 import { createEnrollmentKey } from '../../lib/auth/enrollment-keys';
 import { closeDb } from '../../lib/db';
 import { FindingsEngine } from '../../lib/findings/engine/engine';
-import { explainLatency } from '../../lib/findings/latency/explain-latency';
+import { explainLatency } from '../../lib/findings/latency/read/explain-latency';
 import { p99Regression } from '../../lib/findings/rules/latency.p99-regression';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';

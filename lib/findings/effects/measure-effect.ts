@@ -6,9 +6,9 @@ import { getHostSeries } from '../../series/host-series';
 import { mergeHistograms } from '../../series/merge-histograms';
 import { coverRange } from '../../series/resolution';
 import { readWatermarks } from '../../series/rollup';
-import { readNewestChange } from '../latency/inventory-changes';
+import { readNewestChange } from '../latency/read/inventory-changes';
 import type { ResolvedOccurrence } from '../store/finding-effects';
-import type { EffectMeasurements } from './judge-effect';
+import type { EffectMeasurements } from '../judge-effect';
 
 /** A rule's evidence names at most a few series; more would be a chart, not a comparison. */
 const MAX_GAUGES = 3;

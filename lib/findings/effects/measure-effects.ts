@@ -1,6 +1,6 @@
 import type { Database } from '../../db/open';
 import { HOUR_MS } from '../../protocol/time';
-import { EFFECT_MIN_REQUESTS, judgeEffect } from './judge-effect';
+import { EFFECT_MIN_REQUESTS, judgeEffect } from '../judge-effect';
 import { measureEffect } from './measure-effect';
 import { beginMeasuringEffects, listDueEffects, saveMeasuredEffect } from '../store/finding-effects';
 

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/open';
 import type { Sql } from '../../db/sql';
 import { evaluateFindings, type RuleFailure } from './evaluate';
-import { LatencyWatch } from '../latency/latency-watch';
+import { LatencyWatch } from './latency-watch';
 import { contentKey, planFindingChanges, type WrittenContent } from './lifecycle';
 import { InventoryCache } from '../read/facts/inventory-cache';
 import { readFleetFacts, readHostFacts, readRegionFacts } from '../read/read-facts';

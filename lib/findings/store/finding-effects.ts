@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
 import type { FindingEffect, FindingEvidence } from '../../protocol/findings';
-import { measuringEffect } from '../effects/judge-effect';
+import { measuringEffect } from '../judge-effect';
 
 /** Occurrences resolved longer ago than this are not measured any more: their data may be rolled up or gone. */
 const MEASURE_WITHIN_MS = 2 * 24 * 3_600_000;

@@ -9,7 +9,7 @@ const RAW_SERIES = [...Object.values(SERIES_TABLES).flatMap((t: SeriesTable) => 
 /** The rollups lib/series computes from them. */
 const ROLLUPS = [...ROLLUP_BASES.flatMap((base) => [`${base}_1m`, `${base}_1h`]), MINUTE_QUANTILES.table];
 
-const SERIES_READERS = ['lib/series/', 'lib/alerts/read/', 'lib/fleet/', 'lib/findings/read/', 'lib/findings/latency/'];
+const SERIES_READERS = ['lib/series/', 'lib/alerts/read/', 'lib/fleet/', 'lib/findings/read/', 'lib/findings/latency/read/'];
 
 /**
  * One owner per table (docs/data-layer.md): only the owner writes a table; a read model listed as a reader may join it
@@ -21,7 +21,7 @@ const TABLES: Record<string, { owner: string; readers?: string[] }> = {
   inferwatch_daily_partitioned: { owner: 'lib/db/partitions.ts' },
   hosts: {
     owner: 'lib/hosts/store.ts',
-    readers: ['lib/alerts/read/', 'lib/fleet/', 'lib/series/', 'lib/findings/read/', 'lib/findings/latency/'],
+    readers: ['lib/alerts/read/', 'lib/fleet/', 'lib/series/', 'lib/findings/read/', 'lib/findings/latency/read/'],
   },
   token_revocation_version: { owner: 'lib/hosts/store.ts' },
   enrollment_keys: { owner: 'lib/auth/enrollment-keys.ts' },
@@ -31,7 +31,7 @@ const TABLES: Record<string, { owner: string; readers?: string[] }> = {
   audit_log: { owner: 'lib/auth/audit.ts' },
   ...Object.fromEntries(RAW_SERIES.map((table) => [table, { owner: 'lib/ingest/write/', readers: SERIES_READERS }])),
   [REPORT_LEDGER.name]: { owner: 'lib/ingest/write/', readers: ['lib/hosts/store.ts', 'lib/alerts/read/heard.ts', 'lib/findings/read/facts/hosts.ts'] },
-  inventory_snapshots: { owner: 'lib/ingest/write/inventory.ts', readers: ['lib/fleet/', 'lib/findings/read/', 'lib/findings/latency/'] },
+  inventory_snapshots: { owner: 'lib/ingest/write/inventory.ts', readers: ['lib/fleet/', 'lib/findings/read/', 'lib/findings/latency/read/'] },
   ...Object.fromEntries(ROLLUPS.map((table) => [table, { owner: 'lib/series/rollup-sql.ts', readers: SERIES_READERS }])),
   series_rollup_watermarks: { owner: 'lib/series/rollup.ts' },
   rollup_dirty_minutes: { owner: 'lib/series/late-minutes.ts', readers: ['lib/series/rollup.ts'] },

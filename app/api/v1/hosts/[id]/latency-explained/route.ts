@@ -1,7 +1,7 @@
 import { requireRole } from '@/lib/auth/principal';
 import { getReadDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
-import { explainLatency } from '@/lib/findings/latency/explain-latency';
+import { explainLatency } from '@/lib/findings/latency/read/explain-latency';
 import { latencyExplainedParamsSchema } from '@/lib/protocol/findings';
 import { hostPathSchema } from '@/lib/protocol/read-api/host';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';

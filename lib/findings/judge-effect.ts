@@ -1,5 +1,5 @@
-import type { EffectVerdict, FindingEffect, GaugeEffect, LatencyEffect } from '../../protocol/findings';
-import { fmt } from '../format';
+import type { EffectVerdict, FindingEffect, GaugeEffect, LatencyEffect } from '../protocol/findings';
+import { fmt } from './format';
 
 /** Below this many requests in either window a p99 is not compared: the same floor latency explained uses. */
 export const EFFECT_MIN_REQUESTS = 200;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { column, queryRows } from '../../db/rows';
-import type { Sql } from '../../db/sql';
-import { TAIL_NEED_SQL, type TailRow } from './tail-p99';
+import { column, queryRows } from '../../../db/rows';
+import type { Sql } from '../../../db/sql';
+import { TAIL_NEED_SQL, type TailRow } from '../tail-p99';
 
 // The per-host histogram rollups (lib/series/rollup-sql.ts writes them).
 const HISTOGRAMS = { '1m': 'latency_1m', '1h': 'latency_1h' } as const;

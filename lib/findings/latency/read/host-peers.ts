@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { queryRow } from '../../db/rows';
-import type { Sql } from '../../db/sql';
+import { queryRow } from '../../../db/rows';
+import type { Sql } from '../../../db/sql';
 
 const hostPeersRow = z.object({ hostname: z.string(), region: z.string(), others: z.number().int() });
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Inventory } from '../../protocol';
 import { cleanInventory, loaded, watchedProcess } from '../../../tests/support/findings-facts';
-import { departureOf, type Snapshot } from './inventory-changes';
+import { departureOf, type Snapshot } from './inventory-bursts';
 import { diffInventories } from './inventory-diff';
 
 interface Serve {

@@ -5,14 +5,14 @@ import { readHostRegions } from '../read/facts/host-regions';
 import { listThresholdOverrides } from '../store/threshold-overrides';
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../protocol/time';
 import { readWatermarks } from '../../series';
-import type { HostLatencyFacts, LatencySeriesFacts, PeerP99 } from './facts';
-import { isRegression } from './explain-regression';
-import { inventoryLeadUpMs } from './inventory-changes';
-import { DEFAULT_METHOD } from './method';
-import { readHostObservations } from './read-observations';
-import { SeriesRing } from './series-ring';
-import { readTails } from './read-tails';
-import { p99OfTails, type TailRow } from './tail-p99';
+import type { HostLatencyFacts, LatencySeriesFacts, PeerP99 } from '../latency/facts';
+import { isRegression } from '../latency/explain-regression';
+import { inventoryLeadUpMs } from '../latency/inventory-bursts';
+import { DEFAULT_METHOD } from '../latency/method';
+import { readHostObservations } from '../latency/read/observations';
+import { SeriesRing } from '../latency/series-ring';
+import { readTails } from '../latency/read/tails';
+import { p99OfTails, type TailRow } from '../latency/tail-p99';
 
 /** Thresholds of the rule that judges these facts, from its defaults and every override of it. */
 export interface ScreenThresholds {

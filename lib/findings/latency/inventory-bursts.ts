@@ -1,36 +1,10 @@
-import { z } from 'zod';
-import { column, queryRows } from '../../db/rows';
-import type { Sql } from '../../db/sql';
 import type { Inventory } from '../../protocol';
 import { HOUR_MS } from '../../protocol/time';
-import { diffInventories } from './inventory-diff';
 import type { InventoryObservation } from './facts';
+import { diffInventories } from './inventory-diff';
 
 /** Changes are looked for in the range and a lead-up before it: as long as the range, and at least an hour. */
 export const inventoryLeadUpMs = (rangeMs: number) => Math.max(rangeMs, HOUR_MS);
-
-const snapshotRow = z.object({ host_id: column.id, taken_at: column.timestamp, data: column.document<Inventory>() });
-
-async function readSnapshots(sql: Sql, hostIds: readonly number[], from: Date, to: Date): Promise<Snapshot[]> {
-  const rows = await queryRows(
-    sql,
-    'inventory_snapshots',
-    snapshotRow,
-    `SELECT host_id, taken_at, data FROM (
-       SELECT DISTINCT ON (host_id) host_id, taken_at, id, data FROM inventory_snapshots
-        WHERE host_id = ANY($1::int4[]) AND taken_at < $2 ORDER BY host_id, taken_at DESC, id DESC
-     ) before
-     UNION ALL
-     SELECT host_id, taken_at, data FROM inventory_snapshots WHERE host_id = ANY($1::int4[]) AND taken_at >= $2 AND taken_at < $3
-     ORDER BY host_id, taken_at`,
-    [hostIds, from, to],
-  );
-  return rows.map((row) => ({
-    hostId: row.host_id,
-    atMs: row.taken_at.getTime(),
-    data: row.data,
-  }));
-}
 
 export interface Snapshot {
   hostId: number;
@@ -39,15 +13,14 @@ export interface Snapshot {
 }
 
 /**
- * Per host, the inventory changes of [from, to): each snapshot taken then, diffed against the one before it (which
- * may be older than `from`). A host's first snapshot is its enrolment, not a change.
+ * Per host, the inventory changes from `fromMs` on: each snapshot taken then, diffed against the one before it (which
+ * may be older). A host's first snapshot is its enrolment, not a change. `snapshots` by host, then time.
  */
-export async function readInventoryChanges(sql: Sql, hostIds: readonly number[], from: Date, to: Date): Promise<Map<number, InventoryObservation[]>> {
+export function changesOf(snapshots: readonly Snapshot[], fromMs: number): Map<number, InventoryObservation[]> {
   const changes = new Map<number, InventoryObservation[]>();
-  if (hostIds.length === 0) return changes;
   let previous: Snapshot | null = null;
-  for (const snapshot of await readSnapshots(sql, hostIds, from, to)) {
-    if (previous && previous.hostId === snapshot.hostId && snapshot.atMs >= from.getTime()) {
+  for (const snapshot of snapshots) {
+    if (previous && previous.hostId === snapshot.hostId && snapshot.atMs >= fromMs) {
       const list = changes.get(snapshot.hostId) ?? [];
       list.push({ atMs: snapshot.atMs, changes: diffInventories(previous.data, snapshot.data) });
       changes.set(snapshot.hostId, list);
@@ -66,17 +39,16 @@ const BURST_GAP_MS = 5 * 60_000;
 const BURST_SPAN_MS = 15 * 60_000;
 
 /**
- * The newest change of one host in [from, to) as a person made it: a restart arrives as several snapshots close
+ * The newest change of one host's snapshots (the one before `fromMs`, then those from it on) as a person made it: a restart arrives as several snapshots close
  * together (the process gone, then started with new settings), so the snapshots of that burst are diffed as one, from
  * the one before it to the last. `atMs` is when the first of them departed from the state before. null when the
  * range holds no change that bears on latency.
  */
-export async function readNewestChange(sql: Sql, hostId: number, from: Date, to: Date): Promise<InventoryObservation | null> {
-  const snapshots = await readSnapshots(sql, [hostId], from, to);
+export function newestChangeOf(snapshots: readonly Snapshot[], fromMs: number): InventoryObservation | null {
   const last = snapshots.at(-1);
-  if (!last || last.atMs < from.getTime()) return null;
+  if (!last || last.atMs < fromMs) return null;
   let first = snapshots.length - 1;
-  while (first > 1 && snapshots[first - 1]!.atMs >= from.getTime() && snapshots[first]!.atMs - snapshots[first - 1]!.atMs <= BURST_GAP_MS && last.atMs - snapshots[first - 1]!.atMs <= BURST_SPAN_MS) first--;
+  while (first > 1 && snapshots[first - 1]!.atMs >= fromMs && snapshots[first]!.atMs - snapshots[first - 1]!.atMs <= BURST_GAP_MS && last.atMs - snapshots[first - 1]!.atMs <= BURST_SPAN_MS) first--;
   const base = snapshots[first - 1];
   if (!base) return null;
   const changes = diffInventories(base.data, last.data);

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { column, queryRows } from '../../db/rows';
-import type { Sql } from '../../db/sql';
-import { METRIC_SOURCES } from '../../series/metrics';
-import type { GaugeObservation, InventoryObservation } from './facts';
+import { column, queryRows } from '../../../db/rows';
+import type { Sql } from '../../../db/sql';
+import { METRIC_SOURCES } from '../../../series/metrics';
+import type { GaugeObservation, InventoryObservation } from '../facts';
 import { readInventoryChanges } from './inventory-changes';
-import { CAUSE_GAUGES, type CauseGauge } from './method';
+import { CAUSE_GAUGES, type CauseGauge } from '../method';
 
 export interface ObservationRanges {
   /** The rolled minutes judged: gauges after, per minute. */
