@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { nameSchema, tagsSchema } from '../../lib/protocol';
 import { SKETCH_MAX_VALUE_MS } from '../../lib/sketch';
 import type { LatencyAggregator } from './aggregator';
+import { listenIntake, type ListeningIntake } from './listen';
 import { BodyTooLargeError, readRequestBody } from './request-body';
 
 export const MAX_INTAKE_BODY_BYTES = 1024 * 1024;
@@ -40,10 +41,7 @@ export const timingsRequestSchema = z.strictObject(
   },
 );
 
-export interface HttpIntake {
-  port: number;
-  close(): Promise<void>;
-}
+export type HttpIntake = ListeningIntake;
 
 export interface HttpIntakeOptions {
   host?: string;
@@ -77,17 +75,7 @@ export function startHttpIntake({ host = '127.0.0.1', port = 8126, aggregator }:
         send(res, error.status, { error: { code: error.code, message: error.message, details: error.details } });
       });
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const address = server.address();
-      resolve({
-        port: typeof address === 'object' && address !== null ? address.port : port,
-        close: () => new Promise<void>((done) => server.close(() => done())),
-      });
-    });
-  });
+  return listenIntake(server, host, port);
 }
 
 async function handle(req: http.IncomingMessage, aggregator: LatencyAggregator): Promise<object> {

@@ -2,16 +2,14 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import type { Logger } from '../log';
 import { BodyTooLargeError, readRequestBody } from '../latency/request-body';
+import { listenIntake, type ListeningIntake } from '../latency/listen';
 import type { OtlpAccumulator } from './accumulator';
 import { decodeJsonRequest, decodeProtobufRequest, encodeResponse, encodeStatus, type OtlpRequest } from './wire';
 
 /** Compressed and after decompression: an SDK's export of a few hundred histograms is well under 1 MiB. */
 export const MAX_OTLP_BODY_BYTES = 4 * 1024 * 1024;
 
-export interface OtlpIntake {
-  port: number;
-  close(): Promise<void>;
-}
+export type OtlpIntake = ListeningIntake;
 
 export interface OtlpIntakeOptions {
   host?: string;
@@ -55,17 +53,7 @@ export function startOtlpIntake({ host = '127.0.0.1', port = 4318, accumulator, 
         send(res, error.status, encoding, encodeStatus(error.status, error.message, encoding));
       });
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const address = server.address();
-      resolve({
-        port: typeof address === 'object' && address !== null ? address.port : port,
-        close: () => new Promise<void>((done) => server.close(() => done())),
-      });
-    });
-  });
+  return listenIntake(server, host, port);
 }
 
 const contentType = (req: http.IncomingMessage) => (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

@@ -21,6 +21,8 @@ export interface HostMoment {
   /** The LLM engine's KV cache in use and the requests it preempted per minute; null on hosts without one. */
   kvCachePct: number | null;
   preemptionsPerMin: number | null;
+  /** 0, or up to 1 inside a KV-pressure episode: how hard new requests wait for cache blocks. */
+  kvEpisode: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -70,11 +72,52 @@ function kvState(host: DemoHost, tMs: number, load: number): { kvCachePct: numbe
   };
 }
 
+// KV-pressure episodes: one in each 6-hour slot, 30–45 minutes long, ramped in and out over 5 minutes. Four a day
+// leave most hours calm, so the hourly p99 baseline latency explained compares against stays the usual load's.
+const EPISODE_SLOT_MS = 6 * 3_600_000;
+const EPISODE_RAMP_MS = 5 * 60_000;
+const EPISODE_MARGIN_MS = 45 * 60_000;
+
+/** The host's KV-pressure episodes that overlap [fromMs, toMs); none on hosts without that condition. */
+export function kvEpisodes(host: DemoHost, fromMs: number, toMs: number): { startMs: number; endMs: number }[] {
+  if (host.condition !== 'kv-pressure-episodes') return [];
+  const episodes = [];
+  for (let slot = Math.floor(fromMs / EPISODE_SLOT_MS) - 1; slot * EPISODE_SLOT_MS < toMs; slot++) {
+    const u = (what: string) => unit(channel(host.seed, host.hostname, `kv-episode-${what}`), slot);
+    const durationMs = 30 * 60_000 + u('length') * 15 * 60_000;
+    // At least 45 minutes from either end of its slot: episodes are never closer than 90 minutes to each other.
+    const startMs = slot * EPISODE_SLOT_MS + EPISODE_MARGIN_MS + Math.floor(u('start') * (EPISODE_SLOT_MS - durationMs - 2 * EPISODE_MARGIN_MS));
+    if (startMs < toMs && startMs + durationMs > fromMs) episodes.push({ startMs, endMs: startMs + durationMs });
+  }
+  return episodes;
+}
+
+function kvEpisodeAt(host: DemoHost, tMs: number): number {
+  const [episode] = kvEpisodes(host, tMs, tMs + 1);
+  if (!episode) return 0;
+  return Math.min(1, (tMs - episode.startMs) / EPISODE_RAMP_MS, (episode.endMs - tMs) / EPISODE_RAMP_MS);
+}
+
+/**
+ * The LLM region's vLLM engines: roomy caches with no preemption, but the episodes host's cache is sized for its
+ * usual load, so it preempts a few requests a minute, and in an episode it fills up and preempts tens a minute.
+ */
+function llmKvState(host: DemoHost, tMs: number, load: number, episode: number): { kvCachePct: number; preemptionsPerMin: number } {
+  const drift = (what: string, periodMs: number) => smooth(channel(host.seed, host.hostname, what), tMs, periodMs);
+  if (host.condition !== 'kv-pressure-episodes') return { kvCachePct: 30 + 35 * load + 6 * drift('kv-cache', 120_000), preemptionsPerMin: 0 };
+  const steady = { kvCachePct: 84 + 5 * drift('kv-cache', 120_000), preemptionsPerMin: 5.5 + 2.5 * drift('kv-preempt', 90_000) };
+  return {
+    kvCachePct: steady.kvCachePct + (97.5 + drift('kv-full', 60_000) - steady.kvCachePct) * episode,
+    preemptionsPerMin: steady.preemptionsPerMin + (20 + 30 * drift('kv-episode-preempt', 120_000)) * episode,
+  };
+}
+
 export function hostMoment(host: DemoHost, tMs: number): HostMoment {
   const drift = (what: string, periodMs: number) => smooth(channel(host.seed, host.hostname, what), tMs, periodMs);
   const load = diurnalLoad(tMs) * (0.9 + 0.2 * drift('load', 180_000));
   const scale = 0.75 + 0.3 * unit(channel(host.seed, host.hostname, 'scale'));
   const c = host.condition;
+  const kvEpisode = kvEpisodeAt(host, tMs);
 
   let busyPct = 6 + 44 * load * scale;
   if (c === 'hidden-neighbour') busyPct = 18 + 12 * load;
@@ -110,7 +153,8 @@ export function hostMoment(host: DemoHost, tMs: number): HostMoment {
     psiIoPct: clamp(psiIoPct, 0, 100),
     serviceCores,
     throttledPct,
-    ...(c === 'kv-pressure' ? kvState(host, tMs, load) : { kvCachePct: null, preemptionsPerMin: null }),
+    ...(c === 'kv-pressure' ? kvState(host, tMs, load) : host.service === 'vllm' ? llmKvState(host, tMs, load, kvEpisode) : { kvCachePct: null, preemptionsPerMin: null }),
+    kvEpisode,
   };
 }
 

@@ -2,9 +2,12 @@ import { channel, hash32, unit } from './noise';
 
 /** The demo fleet: who its hosts are and what is wrong with the few that are planted with a problem. */
 export const DEMO_SEED = 'inferwatch-demo-1';
-export const DEMO_REGIONS = ['oslo', 'frankfurt'] as const;
+export const DEMO_REGIONS = ['oslo', 'frankfurt', 'stockholm'] as const;
 export type DemoRegion = (typeof DEMO_REGIONS)[number];
-export const HOSTS_PER_REGION = 21;
+/** The recommendation service's two CPU regions, and a small LLM region: vLLM on GPU hosts and one llama.cpp host. */
+const HOSTS_IN_REGION: Readonly<Record<DemoRegion, number>> = { oslo: 21, frankfurt: 21, stockholm: 5 };
+const HOSTNAME_PREFIX: Readonly<Record<DemoRegion, string>> = { oslo: 'oslo-inf', frankfurt: 'fra-inf', stockholm: 'sto-llm' };
+export const DEMO_HOST_COUNT = DEMO_REGIONS.reduce((n, region) => n + HOSTS_IN_REGION[region], 0);
 /** Every demo host carries these labels (from its region's enrollment key): the UI announces hosts labelled demo=true. */
 export const DEMO_LABELS: Readonly<Record<string, string>> = { demo: 'true', service: 'nordic-recs' };
 export const DEMO_INTERVAL_MS = 10_000;
@@ -28,7 +31,8 @@ export type DemoCondition =
   | 'affinity-unset'
   | 'pinning-overlap'
   | 'numa-span'
-  | 'kv-pressure';
+  | 'kv-pressure'
+  | 'kv-pressure-episodes';
 
 export interface ConditionSpec {
   /** The findings rules this condition makes fire on its host (and nothing else does). */
@@ -59,10 +63,14 @@ export const CONDITIONS: Readonly<Record<DemoCondition, ConditionSpec>> = {
     shows: ['server.kv-preemption'],
     summary: 'vLLM serving Llama 3.1 8B with too little KV cache: 88–93 % in use and 8–15 preemptions/min, with bursts to 100 % and 60–90/min every few minutes; its request p99 rises with each burst',
   },
+  'kv-pressure-episodes': {
+    shows: ['server.kv-preemption'],
+    summary: 'vLLM whose KV cache is sized for its usual load: 84–89 % in use and 5–8 preemptions/min, and four times a day, for 30–45 minutes, long prompts fill it to 98 % and it preempts 25–60 requests a minute; its TTFT and inter-token p99 rise 3–5× with them, which latency explained names as KV pressure',
+  },
 };
 
 /** Region-wide findings: Frankfurt is 25 ms further from Norwegian users than Oslo. */
-export const REGION_SHOWS: Readonly<Record<DemoRegion, readonly string[]>> = { oslo: [], frankfurt: ['region.rtt-gap'] };
+export const REGION_SHOWS: Readonly<Record<DemoRegion, readonly string[]>> = { oslo: [], frankfurt: ['region.rtt-gap'], stockholm: [] };
 
 const PLANTED: Readonly<Record<string, DemoCondition>> = {
   'oslo-inf-04': 'noisy-neighbour',
@@ -84,9 +92,10 @@ const PLANTED: Readonly<Record<string, DemoCondition>> = {
   'fra-inf-06': 'pinning-overlap',
   'oslo-inf-02': 'numa-span',
   'fra-inf-11': 'kv-pressure',
+  'sto-llm-03': 'kv-pressure-episodes',
 };
 
-export type ServiceKind = 'triton' | 'serve.py' | 'gunicorn' | 'tensorflow_model_server';
+export type ServiceKind = 'triton' | 'serve.py' | 'gunicorn' | 'tensorflow_model_server' | 'vllm' | 'llama-server';
 export type CpuKind = 'epyc-7543p' | 'xeon-6338' | 'kvm64';
 
 export interface DemoHost {
@@ -111,7 +120,11 @@ export interface DemoHost {
 
 const CLEAN_SERVICES: readonly ServiceKind[] = ['triton', 'serve.py', 'gunicorn'];
 
-function serviceFor(condition: DemoCondition | null, index: number): ServiceKind {
+/** The LLM region's hosts: vLLM on all but its last, which runs llama.cpp's llama-server on CPU. */
+const llmServiceOf = (index: number): ServiceKind => (index === HOSTS_IN_REGION.stockholm ? 'llama-server' : 'vllm');
+
+function serviceFor(region: DemoRegion, condition: DemoCondition | null, index: number): ServiceKind {
+  if (region === 'stockholm') return llmServiceOf(index);
   switch (condition) {
     case 'openmp-oversubscribed':
     case 'thread-storm':
@@ -132,7 +145,8 @@ function serviceFor(condition: DemoCondition | null, index: number): ServiceKind
   }
 }
 
-function vcpusFor(condition: DemoCondition | null, index: number): number {
+function vcpusFor(region: DemoRegion, condition: DemoCondition | null, index: number): number {
+  if (region === 'stockholm') return llmServiceOf(index) === 'llama-server' ? 32 : 16;
   if (condition === 'thread-storm') return 4;
   if (condition === 'numa-span') return 32;
   if (condition === 'quota-throttled' || condition === 'pinning-overlap') return 16;
@@ -140,18 +154,30 @@ function vcpusFor(condition: DemoCondition | null, index: number): number {
   return index % 3 === 2 ? 16 : 8;
 }
 
-export const hostnameOf = (region: DemoRegion, index: number) =>
-  `${region === 'oslo' ? 'oslo' : 'fra'}-inf-${String(index).padStart(2, '0')}`;
+const hostnameOf = (region: DemoRegion, index: number) => `${HOSTNAME_PREFIX[region]}-${String(index).padStart(2, '0')}`;
+
+/** Median TCP connect times: NIX (where Norwegian users are) is a few ms from Oslo, ~10 from Stockholm, ~30 from Frankfurt. */
+function rttOf(region: DemoRegion, u: (what: string) => number): DemoHost['rttMs'] {
+  switch (region) {
+    case 'oslo':
+      return { nixUsers: 4.6 + 2.6 * u('rtt-nix'), models: 14 + 3 * u('rtt-models') };
+    case 'frankfurt':
+      return { nixUsers: 27 + 5.5 * u('rtt-nix'), models: 6 + 2 * u('rtt-models') };
+    case 'stockholm':
+      return { nixUsers: 9.2 + 1.8 * u('rtt-nix'), models: 12 + 3 * u('rtt-models') };
+  }
+}
 
 /** The fleet for a seed: the same hosts, numbers and problems every time. */
 export function demoFleet(options: { seed?: string; epochMs: number }): DemoHost[] {
   const seed = options.seed ?? DEMO_SEED;
   const hosts: DemoHost[] = [];
   for (const region of DEMO_REGIONS) {
-    for (let index = 1; index <= HOSTS_PER_REGION; index++) {
+    for (let index = 1; index <= HOSTS_IN_REGION[region]; index++) {
       const hostname = hostnameOf(region, index);
       const condition = PLANTED[hostname] ?? null;
-      const vcpus = vcpusFor(condition, index);
+      const vcpus = vcpusFor(region, condition, index);
+      const service = serviceFor(region, condition, index);
       const u = (what: string) => unit(channel(seed, hostname, what));
       hosts.push({
         hostname,
@@ -159,15 +185,14 @@ export function demoFleet(options: { seed?: string; epochMs: number }): DemoHost
         region,
         seed,
         condition,
-        service: serviceFor(condition, index),
-        cpuKind: condition === 'avx2-missing' ? 'kvm64' : region === 'oslo' ? 'epyc-7543p' : 'xeon-6338',
+        service,
+        cpuKind: condition === 'avx2-missing' ? 'kvm64' : region === 'frankfurt' ? 'xeon-6338' : 'epyc-7543p',
         vcpus,
         memBytes: vcpus * 4 * 1024 ** 3,
         phaseMs: Math.floor(u('phase') * DEMO_INTERVAL_MS),
-        peakRps: Math.round(15 + 35 * u('rps')),
-        rttMs: region === 'oslo'
-          ? { nixUsers: 4.6 + 2.6 * u('rtt-nix'), models: 14 + 3 * u('rtt-models') }
-          : { nixUsers: 27 + 5.5 * u('rtt-nix'), models: 6 + 2 * u('rtt-models') },
+        // An LLM request is a whole generation: a replica serves a few a second, not tens.
+        peakRps: service === 'vllm' ? Math.round(5 + 4 * u('rps')) : service === 'llama-server' ? 2 : Math.round(15 + 35 * u('rps')),
+        rttMs: rttOf(region, u),
         epochMs: options.epochMs,
       });
     }

@@ -23,7 +23,7 @@ export function demoDisks(host: DemoHost): { disks: DiskInventory[]; dataPaths: 
   }
 }
 
-const KERNELS: Record<DemoHost['region'], string> = { oslo: '6.8.0-51-generic', frankfurt: '6.1.0-28-amd64' };
+const KERNELS: Record<DemoHost['region'], string> = { oslo: '6.8.0-51-generic', frankfurt: '6.1.0-28-amd64', stockholm: '6.8.0-51-generic' };
 
 /** The host's inventory; the same every time, so the server stores it once. */
 export function demoInventory(host: DemoHost): Inventory {

@@ -50,7 +50,7 @@ export function demoReport(host: DemoHost, tMs: number, seq: number, options: { 
     latency: latencySeries(host, ts, DEMO_INTERVAL_MS, moment, services),
     probes: probeSamples(host, ts),
   };
-  const servers = serverSamples(moment);
+  const servers = serverSamples(host, moment);
   if (servers) report.servers = servers;
   if (options.inventory) report.inventory = demoInventory(host);
   return report;

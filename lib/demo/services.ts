@@ -47,6 +47,8 @@ const SERVICE_CGROUPS: Record<ServiceKind, string> = {
   'serve.py': '/system.slice/model-server.service',
   gunicorn: '/system.slice/gunicorn.service',
   tensorflow_model_server: '/system.slice/tensorflow-serving.service',
+  vllm: '/system.slice/vllm.service',
+  'llama-server': '/system.slice/llama-server.service',
 };
 
 const hex = (host: DemoHost, what: string, words: number) =>
@@ -78,6 +80,8 @@ function envFor(host: DemoHost, name: ServiceKind, cpusPerWorker: number, worker
   }
   switch (name) {
     case 'triton':
+    case 'vllm':
+    case 'llama-server':
       return { OMP_NUM_THREADS: n, OMP_PROC_BIND: 'close', OMP_PLACES: 'cores' };
     case 'serve.py':
       return { OMP_NUM_THREADS: n, KMP_BLOCKTIME: '1', KMP_AFFINITY };
@@ -107,6 +111,9 @@ const SHAPES: Record<ServiceKind, Shape> = {
   'serve.py': { comm: 'python3', model: 'embedder-e5', medianMs: 35, workers: 1, pinned: false, threads: (n) => n + 10, runtimes: ['pytorch', 'intel-openmp', 'mkl'], rssBytes: 2.8 * GiB },
   gunicorn: { comm: 'gunicorn', model: 'churn-gbm', medianMs: 9, workers: 2, pinned: true, threads: (n) => n + 3, runtimes: ['openblas-pthreads'], rssBytes: 0.7 * GiB },
   tensorflow_model_server: { comm: 'tensorflow_mode', model: 'vision-resnet50', medianMs: 60, workers: 1, pinned: false, threads: (n) => n + 14, runtimes: ['tensorflow'], rssBytes: 4.1 * GiB },
+  // vLLM's OpenAI server on a GPU: its median is the time to first token.
+  vllm: { comm: 'vllm', model: 'llama-3.1-8b-instruct', medianMs: 160, workers: 1, pinned: false, threads: (n) => n + 40, runtimes: ['pytorch', 'gnu-openmp'], rssBytes: 9.5 * GiB },
+  'llama-server': { comm: 'llama-server', model: 'qwen2.5-7b-instruct-q4_k_m', medianMs: 900, workers: 1, pinned: false, threads: (n) => n + 6, runtimes: ['gnu-openmp'], rssBytes: 5.2 * GiB },
 };
 
 function shapeOf(host: DemoHost, name: ServiceKind): Shape {

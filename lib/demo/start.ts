@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Database } from '../db';
 import type { DatabaseTarget } from '../db/target';
 import { selfLoadOfThisProcess } from '../findings/self-load';
+import { DEMO_REGIONS } from './fleet';
 import { httpPoster } from './http-post';
 import { ensureDemoKeys } from './keys';
 import { DemoRunner, type DemoTimers } from './runner';
@@ -45,7 +46,7 @@ export function startDemoFleet(options: DemoFleetOptions): { stop(): Promise<voi
   const started = runner
     .start()
     .then(() => {
-      console.log(`inferwatch: demo fleet: ${runner.hosts.length} simulated hosts in oslo and frankfurt, labelled demo=true (INFERWATCH_DEMO=0 turns it off)`);
+      console.log(`inferwatch: demo fleet: ${runner.hosts.length} simulated hosts in ${DEMO_REGIONS.join(', ')}, labelled demo=true (INFERWATCH_DEMO=0 turns it off)`);
       return runner.idle();
     })
     .then(() => console.log('inferwatch: demo fleet: its history is backfilled; each host now reports every 10 s'))

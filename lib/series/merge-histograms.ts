@@ -67,7 +67,10 @@ export async function mergeHistograms(sql: Sql, query: MergeQuery): Promise<Merg
   });
   const gList = g.length ? `${g.join(', ')}, ` : '';
   const groupBy = g.length ? `GROUP BY ${g.join(', ')}` : '';
-  const using = g.length ? `USING (${g.join(', ')})` : 'ON TRUE';
+  // One key per group that is never NULL (jsonb's null is a value): joining on it keeps a group whose value is NULL,
+  // which USING over the columns would drop, and stays a hash join, which IS NOT DISTINCT FROM would not.
+  const groupKey = g.length ? `, jsonb_build_array(${g.join(', ')}) AS group_key` : '';
+  const join = g.length ? 'USING (group_key)' : 'ON TRUE';
   const rows = await queryRows(
     sql,
     'latency_samples',
@@ -75,16 +78,16 @@ export async function mergeHistograms(sql: Sql, query: MergeQuery): Promise<Merg
     `WITH src AS (${parts.join('\nUNION ALL\n')}),
     summary AS (
       SELECT ${gList}sum(count)::float8 AS count, sum(sum)::float8 AS sum, min(min)::float8 AS min,
-             max(max)::float8 AS max, sum(zero_count)::float8 AS zero_count, bool_or(bucket_errors IS NOT NULL) AS has_errors
+             max(max)::float8 AS max, sum(zero_count)::float8 AS zero_count, bool_or(bucket_errors IS NOT NULL) AS has_errors${groupKey}
       FROM src ${groupBy}
     ), per_key AS (
       SELECT ${gList}u.k, sum(u.c)::float8 AS c, max(u.e)::float8 AS e FROM src, unnest(src.keys, src.counts, src.bucket_errors) AS u(k, c, e)
       GROUP BY ${gList}u.k
     ), merged AS (
-      SELECT ${gList}array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts, array_agg(e ORDER BY k) AS errors
+      SELECT array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts, array_agg(e ORDER BY k) AS errors${groupKey}
       FROM per_key ${groupBy}
     )
-    SELECT s.*, m.keys, m.counts, m.errors FROM summary s LEFT JOIN merged m ${using}`,
+    SELECT s.*, m.keys, m.counts, m.errors FROM summary s LEFT JOIN merged m ${join}`,
     params,
   );
   return rows.flatMap((row) => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test, type Page } from '@playwright/test';
 import type { FleetPage } from '../../lib/protocol/read-api/fleet';
-import { DEMO_REGIONS, HOSTS_PER_REGION } from '../../lib/demo/fleet';
+import { DEMO_HOST_COUNT } from '../../lib/demo/fleet';
 import { freePort } from '../support/free-port';
 import { installStandIns, installedUnitCommand } from '../support/install-sandbox';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -185,7 +185,7 @@ test('the first week: quick start, then the same machine on PostgreSQL with its 
   expect((fs.statSync(path.join(secondHost, 'etc/inferwatch/enroll-key')).mode & 0o777).toString(8)).toBe('600');
 
   // 6. On the new database: this machine's own agent (enrolled again by itself), every demo host, the second agent.
-  const everyDemoHost = DEMO_REGIONS.length * HOSTS_PER_REGION;
+  const everyDemoHost = DEMO_HOST_COUNT;
   await expect
     .poll(
       async () => {

@@ -7,8 +7,8 @@ import { OTLPMetricExporter as OtlpProtoExporter } from '@opentelemetry/exporter
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AggregationTemporality, AggregationType, MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { quantileRank } from '../../lib/sketch';
 import { eventually, startAgent, startIngestServer, stopProcess } from '../support/live-agent';
+import { countReaches, exactQuantile, logNormalDurations } from '../support/live-latency';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { seeded } from './series-support';
 
@@ -70,35 +70,6 @@ function llmServer(service: string, exp: PushMetricExporter) {
   };
 }
 
-/** Log-normal durations in ms, from a fixed seed so a failure reproduces. */
-function durations(random: () => number, n: number, medianMs: number, sigma: number): number[] {
-  return Array.from({ length: n }, () => {
-    const normal = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-    return medianMs * Math.exp(sigma * normal);
-  });
-}
-
-async function storedCount(name: string): Promise<number> {
-  const { getDb } = await import('../../lib/db');
-  const { queryRow } = await import('../../lib/db/rows');
-  const { z } = await import('zod');
-  const row = await queryRow(await getDb().then((db) => db.sql), 'latency count', z.object({ n: z.number() }), 'SELECT coalesce(sum(count), 0)::int AS n FROM latency_samples WHERE name = $1', [name]);
-  return row!.n;
-}
-
-async function countReaches(name: string, expected: number): Promise<void> {
-  await eventually(`${expected} ${name} observations stored`, async () => {
-    const n = await storedCount(name);
-    if (n > expected) throw new Error(`${name}: ${n} stored, more than the ${expected} observed`);
-    return n === expected ? true : undefined;
-  });
-}
-
-function exactQuantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[quantileRank(q, sorted.length) - 1]!;
-}
-
 beforeAll(async () => {
   testDb = await createTestDatabase('iw_otlp_live');
   process.env.DATABASE_URL = testDb.url;
@@ -137,11 +108,11 @@ describe('the real OpenTelemetry SDK exporting to the real agent', () => {
 
     // Delta temporality, binary protobuf: explicit buckets (request) and an exponential histogram (TTFT).
     const delta = llmServer('vllm-otel', exporter('protobuf', AggregationTemporality.DELTA));
-    delta.record(REQUEST, durations(random, 400, 1800, 0.9));
-    delta.record(TTFT, durations(random, 400, 80, 1.1));
+    delta.record(REQUEST, logNormalDurations(random, 400, 1800, 0.9));
+    delta.record(TTFT, logNormalDurations(random, 400, 80, 1.1));
     await delta.flush();
-    delta.record(REQUEST, durations(random, 300, 1800, 0.9));
-    delta.record(TTFT, durations(random, 300, 80, 1.1));
+    delta.record(REQUEST, logNormalDurations(random, 300, 1800, 0.9));
+    delta.record(TTFT, logNormalDurations(random, 300, 80, 1.1));
     await delta.flush();
     // A flush with nothing new sends nothing new.
     await delta.flush();
@@ -151,19 +122,19 @@ describe('the real OpenTelemetry SDK exporting to the real agent', () => {
 
     // Cumulative temporality, JSON: each export carries everything since the exporter started.
     const first = llmServer('sglang-otel', exporter('json', AggregationTemporality.CUMULATIVE));
-    first.record(TPOT, durations(random, 300, 25, 0.5));
-    first.record(QUEUE, durations(random, 300, 12, 1.4));
+    first.record(TPOT, logNormalDurations(random, 300, 25, 0.5));
+    first.record(QUEUE, logNormalDurations(random, 300, 12, 1.4));
     await first.flush();
-    first.record(TPOT, durations(random, 200, 25, 0.5));
-    first.record(QUEUE, durations(random, 200, 12, 1.4));
+    first.record(TPOT, logNormalDurations(random, 200, 25, 0.5));
+    first.record(QUEUE, logNormalDurations(random, 200, 12, 1.4));
     await first.flush();
     await countReaches(TPOT, 500);
     await countReaches(QUEUE, 500);
     await first.stop();
     // The server restarts: a new exporter whose cumulative counts start again, under the same service name.
     const second = llmServer('sglang-otel', exporter('json', AggregationTemporality.CUMULATIVE));
-    second.record(TPOT, durations(random, 100, 25, 0.5));
-    second.record(QUEUE, durations(random, 100, 12, 1.4));
+    second.record(TPOT, logNormalDurations(random, 100, 25, 0.5));
+    second.record(QUEUE, logNormalDurations(random, 100, 12, 1.4));
     await second.flush();
     await countReaches(TPOT, 600);
     await countReaches(QUEUE, 600);

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { queryRow } from '../../lib/db/rows';
-import { quantileRank } from '../../lib/sketch';
 import { eventually, startAgent, startIngestServer, stopProcess } from '../support/live-agent';
+import { countReaches, exactQuantile, logNormalDurations, storedLatencyCount } from '../support/live-latency';
 import { ModelServer, type Observation } from '../support/scrape/model-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { seeded } from './series-support';
@@ -35,17 +35,9 @@ let triton: ModelServer | undefined;
 let sglang: ModelServer | undefined;
 const observed: Record<string, number[]> = { [E2E]: [], [TTFT]: [] };
 
-/** Log-normal durations in seconds, from a fixed seed so a failure reproduces. */
-function durations(random: () => number, n: number, medianS: number, sigma: number, maxS: number): number[] {
-  return Array.from({ length: n }, () => {
-    const normal = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-    return Math.min(maxS, medianS * Math.exp(sigma * normal));
-  });
-}
-
 async function observe(random: () => number, n: number, beyondTopS: number[] = []): Promise<void> {
-  const e2e = [...durations(random, n - beyondTopS.length, 1.8, 0.9, 2000), ...beyondTopS];
-  const ttft = durations(random, n, 0.08, 1.1, 200);
+  const e2e = [...logNormalDurations(random, n - beyondTopS.length, 1.8, 0.9, 2000), ...beyondTopS];
+  const ttft = logNormalDurations(random, n, 0.08, 1.1, 200);
   observed[E2E]!.push(...e2e.map((s) => s * 1000));
   observed[TTFT]!.push(...ttft.map((s) => s * 1000));
   const observations: Observation[] = [
@@ -60,7 +52,6 @@ async function query<T>(text: string, params: unknown[] = []): Promise<T[]> {
   return rowsOf<T & Record<string, unknown>>((await getDb()).sql, text, params);
 }
 
-const storedCount = async (name: string) => Number((await query<{ n: number }>('SELECT coalesce(sum(count), 0)::int AS n FROM latency_samples WHERE name = $1', [name]))[0]!.n);
 const serverRows = (name: string) => query<{
   ts: Date; ok: boolean; error: string | null; latency_mean_ms: number | null; queue_mean_ms: number | null; batch_size: number | null; waiting: number | null;
   kv_cache_pct: number | null; preemptions_per_min: number | null;
@@ -72,19 +63,6 @@ const serverRows = (name: string) => query<{
 async function scrapedAgain(name: string, more: number): Promise<void> {
   const before = (await serverRows(name)).filter((r) => r.ok).length;
   await eventually(`${more} more scrapes of ${name}`, async () => ((await serverRows(name)).filter((r) => r.ok).length >= before + more ? true : undefined));
-}
-
-async function countReaches(name: string, expected: number): Promise<void> {
-  await eventually(`${expected} ${name} observations stored`, async () => {
-    const n = await storedCount(name);
-    if (n > expected) throw new Error(`${name}: ${n} stored, more than the ${expected} observed`);
-    return n === expected ? true : undefined;
-  });
-}
-
-function exactQuantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[quantileRank(q, sorted.length) - 1]!;
 }
 
 beforeAll(async () => {
@@ -138,7 +116,7 @@ describe('the real agent scraping real Prometheus expositions', () => {
       ],
     });
     // SGLang under its own names and layout: its TTFT histogram, its KV pool in use and its retractions counter.
-    const sglangTtft = durations(seeded(2027), 300, 0.5, 0.8, 300);
+    const sglangTtft = logNormalDurations(seeded(2027), 300, 0.5, 0.8, 300);
     await sglang!.send({
       observe: [{ metric: SGLANG_TTFT, labels: SGLANG, values: sglangTtft }],
       set: [{ metric: 'sglang:token_usage', labels: SGLANG, value: 0.97 }],
@@ -155,7 +133,7 @@ describe('the real agent scraping real Prometheus expositions', () => {
     await observe(random, 600);
     await countReaches(E2E, 1000);
     await scrapedAgain('vllm', 3);
-    expect(await storedCount(E2E)).toBe(1000);
+    expect(await storedLatencyCount(E2E)).toBe(1000);
 
     // A malformed exposition costs its scrapes and nothing else; what was observed meanwhile arrives after it.
     await vllm!.send({ malformed: true });
@@ -169,7 +147,7 @@ describe('the real agent scraping real Prometheus expositions', () => {
     await countReaches(E2E, 1200);
     await countReaches(TTFT, 1200);
     await scrapedAgain('vllm', 2);
-    expect(await storedCount(E2E)).toBe(1200);
+    expect(await storedLatencyCount(E2E)).toBe(1200);
 
     const [open] = await query<{ e: number }>(`SELECT max(e)::float8 AS e FROM latency_samples, unnest(bucket_errors) e WHERE name = $1`, [E2E]);
     expect(open!.e).toBe(Infinity);

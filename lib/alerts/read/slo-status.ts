@@ -16,8 +16,7 @@ export const SLO_BUDGET_WINDOW_MS = 28 * DAY_MS;
 const WORST_HOSTS = 3;
 
 // The tag a server names the model with: vLLM's model_name, the OpenTelemetry GenAI attribute, Triton's and StatsD's model.
-// '' when none: mergeHistograms joins its groups with USING, where a NULL group would lose its buckets.
-const MODEL = `coalesce((x.tags::jsonb)->>'model_name', (x.tags::jsonb)->>'gen_ai.request.model', (x.tags::jsonb)->>'model', '')`;
+const MODEL = `coalesce((x.tags::jsonb)->>'model_name', (x.tags::jsonb)->>'gen_ai.request.model', (x.tags::jsonb)->>'model')`;
 
 interface Counted {
   requests: number;
@@ -68,7 +67,9 @@ async function mergeByRegion(sql: Sql, fromMs: number, toMs: number, marks: Wate
   return mergeHistograms(sql, { segments: coverRange(fromMs, toMs, marks), groups: ['h.region', 'x.name', MODEL], where: 'TRUE', params: [], byRegion: true });
 }
 
-const rowKey = (region: unknown, series: unknown, model: unknown) => JSON.stringify([region, series, model ?? '']);
+/** A series without a model tag (or with an empty one) is one row, model null. */
+const modelOf = (group: unknown) => (typeof group === 'string' && group !== '' ? group : null);
+const rowKey = (region: unknown, series: unknown, model: unknown) => JSON.stringify([region, series, modelOf(model)]);
 
 /**
  * Each objective's state per region, latency series and model: its budget over four weeks, its burn over the last
@@ -104,7 +105,7 @@ export async function readSloStatus(sql: Sql, now: Date): Promise<SloResponse> {
       const rows = budget
         .filter((r) => selectsLatency(o.selector, String(r.groups[0]), String(r.groups[1])))
         .map((r): SloRow => {
-          const [region, series, model] = [String(r.groups[0]), String(r.groups[1]), String(r.groups[2]) || null];
+          const [region, series, model] = [String(r.groups[0]), String(r.groups[1]), modelOf(r.groups[2])];
           const key = rowKey(region, series, model);
           const spent = countSlow(r.wire, o.latencyMs);
           return {

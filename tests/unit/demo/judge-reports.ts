@@ -2,7 +2,7 @@ import { evaluateFindings } from '../../../lib/findings/engine/evaluate';
 import { FINDINGS_WINDOW_MS, PROBE_WINDOW_MS, readFleetFacts } from '../../../lib/findings/read/read-facts';
 import { FINDING_RULES } from '../../../lib/findings/registry';
 import type { HostFacts, HostWindow, RegionFacts, WindowStat } from '../../../lib/findings/types';
-import { DEMO_INTERVAL_MS, reportsUntilMs, type DemoHost } from '../../../lib/demo/fleet';
+import { DEMO_INTERVAL_MS, DEMO_REGIONS, reportsUntilMs, type DemoHost } from '../../../lib/demo/fleet';
 import { demoInventory } from '../../../lib/demo/inventory';
 import { DEMO_AGENT_VERSION, demoReport } from '../../../lib/demo/report';
 import { isUnavailable, type Report } from '../../../lib/protocol';
@@ -106,7 +106,7 @@ export function windowOf(reports: readonly Report[], fromMs: number, toMs: numbe
 }
 
 function regionFacts(fleet: readonly DemoHost[], recent: Map<string, Report[]>, fromMs: number, toMs: number): RegionFacts[] {
-  return (['oslo', 'frankfurt'] as const).map((region) => {
+  return DEMO_REGIONS.map((region) => {
     const hosts = fleet.filter((h) => h.region === region);
     const probes = hosts.flatMap((h) => recent.get(h.hostname)!.flatMap((r) => r.probes.filter((p) => p.ok).map((p) => ({ ...p, host: h.hostname }))));
     return {

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { CONDITIONS, DEMO_LABELS, REGION_SHOWS, demoFleet, reportsUntilMs, type DemoCondition, type DemoHost } from '../../../lib/demo/fleet';
+import { CONDITIONS, DEMO_HOST_COUNT, DEMO_LABELS, REGION_SHOWS, demoFleet, reportsUntilMs, type DemoCondition, type DemoHost } from '../../../lib/demo/fleet';
 import { demoInventory } from '../../../lib/demo/inventory';
+import { kvEpisodes } from '../../../lib/demo/behaviour';
+import { ITL_NAME, TTFT_NAME } from '../../../lib/demo/latency';
 import { demoReport } from '../../../lib/demo/report';
 import { ingestBatchSchema, isUnavailable, reportSchema, type Inventory, type Report } from '../../../lib/protocol';
 import { LatencySketch } from '../../../lib/sketch';
@@ -23,9 +25,11 @@ const fiveMinuteWindows = (host: DemoHost, fromMs: number, hours: number) =>
   });
 
 describe('the demo fleet', { timeout: 60_000 }, () => {
-  test('about 40 hosts, half in oslo and half in frankfurt, most of them clean, every condition planted once', () => {
-    expect(fleet.length).toBeGreaterThanOrEqual(38);
-    expect(fleet.filter((h) => h.region === 'oslo')).toHaveLength(fleet.length / 2);
+  test('about 40 hosts as many in oslo as in frankfurt, a small LLM region, most of them clean, every condition planted once', () => {
+    expect(fleet.length).toBe(DEMO_HOST_COUNT);
+    expect(fleet.filter((h) => h.region === 'oslo')).toHaveLength(21);
+    expect(fleet.filter((h) => h.region === 'frankfurt')).toHaveLength(21);
+    expect(fleet.filter((h) => h.region === 'stockholm').map((h) => h.service)).toEqual(['vllm', 'vllm', 'vllm', 'vllm', 'llama-server']);
     expect(cleanHosts.length).toBeGreaterThan(fleet.length / 2);
     const planted = fleet.flatMap((h) => (h.condition ? [h.condition] : []));
     expect(new Set(planted).size).toBe(planted.length);
@@ -158,16 +162,57 @@ describe('the planted conditions are in the reports', { timeout: 60_000 }, () =>
     }
   });
 
-  test('probes: nix-users is 4–8 ms from Oslo and 25–35 ms from Frankfurt', () => {
+  test('probes: nix-users is 4–8 ms from Oslo, 8–12 ms from Stockholm and 25–35 ms from Frankfurt', () => {
     for (const host of fleet) {
       for (const r of reportsBetween(host, EPOCH_MS - 10 * MIN, EPOCH_MS)) {
         const probe = r.probes.find((p) => p.name === 'nix-users')!;
         if (!probe.ok) continue;
-        const [low, high] = host.region === 'oslo' ? [4, 8] : [25, 35];
+        const [low, high] = ({ oslo: [4, 8], stockholm: [8, 12], frankfurt: [25, 35] } as const)[host.region];
         expect(probe.connectMs).toBeGreaterThanOrEqual(low);
         expect(probe.connectMs).toBeLessThanOrEqual(high);
       }
     }
+  });
+
+  test('LLM region: vLLM reports TTFT and ITL per model and its KV cache; llama.cpp its mean time per output token and no latency', () => {
+    for (const host of fleet.filter((h) => h.region === 'stockholm')) {
+      const report = demoReport(host, EPOCH_MS, 1);
+      const [server] = report.servers!;
+      if (host.service === 'llama-server') {
+        expect(report.latency).toEqual([]);
+        expect(server).toMatchObject({ name: 'llama', kvCachePct: null, preemptionsPerMin: null });
+        expect(server!.tokenMeanMs).toBeGreaterThan(40);
+        continue;
+      }
+      expect(report.latency.map((s) => [s.name, s.tags])).toEqual([
+        [TTFT_NAME, { model_name: 'llama-3.1-8b-instruct', scrape: 'vllm' }],
+        [ITL_NAME, { model_name: 'llama-3.1-8b-instruct', scrape: 'vllm' }],
+      ]);
+      expect(server).toMatchObject({ name: 'vllm', tokenMeanMs: null });
+      expect(server!.preemptionsPerMin! > 0).toBe(host.condition === 'kv-pressure-episodes');
+    }
+  });
+
+  test('KV-pressure episodes: four a day of 30–45 minutes, in which the cache is at ~98 %, tens preempted a minute, and TTFT and ITL p99 rise', () => {
+    const host = hostWith('kv-pressure-episodes');
+    const episodes = kvEpisodes(host, EPOCH_MS, EPOCH_MS + 24 * HOUR);
+    expect(episodes.length).toBeGreaterThanOrEqual(4);
+    expect(episodes.length).toBeLessThanOrEqual(5);
+    for (const e of episodes) expect((e.endMs - e.startMs) / MIN).toBeGreaterThanOrEqual(30);
+    const { startMs, endMs } = episodes.find((e) => e.startMs > EPOCH_MS + HOUR)!;
+    const inside = reportsBetween(host, startMs + 10 * MIN, endMs - 10 * MIN);
+    const before = reportsBetween(host, startMs - 70 * MIN, startMs - 10 * MIN);
+    const servers = (reports: Report[]) => reports.map((r) => r.servers![0]!);
+    expect(Math.min(...servers(inside).map((s) => s.kvCachePct!))).toBeGreaterThan(96);
+    expect(Math.min(...servers(inside).map((s) => s.preemptionsPerMin!))).toBeGreaterThan(20);
+    expect(Math.max(...servers(before).map((s) => s.kvCachePct!))).toBeLessThan(90);
+    expect(Math.max(...servers(before).map((s) => s.preemptionsPerMin!))).toBeLessThan(10);
+    const p99 = (reports: Report[], name: string) => {
+      const sketch = new LatencySketch();
+      for (const r of reports) for (const s of r.latency.filter((l) => l.name === name)) sketch.merge(s.sketch);
+      return sketch.quantile(0.99)!;
+    };
+    for (const name of [TTFT_NAME, ITL_NAME]) expect(p99(inside, name)).toBeGreaterThan(2 * p99(before, name));
   });
 
   test('the stopped agent reports up to 20 minutes before the first start, and the spool counter rises in every 5 minutes', () => {

@@ -99,7 +99,7 @@ function memoryStore(initial: DemoState | null = null): DemoStateStore & { state
   };
 }
 
-const KEYS = { oslo: 'iwe_oslo', frankfurt: 'iwe_frankfurt' };
+const KEYS = { oslo: 'iwe_oslo', frankfurt: 'iwe_frankfurt', stockholm: 'iwe_stockholm' };
 
 function setup(
   options: { store?: ReturnType<typeof memoryStore>; backfillMs?: number; startMs?: number; server?: FakeServer; maxPending?: number; selfLoad?: SelfLoad; keys?: Record<DemoRegion, string> } = {},
@@ -159,7 +159,7 @@ describe('DemoRunner', { timeout: 120_000 }, () => {
     const reporting = hosts.filter((h) => h.condition !== 'agent-stopped').map((h) => h.hostname);
     expect(server.enrollments.map((e) => e.hostname).filter((h) => reporting.includes(h)).sort()).toEqual(reporting.sort());
     expect(new Set(server.enrollments.map((e) => e.hostname)).size).toBe(server.enrollments.length);
-    for (const e of server.enrollments) expect(e.key).toBe(e.hostname.startsWith('oslo') ? 'iwe_oslo' : 'iwe_frankfurt');
+    for (const e of server.enrollments) expect(e.key).toBe(KEYS[runner.hosts.find((h) => h.hostname === e.hostname)!.region]);
     for (const host of hosts) {
       const sent = server.sent.filter((s) => s.hostname === host.hostname);
       const reports = sent.flatMap((s) => s.reports);
@@ -258,7 +258,7 @@ describe('DemoRunner', { timeout: 120_000 }, () => {
     await first.runner.stop();
 
     const movedMs = START_MS + 30 * MIN;
-    const newKeys = { oslo: 'iwe_oslo_2', frankfurt: 'iwe_frankfurt_2' };
+    const newKeys = { oslo: 'iwe_oslo_2', frankfurt: 'iwe_frankfurt_2', stockholm: 'iwe_stockholm_2' };
     const clock = new FakeClock(movedMs);
     const second = setup({ store: memoryStore(first.store.state!), startMs: movedMs, server: new FakeServer(clock, newKeys), keys: newKeys, backfillMs: 60 * MIN });
     await second.runner.start();
