@@ -6,7 +6,7 @@ import { kvEpisodes } from '../../lib/demo/behaviour';
 import { DEMO_INTERVAL_MS, demoFleet, type DemoHost } from '../../lib/demo/fleet';
 import { ITL_NAME, TTFT_NAME } from '../../lib/demo/latency';
 import { demoReport } from '../../lib/demo/report';
-import { explainLatency } from '../../lib/findings/latency/explain-latency';
+import { explainLatency } from '../../lib/findings/latency/read/explain-latency';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
 import { ingestLimitsFromEnv } from '../../lib/ingest/limits';

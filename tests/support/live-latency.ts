@@ -1,5 +1,6 @@
 import { quantileRank } from '../../lib/sketch';
 import { eventually } from './live-agent';
+import { rowsOf } from './rows';
 
 /** Log-normal durations around `median` (in its unit), capped at `max`, from a seeded `random` so a failure reproduces. */
 export function logNormalDurations(random: () => number, n: number, median: number, sigma: number, max = Infinity): number[] {
@@ -18,7 +19,7 @@ export function exactQuantile(values: readonly number[], q: number): number {
 /** Observations of a latency series stored so far, in the database DATABASE_URL names. */
 export async function storedLatencyCount(name: string): Promise<number> {
   const { getDb } = await import('../../lib/db');
-  const [row] = await (await getDb()).sql.query<{ n: number }>('SELECT coalesce(sum(count), 0)::int AS n FROM latency_samples WHERE name = $1', [name]);
+  const [row] = await rowsOf<{ n: number }>((await getDb()).sql, 'SELECT coalesce(sum(count), 0)::int AS n FROM latency_samples WHERE name = $1', [name]);
   return row!.n;
 }
 
