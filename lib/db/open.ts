@@ -6,8 +6,21 @@ import { applyMigrations } from './migrate';
 import { ensurePartitions } from './partitions';
 import { EMBEDDED_START_PARAMS } from './embedded-settings';
 import { pgliteSql, poolSql, type Sql } from './sql';
-import { serverEnvironment } from '../server/environment';
 import type { DatabaseTarget } from './target';
+
+/** The connections of a PostgreSQL server's three pools; the embedded database has one connection. */
+export interface DatabasePools {
+  /** The main pool (engines, maintenance, writes through the API). */
+  poolSize: number;
+  /** The pool that serves pages and the read API: at most this many read statements at once. */
+  readPoolSize: number;
+  /** Ingest's own pool (the group-commit writer, host token lookups). */
+  ingestPoolSize: number;
+  /** statement_timeout of every read statement (the read pool's), in milliseconds. */
+  readTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE_POOLS: DatabasePools = { poolSize: 16, readPoolSize: 8, ingestPoolSize: 4, readTimeoutMs: 15_000 };
 
 export interface Database {
   target: DatabaseTarget;
@@ -45,11 +58,10 @@ function serverPool(url: string, max: number, name: string, options?: string): p
   return pool;
 }
 
-async function openServer(target: Extract<DatabaseTarget, { kind: 'server' }>): Promise<Database> {
-  const environment = serverEnvironment();
-  const pool = serverPool(target.url, environment.dbPoolSize, 'main');
-  const readPool = serverPool(target.url, environment.dbReadPoolSize, 'read', `-c statement_timeout=${environment.readTimeoutMs}`);
-  const ingestPool = serverPool(target.url, environment.dbIngestPoolSize, 'ingest');
+async function openServer(target: Extract<DatabaseTarget, { kind: 'server' }>, pools: DatabasePools): Promise<Database> {
+  const pool = serverPool(target.url, pools.poolSize, 'main');
+  const readPool = serverPool(target.url, pools.readPoolSize, 'read', `-c statement_timeout=${pools.readTimeoutMs}`);
+  const ingestPool = serverPool(target.url, pools.ingestPoolSize, 'ingest');
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     target,
@@ -93,9 +105,9 @@ async function openEmbedded(target: Extract<DatabaseTarget, { kind: 'embedded' }
   }
 }
 
-/** Opens the database `DATABASE_URL` selects and brings its schema up to date. */
-export async function openDatabase(target = serverEnvironment().database): Promise<Database> {
-  const db = target.kind === 'server' ? await openServer(target) : await openEmbedded(target);
+/** Opens the database (the one `DATABASE_URL` selects, for the server) and brings its schema up to date. */
+export async function openDatabase(target: DatabaseTarget, pools: DatabasePools = DEFAULT_DATABASE_POOLS): Promise<Database> {
+  const db = target.kind === 'server' ? await openServer(target, pools) : await openEmbedded(target);
   try {
     await applyMigrations(db.sql);
     await ensurePartitions(db.sql, new Date());

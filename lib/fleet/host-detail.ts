@@ -4,7 +4,7 @@ import { listThresholdOverrides } from '../findings/store/threshold-overrides';
 import { NotFoundError } from '../errors';
 import { readHostAgentFacts } from '../hosts/store';
 import type { HostDetail } from '../protocol/read-api/host';
-import { serverEnvironment } from '../server/environment';
+import { DEFAULT_STALE_AFTER_MS } from './staleness';
 import { colourLevelsResolver } from './colour-levels';
 import { selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
 
@@ -28,7 +28,7 @@ export async function getHostDetail(
     'SELECT taken_at, hash, data FROM inventory_snapshots WHERE host_id = $1 ORDER BY taken_at DESC LIMIT 1',
     [hostId],
   );
-  const host = toFleetHost(row, now.getTime(), options.staleAfterMs ?? serverEnvironment().staleAfterMs, findings.byHost.get(hostId), colourLevelsResolver(overrides));
+  const host = toFleetHost(row, now.getTime(), options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS, findings.byHost.get(hostId), colourLevelsResolver(overrides));
   const reportTimes = [host.latest?.ts ?? null, access?.last_report_ts?.toISOString() ?? null].filter((t) => t !== null);
   return {
     ...host,

@@ -13,7 +13,7 @@ import { ensureDefaultRules } from '../../lib/alerts/store/rules';
 import type { Database } from '../../lib/db/open';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
-import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { ingestLimits } from '../../lib/ingest/limits';
 import { floorTo } from '../../lib/protocol/time';
 import type { Report } from '../../lib/protocol';
 import { alertRows, enableOnly, reportsBetween, SECRET_KEY } from './alerts-helpers';
@@ -105,7 +105,7 @@ describe('alerts end to end with a real Alertmanager', () => {
     await am.start();
     testDb = await createServerDatabase();
     db = testDb.db;
-    const limits = ingestLimitsFromEnv();
+    const limits = ingestLimits();
     // The ingest path with its hook wired as the server wires it: stored hosts go to the alert engine's feed.
     deps = createIngestDeps(db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } }, onStored: (id) => feed.publish([id]) });
     await ensureDefaultRules(db.sql, DEFAULT_ALERT_RULES);
