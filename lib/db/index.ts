@@ -1,5 +1,6 @@
 import 'server-only';
-import { openDatabase, type Database, type DatabasePools } from './open';
+import { openDatabase, type Database } from './open';
+import type { DatabasePools } from './pools';
 import type { DatabaseTarget } from './target';
 import { processSetting, processSlot } from '../process-singleton';
 

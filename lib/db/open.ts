@@ -6,21 +6,8 @@ import { applyMigrations } from './migrate';
 import { ensurePartitions } from './partitions';
 import { EMBEDDED_START_PARAMS } from './embedded-settings';
 import { pgliteSql, poolSql, type Sql } from './sql';
+import { DEFAULT_DATABASE_POOLS, type DatabasePools } from './pools';
 import type { DatabaseTarget } from './target';
-
-/** The connections of a PostgreSQL server's three pools; the embedded database has one connection. */
-export interface DatabasePools {
-  /** The main pool (engines, maintenance, writes through the API). */
-  poolSize: number;
-  /** The pool that serves pages and the read API: at most this many read statements at once. */
-  readPoolSize: number;
-  /** Ingest's own pool (the group-commit writer, host token lookups). */
-  ingestPoolSize: number;
-  /** statement_timeout of every read statement (the read pool's), in milliseconds. */
-  readTimeoutMs: number;
-}
-
-export const DEFAULT_DATABASE_POOLS: DatabasePools = { poolSize: 16, readPoolSize: 8, ingestPoolSize: 4, readTimeoutMs: 15_000 };
 
 export interface Database {
   target: DatabaseTarget;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../alerts/channels/networks';
 import { PUBLIC_TARGETS_ONLY } from '../alerts/channels/target-policy';
 import { parseSecretKey } from '../alerts/channels/secret-key';
-import { DEFAULT_DATABASE_POOLS, type DatabasePools } from '../db/open';
+import { DEFAULT_DATABASE_POOLS, type DatabasePools } from '../db/pools';
 import type { DatabaseTarget } from '../db/target';
 import { DEFAULT_STALE_AFTER_MS } from '../fleet/staleness';
 import { isLoopbackHost } from '../protocol/loopback';
