@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createChannel } from '../../lib/alerts/channels/channel-store';
+import type { TargetPolicy } from '../../lib/alerts/channels/target-policy';
 import { SecretBox } from '../../lib/alerts/channels/secret-box';
 import { DEFAULT_ALERT_RULES } from '../../lib/alerts/default-rules';
 import { createIngestFeed } from '../../lib/alerts/ingest-feed';
@@ -21,6 +22,8 @@ import { ManualClock } from './alerts-receiver';
 import { createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from './ingest-helpers';
 import { freePort } from '../support/free-port';
 
+// The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
+const LOOPBACK_ALLOWED: TargetPolicy = { allowPrivate: true, allowedNetworks: [] };
 const PUBLIC_URL = 'http://inferwatch.test:3000';
 const INTERVAL_MS = 15_000;
 
@@ -100,8 +103,6 @@ describe('alerts end to end with a real Alertmanager', () => {
   }
 
   beforeAll(async () => {
-  // The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
-  process.env.INFERWATCH_ALERT_ALLOW_PRIVATE = '1';
     await am.start();
     testDb = await createServerDatabase();
     db = testDb.db;
@@ -111,7 +112,7 @@ describe('alerts end to end with a real Alertmanager', () => {
     await ensureDefaultRules(db.sql, DEFAULT_ALERT_RULES);
     await enableOnly(db, ['steal-spike']);
     const box = new SecretBox(SECRET_KEY);
-    await createChannel(db, box, { kind: 'alertmanager', name: 'am', url: am.url, minSeverity: 'info', matchers: [], enabled: true });
+    await createChannel(db, box, { kind: 'alertmanager', name: 'am', url: am.url, minSeverity: 'info', matchers: [], enabled: true }, LOOPBACK_ALLOWED);
     clock = new ManualClock(R - 360_000);
     alerting = await startAlerting(db, {
       publicUrl: PUBLIC_URL,
@@ -121,7 +122,7 @@ describe('alerts end to end with a real Alertmanager', () => {
       // Alertmanager judges endsAt by its own clock: the worker sends by real time.
       deliveryNow: () => new Date(),
       ingestFeed: feed,
-      worker: { pollMs: 250 },
+      worker: { pollMs: 250, targets: LOOPBACK_ALLOWED },
       onCycle: (result) => cycles.push(result),
     });
   });

@@ -9,6 +9,7 @@ import { POST as enroll } from '../../app/api/v1/enroll/route';
 import { closeDb, getDb } from '../../lib/db';
 import { startBackgroundJobs } from '../../lib/server/background';
 import { closeIngest, handleIngestHttp } from '../../lib/server/process-ingest';
+import { serverEnvironment } from '../../lib/server/environment';
 import { processMetrics } from '../../lib/server/process-metrics';
 import { processSecretBox } from '../../lib/server/process-secret-box';
 import { provideServerSettings } from '../../lib/server/provide-settings';
@@ -52,7 +53,7 @@ const jobs = startBackgroundJobs(db, {
   leadership: { retryMs, checkTimeoutMs },
   maintenance: { intervalMs: cycleMs },
   findings: { intervalMs: cycleMs, inventoryPollMs: cycleMs },
-  alerting: { intervalMs: cycleMs, ingestDelayMs: cycleMs, worker: { pollMs: cycleMs } },
+  alerting: { intervalMs: cycleMs, ingestDelayMs: cycleMs, worker: { pollMs: cycleMs, targets: serverEnvironment().alertTargets } },
   ingestForwardMs: cycleMs,
   onLeadershipChange: (leading) => say({ event: leading ? 'elected' : 'deposed' }),
 });
