@@ -54,6 +54,14 @@ export default {
       to: { path: '^(app|components|agent|tests|bench)/' },
     },
     {
+      name: 'lib-never-imports-server',
+      severity: 'error',
+      comment:
+        'Configuration flows down: the entry points parse the environment (lib/server/environment.ts) and hand lib/ its values as parameters or through provideServerSettings(). Only lib/server and the entry points of npm run admin and npm run db:migrate may import lib/server.',
+      from: { path: '^lib/', pathNot: ['^lib/server/', '^lib/admin/cli\\.ts$', '^lib/db/migrate-cli\\.ts$', TESTS] },
+      to: { path: '^lib/server/' },
+    },
+    {
       name: 'findings-rules-and-facts-are-pure',
       severity: 'error',
       comment: 'Findings rules and the facts they share judge what they are given: no database, series, engine or I/O.',

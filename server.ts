@@ -5,7 +5,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
-import { findingsLatencyExplainer, processSecretBox } from './lib/alerts';
+import { findingsLatencyExplainer } from './lib/alerts';
 import { issueAdminCliToken } from './lib/auth/admin-cli-token';
 import { ensureLocalEnrollmentKey } from './lib/auth/ensure-local-enrollment-key';
 import { closeDb, getDb } from './lib/db';
@@ -14,10 +14,12 @@ import { describeTarget } from './lib/db/target';
 import { demoEnabled, startDemoFleet } from './lib/demo/start';
 import { selfLoadOfThisProcess } from './lib/findings/self-load';
 import { serverEnvironmentOrExit } from './lib/server/environment';
+import { provideServerSettings } from './lib/server/provide-settings';
+import { processSecretBox } from './lib/server/process-secret-box';
 import { startBackgroundJobs, type BackgroundJobs } from './lib/server/background';
 import { exitUnlessPortFree, listenOrExit } from './lib/server/listen';
 import { startLocalAgent } from './lib/server/local-agent';
-import { writeServerFile } from './lib/server/server-file';
+import { writeServerFile } from './lib/admin/server-file';
 import { stampClientAddress, trustProxies } from './lib/http/client-address';
 import { signInRedirect } from './lib/server/page-gate';
 import { guardLogStreams } from './lib/server/log-stream-guard';
@@ -27,8 +29,10 @@ import { closeIngest, handleIngestHttp } from './lib/server/process-ingest';
 
 const root = process.cwd();
 const dev = process.env.NODE_ENV === 'development';
+// The environment is parsed here, once; lib/ gets what it needs from this file or from provideServerSettings().
 const env = serverEnvironmentOrExit();
 const { port, host, stateDir } = env;
+provideServerSettings();
 
 // A monitoring server must outlive its log reader (a closed terminal, a restarted log shipper).
 guardLogStreams((stream) => processMetrics().logWritesDropped.inc({ stream }));
@@ -101,6 +105,8 @@ background = startBackgroundJobs(db, {
   box: processSecretBox(),
   explainer: findingsLatencyExplainer(db.sql),
   effects: { windowMs: env.fixWindowMs },
+  maintenance: { retention: env.retentionDays },
+  alerting: { worker: { targets: env.alertTargets } },
 });
 
 if (!shuttingDown && env.localAgent.enabled) {

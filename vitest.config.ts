@@ -26,6 +26,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['tests/integration/**/*.test.ts'],
+          setupFiles: ['tests/support/provide-settings.ts'],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -11,6 +11,7 @@ import { getReadDb } from '@/lib/db';
 import { getFleetPage } from '@/lib/fleet';
 import { fleetParamsSchema } from '@/lib/protocol/read-api/fleet';
 import { searchParamsObject } from '@/lib/protocol/read-api/params';
+import { serverEnvironment } from '@/lib/server/environment';
 
 export const metadata: Metadata = { title: 'Fleet' };
 
@@ -60,7 +61,7 @@ async function FleetData({ searchParams }: Props) {
     queryKey: fleetQueryKey(query),
     queryFn: async () => {
       const params = fleetParamsSchema.parse(searchParamsObject(new URLSearchParams(fleetQueryString(query))));
-      return getFleetPage(await getReadDb(), params);
+      return getFleetPage(await getReadDb(), params, { staleAfterMs: serverEnvironment().staleAfterMs });
     },
   });
   return (

@@ -14,8 +14,11 @@ import { closeDb, getDb } from '../lib/db';
 import { createIngestHttpHandler } from '../lib/ingest/http/node-handler';
 import { ingestRequest } from '../lib/ingest/ingest-request';
 import { createIngestDeps } from '../lib/ingest/ingest-deps';
+import { ingestLimits } from '../lib/ingest/limits';
 import { GroupCommitWriter, type FlushOutcome } from '../lib/ingest/write/group-commit/group-commit-writer';
 import type { IngestResponse } from '../lib/protocol';
+import { serverEnvironment } from '../lib/server/environment';
+import { provideServerSettings } from '../lib/server/provide-settings';
 
 const port = Number(process.env.PORT ?? 3901);
 
@@ -84,9 +87,11 @@ function takeStats() {
   return stats;
 }
 
+provideServerSettings();
 const db = await getDb();
 const writer = new GroupCommitWriter(db.pool!, { onFlush: (flush) => flushes.push(flush) });
-const deps = createIngestDeps(db, { writer });
+const { retentionDays, ingestRate } = serverEnvironment();
+const deps = createIngestDeps(db, { writer, limits: ingestLimits({ rawRetentionDays: retentionDays.raw, rate: ingestRate }) });
 const handleIngest = createIngestHttpHandler(async (input) => {
   requestsInFlight++;
   try {

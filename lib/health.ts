@@ -1,6 +1,5 @@
 import type { Database } from './db';
-import { describeTarget } from './db/target';
-import { serverEnvironment } from './server/environment';
+import { describeTarget, type DatabaseTarget } from './db/target';
 import { APP_VERSION } from './version';
 
 export interface HealthReport {
@@ -18,8 +17,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]);
 }
 
-/** Whether `openDb` gives a database that answers, each within DB_CHECK_TIMEOUT_MS. */
-export async function checkHealth(openDb: () => Promise<Database>): Promise<HealthReport> {
+/** Whether `openDb` gives a database that answers, each within DB_CHECK_TIMEOUT_MS; `target` is the one it opens. */
+export async function checkHealth(openDb: () => Promise<Database>, target: DatabaseTarget): Promise<HealthReport> {
   const started = performance.now();
   try {
     const db = await withTimeout(openDb(), DB_CHECK_TIMEOUT_MS);
@@ -30,7 +29,6 @@ export async function checkHealth(openDb: () => Promise<Database>): Promise<Heal
       database: { kind: db.target.kind, ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 },
     };
   } catch (err) {
-    const target = serverEnvironment().database;
     const reason = err instanceof Error ? err.message : String(err);
     console.error(`health: ${describeTarget(target)} unreachable: ${reason}`);
     return {

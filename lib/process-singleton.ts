@@ -29,3 +29,25 @@ export function processSingleton<T>(name: string, create: () => T): T {
   }
   return value;
 }
+
+/**
+ * A setting lib code reads at call time where no caller could pass it (the database getDb() opens, the principal a
+ * route's request acts as). The entry point provides it (lib/server/provide-settings.ts), so configuration still flows
+ * down and lib/ never imports lib/server; reading one nobody provided is a wiring bug and says which.
+ */
+export interface ProcessSetting<T> {
+  provide(source: () => T): void;
+  get(): T;
+}
+
+export function processSetting<T>(name: string): ProcessSetting<T> {
+  const slot = processSlot<() => T>(`setting.${name}`);
+  return {
+    provide: (source) => slot.set(source),
+    get: () => {
+      const source = slot.get();
+      if (!source) throw new Error(`the ${name} setting was not provided: the entry point calls provideServerSettings() (lib/server/provide-settings.ts)`);
+      return source();
+    },
+  };
+}

@@ -6,6 +6,7 @@ import { getFleetSummary, PROMETHEUS_CONTENT_TYPE, renderFindingMetrics, renderF
 import { requireRole } from '@/lib/auth/principal';
 import { readRollupBacklog } from '@/lib/series';
 import { processMetrics } from '@/lib/server/process-metrics';
+import { serverEnvironment } from '@/lib/server/environment';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,7 +14,7 @@ export async function GET(request: Request) {
   try {
     await requireRole(request, 'viewer');
     const db = await getReadDb();
-    const summary = await getFleetSummary(db);
+    const summary = await getFleetSummary(db, {}, { staleAfterMs: serverEnvironment().staleAfterMs });
     const [backlog, openFindings, alerts] = await Promise.all([readRollupBacklog(db), countOpenFindings(db), renderAlertMetrics(db)]);
     const text =
       renderFleetMetrics(summary) +

@@ -9,7 +9,7 @@ import { AppError } from '../errors';
 import type { CreatedEnrollmentKeyView, EnrollmentKeyView, ReenrollApproval } from '../protocol/admin';
 import type { UserInput, UserView } from '../protocol/auth';
 import type { ErrorEnvelope } from '../protocol/errors';
-import type { RunningServer } from '../server/server-file';
+import type { RunningServer } from './server-file';
 
 /** What `npm run admin` does, wherever the database is: opened here, or held by the server running on this machine. */
 export interface AdminApi {

@@ -5,7 +5,8 @@ import { describeTarget } from '../db/target';
 import { toErrorEnvelope } from '../errors';
 import { isLoopbackHost } from '../protocol/loopback';
 import { serverEnvironmentOrExit } from '../server/environment';
-import { findRunningServer } from '../server/server-file';
+import { provideServerSettings } from '../server/provide-settings';
+import { findRunningServer } from './server-file';
 import { databaseAdminApi, serverAdminApi, type AdminApi } from './admin-api';
 import { ADMIN_USAGE, parseAdminCommand, UsageError, type AdminCommand } from './command';
 import { routeAdminCommand, type AnsweringServer } from './where';
@@ -88,6 +89,7 @@ try {
 if (cmd?.command === 'help') console.log(ADMIN_USAGE);
 else if (cmd) {
   const env = serverEnvironmentOrExit();
+  provideServerSettings();
   const running = findRunningServer(env.stateDir);
   const answering = running ? null : await answeringServer(env.host, env.port);
   const route = routeAdminCommand(env.database, running, answering, `npm run admin -- ${process.argv.slice(2).join(' ')}`);

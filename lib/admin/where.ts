@@ -1,5 +1,5 @@
 import { describeTarget, sameDatabase, type DatabaseTarget } from '../db/target';
-import type { RunningServer } from '../server/server-file';
+import type { RunningServer } from './server-file';
 
 /** Where `npm run admin` writes: the database itself, the server that holds it, or nowhere (with the fix). */
 export type AdminRoute =

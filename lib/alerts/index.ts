@@ -4,5 +4,4 @@ export { listRules, getRule, createRule, updateRule, deleteRule } from './store/
 export { listSilences, createSilence, expireSilence } from './store/silences';
 export { listDeliveries } from './store/deliveries';
 export { listChannels, getChannel, createChannel, updateChannel, deleteChannel } from './channels/channel-store';
-export { processSecretBox } from './channels/secret-box';
 export { findingsLatencyExplainer } from './explain';

@@ -1,15 +1,29 @@
 import 'server-only';
 import { hkdfSync } from 'node:crypto';
 import * as client from 'openid-client';
-import { processSecretKey, SecretBox } from '../alerts/channels/secret-box';
+import { SecretBox } from '../alerts/channels/secret-box';
 import type { Database } from '../db';
 import { AppError, BadRequestError, ForbiddenError } from '../errors';
-import type { OidcRoleMapping, OidcSettings } from '../server/environment';
 import { recordAudit } from './audit';
 import { hasRole, type Role } from '../protocol/roles';
 import { createSession, cookieValue, type NewSession } from './sessions';
 import { upsertOidcUser } from './users';
 import { processSlot } from '../process-singleton';
+
+/** A value of the role claim and the role it gives; `*` gives its role to whoever matches no other entry. */
+export interface OidcRoleMapping {
+  value: string;
+  role: Role;
+}
+
+/** Single sign-on through an OpenID provider (INFERWATCH_OIDC_*). */
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  roleClaim: string;
+  roles: OidcRoleMapping[];
+}
 
 export const CALLBACK_PATH = '/api/v1/auth/oidc/callback';
 const FLOW_COOKIE = 'iw_oidc';
@@ -73,8 +87,9 @@ interface Flow {
   expiresAt: number;
 }
 
-function flowBox(): SecretBox {
-  return new SecretBox(Buffer.from(hkdfSync('sha256', processSecretKey(), Buffer.alloc(0), 'inferwatch oidc sign-in flow', 32)));
+/** Seals the flow cookie with a key derived from the server's secret key (INFERWATCH_SECRET_KEY or its key file). */
+function flowBox(secretKey: Buffer): SecretBox {
+  return new SecretBox(Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), 'inferwatch oidc sign-in flow', 32)));
 }
 
 function flowCookie(value: string | null, secure: boolean): string {
@@ -85,12 +100,12 @@ function flowCookie(value: string | null, secure: boolean): string {
 /** Clears the flow cookie, on success and on refusal alike. */
 export const clearFlowCookie = (secure: boolean) => flowCookie(null, secure);
 
-function readFlow(request: Request, now: number): Flow {
+function readFlow(request: Request, secretKey: Buffer, now: number): Flow {
   const sealed = cookieValue(request.headers.get('cookie'), FLOW_COOKIE);
   if (!sealed) throw new BadRequestError('no sign-in is under way in this browser (cookies off, or it took over 10 minutes): start again');
   let flow: Flow;
   try {
-    flow = JSON.parse(flowBox().open(decodeURIComponent(sealed))) as Flow;
+    flow = JSON.parse(flowBox(secretKey).open(decodeURIComponent(sealed))) as Flow;
   } catch {
     throw new BadRequestError('the sign-in cookie is not one this server made: start again');
   }
@@ -101,7 +116,7 @@ function readFlow(request: Request, now: number): Flow {
 // ---- start and callback
 
 /** The provider's authorization URL (code flow, PKCE S256, state, nonce) and the flow cookie to set. */
-export async function startSignIn(settings: OidcSettings, request: Request, options: { publicUrl: string | undefined; next: string | null; secure: boolean }, now = Date.now()) {
+export async function startSignIn(settings: OidcSettings, request: Request, options: { publicUrl: string | undefined; secretKey: Buffer; next: string | null; secure: boolean }, now = Date.now()) {
   const config = await providerConfiguration(settings);
   const verifier = client.randomPKCECodeVerifier();
   const flow: Flow = { state: client.randomState(), nonce: client.randomNonce(), verifier, next: localPath(options.next), expiresAt: now + FLOW_MAX_AGE_S * 1000 };
@@ -114,7 +129,7 @@ export async function startSignIn(settings: OidcSettings, request: Request, opti
     state: flow.state,
     nonce: flow.nonce,
   });
-  return { url, cookie: flowCookie(encodeURIComponent(flowBox().seal(JSON.stringify(flow))), options.secure) };
+  return { url, cookie: flowCookie(encodeURIComponent(flowBox(options.secretKey).seal(JSON.stringify(flow))), options.secure) };
 }
 
 /** The role a claim's values map to: the highest any value maps to, else `*`'s, else none. */
@@ -141,10 +156,10 @@ export async function finishSignIn(
   db: Database,
   settings: OidcSettings,
   request: Request,
-  options: { publicUrl: string | undefined; client: { ip: string; userAgent: string } },
+  options: { publicUrl: string | undefined; secretKey: Buffer; client: { ip: string; userAgent: string } },
   now = Date.now(),
 ): Promise<SignedIn> {
-  const flow = readFlow(request, now);
+  const flow = readFlow(request, options.secretKey, now);
   const params = new URL(request.url).searchParams;
   if (params.get('state') !== flow.state) throw new BadRequestError('the sign-in answer is not for this browser’s sign-in (state mismatch): start again');
   if (params.has('error')) throw new ForbiddenError(`the OpenID provider refused the sign-in: ${params.get('error_description') ?? params.get('error')}`);

@@ -4,7 +4,7 @@ import { ForbiddenError, UnauthorizedError } from '../errors';
 import { clientAddressOf } from '../http/client-address';
 import type { PrincipalKind, PrincipalView } from '../protocol/auth';
 import { isLoopbackHost } from '../protocol/loopback';
-import { serverEnvironment } from '../server/environment';
+import { processSetting } from '../process-singleton';
 import { isAdminCliToken } from './admin-cli-token';
 import { authenticateApiToken } from './api-tokens';
 import { recordAudit, type AuditEvent } from './audit';
@@ -20,6 +20,20 @@ export interface Principal extends PrincipalView {
   userId: number | null;
 }
 
+/** What the server's environment decides about who a request acts as (README.md, Configuration). */
+export interface AuthSettings {
+  /** The address the server listens on (HOST): local sign-in needs it to be loopback. */
+  host: string;
+  /** INFERWATCH_LOCAL_SIGN_IN. */
+  localSignIn: boolean;
+  /** INFERWATCH_ADMIN_TOKEN; undefined: none. */
+  adminToken: string | undefined;
+  /** INFERWATCH_PUBLIC_URL: its origin may write too, and https there makes cookies Secure. */
+  publicUrl: string | undefined;
+}
+
+export const processAuthSetting = processSetting<AuthSettings>('auth');
+
 /** A Host header's name: `host:port` without its port (a bracketed IPv6 literal keeps its colons). */
 const hostName = (hostHeader: string) => (hostHeader.startsWith('[') ? hostHeader : hostHeader.split(':')[0]!);
 
@@ -29,7 +43,7 @@ const hostName = (hostHeader: string) => (hostHeader.startsWith('[') ? hostHeade
  * is not a loopback name (a DNS-rebinding page) never gets it.
  */
 export function localSignInActive(request?: Request): boolean {
-  const env = serverEnvironment();
+  const env = processAuthSetting.get();
   if (!env.localSignIn || !isLoopbackHost(env.host)) return false;
   const host = request?.headers.get('host');
   return host === null || host === undefined || isLoopbackHost(hostName(host));
@@ -46,7 +60,7 @@ export async function authenticateRequest(request: Request, database?: Database)
     const db = database ?? (await getDb());
     const api = await authenticateApiToken(db, token);
     if (api) return { kind: 'token', userId: api.user.id, name: `${api.user.email} (API token)`, email: api.user.email, role: api.role };
-    const bootstrap = serverEnvironment().adminToken;
+    const bootstrap = processAuthSetting.get().adminToken;
     if (bootstrap && constantTimeEqual(token, bootstrap)) return BOOTSTRAP;
     if (isAdminCliToken(token)) return ADMIN_CLI;
     throw new UnauthorizedError('invalid, expired or revoked token');
@@ -71,7 +85,7 @@ function checkSameOrigin(request: Request): void {
   if (origin === null) return;
   const host = request.headers.get('host') ?? new URL(request.url).host;
   const allowed = new Set([`http://${host}`, `https://${host}`]);
-  const publicUrl = serverEnvironment().publicUrl;
+  const publicUrl = processAuthSetting.get().publicUrl;
   if (publicUrl) allowed.add(new URL(publicUrl).origin);
   if (!allowed.has(origin)) throw new ForbiddenError(`cross-site request refused: ${origin} is not this server's origin`);
 }
@@ -95,7 +109,7 @@ export const clientAddress = (request: Request): string => clientAddressOf(reque
 
 /** Cookies carry Secure when the browser reached us over HTTPS (directly, or through a proxy that says so). */
 export function secureCookies(request: Request): boolean {
-  const publicUrl = serverEnvironment().publicUrl;
+  const publicUrl = processAuthSetting.get().publicUrl;
   return (
     request.headers.get('x-forwarded-proto') === 'https' || new URL(request.url).protocol === 'https:' || (publicUrl !== undefined && publicUrl.startsWith('https:'))
   );

@@ -1,8 +1,13 @@
 import 'server-only';
 import { openDatabase, type Database } from './open';
-import { processSlot } from '../process-singleton';
+import type { DatabasePools } from './pools';
+import type { DatabaseTarget } from './target';
+import { processSetting, processSlot } from '../process-singleton';
 
 export type { Database } from './open';
+
+/** The database this process serves, as its entry point provides it (server.ts, npm run admin). */
+export const processDatabaseSetting = processSetting<{ target: DatabaseTarget; pools: DatabasePools }>('database');
 
 // One database per process, whichever copy of lib asks (PGlite allows one opener).
 const opened = processSlot<Promise<Database>>('db');
@@ -10,7 +15,8 @@ const opened = processSlot<Promise<Database>>('db');
 export function getDb(): Promise<Database> {
   let pending = opened.get();
   if (!pending) {
-    pending = openDatabase().catch((err: unknown) => {
+    const { target, pools } = processDatabaseSetting.get();
+    pending = openDatabase(target, pools).catch((err: unknown) => {
       opened.set(undefined);
       throw err;
     });

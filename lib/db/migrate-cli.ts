@@ -4,8 +4,8 @@ import { queryRow } from './rows';
 import { describeTarget } from './target';
 import { openDatabase } from './open';
 
-const target = serverEnvironmentOrExit().database;
-const db = await openDatabase(target);
+const { database: target, databasePools } = serverEnvironmentOrExit();
+const db = await openDatabase(target, databasePools);
 const row = await queryRow(db.sql, '_prisma_migrations', z.object({ n: z.number().int() }), 'SELECT count(*)::int AS n FROM "_prisma_migrations"');
 console.log(`${describeTarget(target)}: schema up to date (${row?.n ?? 0} migrations applied)`);
 await db.close();

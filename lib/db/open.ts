@@ -6,7 +6,7 @@ import { applyMigrations } from './migrate';
 import { ensurePartitions } from './partitions';
 import { EMBEDDED_START_PARAMS } from './embedded-settings';
 import { pgliteSql, poolSql, type Sql } from './sql';
-import { serverEnvironment } from '../server/environment';
+import { DEFAULT_DATABASE_POOLS, type DatabasePools } from './pools';
 import type { DatabaseTarget } from './target';
 
 export interface Database {
@@ -45,11 +45,10 @@ function serverPool(url: string, max: number, name: string, options?: string): p
   return pool;
 }
 
-async function openServer(target: Extract<DatabaseTarget, { kind: 'server' }>): Promise<Database> {
-  const environment = serverEnvironment();
-  const pool = serverPool(target.url, environment.dbPoolSize, 'main');
-  const readPool = serverPool(target.url, environment.dbReadPoolSize, 'read', `-c statement_timeout=${environment.readTimeoutMs}`);
-  const ingestPool = serverPool(target.url, environment.dbIngestPoolSize, 'ingest');
+async function openServer(target: Extract<DatabaseTarget, { kind: 'server' }>, pools: DatabasePools): Promise<Database> {
+  const pool = serverPool(target.url, pools.poolSize, 'main');
+  const readPool = serverPool(target.url, pools.readPoolSize, 'read', `-c statement_timeout=${pools.readTimeoutMs}`);
+  const ingestPool = serverPool(target.url, pools.ingestPoolSize, 'ingest');
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     target,
@@ -93,9 +92,9 @@ async function openEmbedded(target: Extract<DatabaseTarget, { kind: 'embedded' }
   }
 }
 
-/** Opens the database `DATABASE_URL` selects and brings its schema up to date. */
-export async function openDatabase(target = serverEnvironment().database): Promise<Database> {
-  const db = target.kind === 'server' ? await openServer(target) : await openEmbedded(target);
+/** Opens the database (the one `DATABASE_URL` selects, for the server) and brings its schema up to date. */
+export async function openDatabase(target: DatabaseTarget, pools: DatabasePools = DEFAULT_DATABASE_POOLS): Promise<Database> {
+  const db = target.kind === 'server' ? await openServer(target, pools) : await openEmbedded(target);
   try {
     await applyMigrations(db.sql);
     await ensurePartitions(db.sql, new Date());

@@ -13,7 +13,7 @@ import { coverRange } from '../series/resolution';
 import { readWatermarks } from '../series/rollup';
 import { mergeWires, quantileOfWire } from '../sketch';
 import { fleetPageSql, fleetPageSqlRow } from './fleet-page-sql';
-import { serverEnvironment } from '../server/environment';
+import { DEFAULT_STALE_AFTER_MS } from './staleness';
 import { DEFAULT_LOOKBACK_MS, selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
 import { withoutJit } from '../db/without-jit';
 import { colourLevelsResolver } from './colour-levels';
@@ -79,7 +79,7 @@ function byIdOrder<T extends { id: number }>(items: readonly T[], ids: readonly 
 export async function getFleetPage(db: Pick<Database, 'sql'>, params: FleetParams, options: FleetOptions = {}): Promise<FleetPage> {
   const now = options.now ?? new Date();
   const nowMs = now.getTime();
-  const staleAfterMs = options.staleAfterMs ?? serverEnvironment().staleAfterMs;
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   const window = { fromMs: nowMs - FLEET_LATENCY_WINDOW_MS, toMs: nowMs };
   const sort = resolveSort(params);
   const statement = fleetPageSql(params, sort, { now, staleAfterMs, lookbackMs: options.lookbackMs ?? DEFAULT_LOOKBACK_MS });

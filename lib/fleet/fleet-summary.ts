@@ -7,7 +7,7 @@ import { listThresholdOverrides } from '../findings/store/threshold-overrides';
 import type { FleetHost, FleetParams, FleetSummary, HostColourLevels, HostStatus } from '../protocol/read-api/fleet';
 import { colourLevelsResolver, type ColourTarget } from './colour-levels';
 import { DAY_MS, MINUTE_MS } from '../protocol/time';
-import { serverEnvironment } from '../server/environment';
+import { DEFAULT_STALE_AFTER_MS } from './staleness';
 import { withoutJit } from '../db/without-jit';
 
 /** How far back a host's newest sample is looked for. */
@@ -120,7 +120,7 @@ export async function getFleetSummary(
   options: FleetOptions = {},
 ): Promise<FleetSummary> {
   const now = options.now ?? new Date();
-  const staleAfterMs = options.staleAfterMs ?? serverEnvironment().staleAfterMs;
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   const [rows, findings, overrides] = await Promise.all([
     selectFleetRows(db.sql, { region: params.region, now, lookbackMs: options.lookbackMs }),
     hostFindingSummaries(db, { region: params.region }),

@@ -4,7 +4,7 @@ import { listThresholdOverrides } from '../findings/store/threshold-overrides';
 import { NotFoundError } from '../errors';
 import { readHostAgentFacts } from '../hosts/store';
 import type { HostDetail } from '../protocol/read-api/host';
-import { serverEnvironment } from '../server/environment';
+import { DEFAULT_STALE_AFTER_MS } from './staleness';
 import { colourLevelsResolver } from './colour-levels';
 import { readNewestInventory } from './newest-inventory';
 import { selectFleetRows, toFleetHost, type FleetOptions } from './fleet-summary';
@@ -26,7 +26,7 @@ export async function getHostDetail(
   if (!row) throw new NotFoundError(`host ${hostId} not found`);
   const approvedUntil = access?.reenroll_approved_until ?? null;
   const inventory = await readNewestInventory(sql, hostId);
-  const host = toFleetHost(row, now.getTime(), options.staleAfterMs ?? serverEnvironment().staleAfterMs, findings.byHost.get(hostId), colourLevelsResolver(overrides));
+  const host = toFleetHost(row, now.getTime(), options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS, findings.byHost.get(hostId), colourLevelsResolver(overrides));
   const reportTimes = [host.latest?.ts ?? null, access?.last_report_ts?.toISOString() ?? null].filter((t) => t !== null);
   return {
     ...host,

@@ -3,7 +3,7 @@ import { authenticateHost } from '../auth/authenticate-host';
 import type { Database } from '../db';
 import { IngestMetrics } from './ingest-metrics';
 import { UnavailableBreaker, type IngestDeps } from './ingest-request';
-import { ingestLimitsFromEnv } from './limits';
+import { ingestLimits } from './limits';
 import { HostRateLimiter } from './rate-limit';
 import { EmbeddedWriter } from './write/embedded-writer';
 import { GroupCommitWriter } from './write/group-commit/group-commit-writer';
@@ -15,11 +15,11 @@ function createWriter(db: Database, metrics?: IngestMetrics): ReportWriter {
 }
 
 /**
- * Everything ingest needs for one database: the writer (group commit on a server), rate limits, the breaker, and
- * metrics (on a registry of their own unless given the process's).
+ * Everything ingest needs for one database: the writer (group commit on a server), rate limits (the defaults unless
+ * given the server's), the breaker, and metrics (on a registry of their own unless given the process's).
  */
 export function createIngestDeps(db: Database, overrides: Partial<IngestDeps> = {}): IngestDeps {
-  const limits = overrides.limits ?? ingestLimitsFromEnv();
+  const limits = overrides.limits ?? ingestLimits();
   const metrics = overrides.metrics ?? new IngestMetrics();
   return {
     authenticate: (token) => authenticateHost(db, token),

@@ -11,6 +11,8 @@ export interface RateLimits {
   reportBurst: number;
 }
 
+export const DEFAULT_INGEST_RATE: RateLimits = { requestsPerS: 1, requestBurst: 20, reportsPerMin: 1000, reportBurst: 1000 };
+
 interface Buckets {
   requests: number;
   reports: number;

@@ -3,8 +3,7 @@ import type { Database } from '../db/open';
 import { ensurePartitions, utcDay } from '../db/partitions';
 import { expireInventorySnapshots } from '../ingest/write/inventory';
 import { applyRetention } from './retention';
-import { serverEnvironment } from '../server/environment';
-import type { RetentionDays } from './retention-config';
+import { processRetentionSetting, type RetentionDays } from './retention-config';
 import { rollUp, type RollUpOptions } from './rollup';
 import { DAY_MS, HOUR_MS } from '../protocol/time';
 
@@ -51,7 +50,7 @@ export function startSeriesMaintenance(
 ): SeriesMaintenance {
   const intervalMs = options.intervalMs ?? 15_000;
   const housekeepingIntervalMs = options.housekeepingIntervalMs ?? HOUR_MS;
-  const retention = options.retention ?? serverEnvironment().retentionDays;
+  const retention = options.retention ?? processRetentionSetting.get();
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? ((err) => console.error('series maintenance failed:', err));
   let lastHousekeepingMs = -Infinity;

@@ -1,6 +1,5 @@
 import { DEFAULT_MAX_POINTS, type SeriesResolution } from '../protocol/read-api/series';
-import { serverEnvironment } from '../server/environment';
-import type { RetentionDays } from './retention-config';
+import { processRetentionSetting, type RetentionDays } from './retention-config';
 import { DAY_MS, HOUR_MS, MINUTE_MS, ceilTo, floorTo } from '../protocol/time';
 
 const RAW_INTERVAL_MS = 10_000;
@@ -45,13 +44,13 @@ export function chooseResolution(input: {
   return { resolution: '1h', bucketMs: Math.ceil(rangeMs / maxPoints / hourMs) * hourMs };
 }
 
-/** chooseResolution for [from, to) with `options` filled from the environment. */
+/** chooseResolution for [from, to) with `options` filled from the process's settings. */
 export function resolutionFor(from: Date, to: Date, maxPoints: number | undefined, options: ReadOptions): ResolutionChoice {
   return chooseResolution({
     fromMs: from.getTime(),
     toMs: to.getTime(),
     nowMs: (options.now ?? new Date()).getTime(),
-    retention: options.retention ?? serverEnvironment().retentionDays,
+    retention: options.retention ?? processRetentionSetting.get(),
     maxPoints,
   });
 }

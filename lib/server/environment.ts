@@ -2,10 +2,14 @@ import proxyaddr from 'proxy-addr';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../alerts/channels/networks';
+import { PUBLIC_TARGETS_ONLY } from '../alerts/channels/target-policy';
 import { parseSecretKey } from '../alerts/channels/secret-key';
+import { DEFAULT_DATABASE_POOLS, type DatabasePools } from '../db/pools';
 import type { DatabaseTarget } from '../db/target';
+import { DEFAULT_STALE_AFTER_MS } from '../fleet/staleness';
 import { isLoopbackHost } from '../protocol/loopback';
-import type { RateLimits } from '../ingest/rate-limit';
+import { DEFAULT_INGEST_RATE, type RateLimits } from '../ingest/rate-limit';
+import type { OidcRoleMapping, OidcSettings } from '../auth/oidc';
 import { ROLES, type Role } from '../protocol/roles';
 import { DEFAULT_RETENTION_DAYS, type RetentionDays } from '../series/retention-config';
 import { processSlot } from '../process-singleton';
@@ -15,14 +19,8 @@ export interface ServerEnvironment {
   port: number;
   host: string;
   database: DatabaseTarget;
-  /** Connections of the main pool (engines, maintenance, writes through the API). */
-  dbPoolSize: number;
-  /** Connections of the pool that serves pages and the read API: at most this many read statements at once. */
-  dbReadPoolSize: number;
-  /** Connections of ingest's own pool (the group-commit writer, host token lookups). */
-  dbIngestPoolSize: number;
-  /** statement_timeout of every read statement (the read pool's), in milliseconds. */
-  readTimeoutMs: number;
+  /** A PostgreSQL server's pools and its read statements' timeout. */
+  databasePools: DatabasePools;
   stateDir: string;
   localAgent: { enabled: boolean; intervalS: number };
   /** undefined: on with the embedded database only. */
@@ -46,20 +44,6 @@ export interface ServerEnvironment {
   oidc: OidcSettings | undefined;
   /** Proxies whose X-Forwarded-For names the client (lib/http/client-address.ts); empty: the socket's peer is. */
   trustedProxies: string[];
-}
-
-/** A value of the role claim and the role it gives; `*` gives its role to whoever matches no other entry. */
-export interface OidcRoleMapping {
-  value: string;
-  role: Role;
-}
-
-export interface OidcSettings {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  roleClaim: string;
-  roles: OidcRoleMapping[];
 }
 
 export class EnvironmentError extends Error {}
@@ -197,10 +181,12 @@ export function parseServerEnvironment(env: Readonly<Record<string, string | und
     database: v.DATABASE_URL
       ? { kind: 'server', url: v.DATABASE_URL }
       : { kind: 'embedded', dataDir: path.resolve(cwd, v.INFERWATCH_DATA_DIR ?? path.join('.inferwatch', 'data')) },
-    dbPoolSize: v.INFERWATCH_DB_POOL_SIZE ?? 16,
-    dbReadPoolSize: v.INFERWATCH_DB_READ_POOL_SIZE ?? 8,
-    dbIngestPoolSize: v.INFERWATCH_DB_INGEST_POOL_SIZE ?? 4,
-    readTimeoutMs: v.INFERWATCH_READ_TIMEOUT_MS ?? 15_000,
+    databasePools: {
+      poolSize: v.INFERWATCH_DB_POOL_SIZE ?? DEFAULT_DATABASE_POOLS.poolSize,
+      readPoolSize: v.INFERWATCH_DB_READ_POOL_SIZE ?? DEFAULT_DATABASE_POOLS.readPoolSize,
+      ingestPoolSize: v.INFERWATCH_DB_INGEST_POOL_SIZE ?? DEFAULT_DATABASE_POOLS.ingestPoolSize,
+      readTimeoutMs: v.INFERWATCH_READ_TIMEOUT_MS ?? DEFAULT_DATABASE_POOLS.readTimeoutMs,
+    },
     stateDir,
     localAgent: { enabled: v.INFERWATCH_LOCAL_AGENT ?? true, intervalS: v.INFERWATCH_LOCAL_AGENT_INTERVAL ?? 10 },
     demo: v.INFERWATCH_DEMO,
@@ -213,16 +199,18 @@ export function parseServerEnvironment(env: Readonly<Record<string, string | und
       oneMinute: v.INFERWATCH_RETENTION_1M_DAYS ?? DEFAULT_RETENTION_DAYS.oneMinute,
       oneHour: v.INFERWATCH_RETENTION_1H_DAYS ?? DEFAULT_RETENTION_DAYS.oneHour,
     },
-    // Three missed 10-second reports.
-    staleAfterMs: v.INFERWATCH_STALE_AFTER_MS ?? 30_000,
+    staleAfterMs: v.INFERWATCH_STALE_AFTER_MS ?? DEFAULT_STALE_AFTER_MS,
     fixWindowMs: (v.INFERWATCH_FIX_WINDOW_S ?? 3600) * 1000,
     ingestRate: {
-      requestsPerS: v.INFERWATCH_INGEST_REQUESTS_PER_S ?? 1,
-      requestBurst: v.INFERWATCH_INGEST_REQUEST_BURST ?? 20,
-      reportsPerMin: v.INFERWATCH_INGEST_REPORTS_PER_MIN ?? 1000,
-      reportBurst: v.INFERWATCH_INGEST_REPORT_BURST ?? 1000,
+      requestsPerS: v.INFERWATCH_INGEST_REQUESTS_PER_S ?? DEFAULT_INGEST_RATE.requestsPerS,
+      requestBurst: v.INFERWATCH_INGEST_REQUEST_BURST ?? DEFAULT_INGEST_RATE.requestBurst,
+      reportsPerMin: v.INFERWATCH_INGEST_REPORTS_PER_MIN ?? DEFAULT_INGEST_RATE.reportsPerMin,
+      reportBurst: v.INFERWATCH_INGEST_REPORT_BURST ?? DEFAULT_INGEST_RATE.reportBurst,
     },
-    alertTargets: { allowPrivate: v.INFERWATCH_ALERT_ALLOW_PRIVATE ?? false, allowedNetworks: v.INFERWATCH_ALERT_ALLOWED_NETWORKS ?? [] },
+    alertTargets: {
+      allowPrivate: v.INFERWATCH_ALERT_ALLOW_PRIVATE ?? PUBLIC_TARGETS_ONLY.allowPrivate,
+      allowedNetworks: v.INFERWATCH_ALERT_ALLOWED_NETWORKS ?? [...PUBLIC_TARGETS_ONLY.allowedNetworks],
+    },
     oidc,
     trustedProxies: v.INFERWATCH_TRUSTED_PROXIES ?? [],
   };

@@ -2,11 +2,13 @@ import 'server-only';
 import { getDb } from '../db';
 import { DatabaseUnavailableError, toErrorEnvelope } from '../errors';
 import { createIngestDeps } from '../ingest/ingest-deps';
+import { ingestLimits } from '../ingest/limits';
 import { ingestRequest, type IngestDeps, type IngestInput, type IngestOutput } from '../ingest/ingest-request';
 import { createIngestHttpHandler } from '../ingest/http/node-handler';
 import { processIngestFeed } from '../alerts/ingest-feed';
 import { processMetrics } from './process-metrics';
 import { processSlot } from '../process-singleton';
+import { serverEnvironment } from './environment';
 
 // One writer per process, whichever copy of lib ingests.
 const writer = processSlot<Promise<IngestDeps>>('ingest');
@@ -15,7 +17,14 @@ function processDeps(): Promise<IngestDeps> {
   let pending = writer.get();
   if (!pending) {
     pending = getDb()
-      .then((db) => createIngestDeps(db, { metrics: processMetrics().ingest, onStored: (hostId) => processIngestFeed().publish([hostId]) }))
+      .then((db) => {
+        const { retentionDays, ingestRate } = serverEnvironment();
+        return createIngestDeps(db, {
+          limits: ingestLimits({ rawRetentionDays: retentionDays.raw, rate: ingestRate }),
+          metrics: processMetrics().ingest,
+          onStored: (hostId) => processIngestFeed().publish([hostId]),
+        });
+      })
       .catch((err: unknown) => {
         writer.set(undefined);
         throw err;

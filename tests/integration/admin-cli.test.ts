@@ -48,7 +48,7 @@ afterAll(async () => {
 
 describe('npm run admin beside a server on this machine', () => {
   test('refuses to write to the embedded database while the server here runs on PostgreSQL, naming the fix, and writes nothing', async () => {
-    const { writeServerFile } = await import('../../lib/server/server-file');
+    const { writeServerFile } = await import('../../lib/admin/server-file');
     const serverDb = new URL(testDb.url);
     serverDb.password = 'secret';
     const remove = writeServerFile(stateDir, { url: 'http://127.0.0.1:1', database: { kind: 'server', url: serverDb.toString() }, adminToken: 'iwc_x' });
@@ -67,7 +67,7 @@ describe('npm run admin beside a server on this machine', () => {
   });
 
   test('with the server’s database it writes there and says which database it wrote to', { timeout: 120_000 }, async () => {
-    const { writeServerFile } = await import('../../lib/server/server-file');
+    const { writeServerFile } = await import('../../lib/admin/server-file');
     const remove = writeServerFile(stateDir, { url: 'http://127.0.0.1:1', database: { kind: 'server', url: testDb.url }, adminToken: 'iwc_x' });
     try {
       const out = await admin(['users', 'create', '--email', 'pg@example.com', '--role', 'viewer'], { DATABASE_URL: testDb.url });
@@ -86,7 +86,7 @@ describe('npm run admin beside a server on this machine', () => {
     delete process.env.DATABASE_URL;
     const { getDb } = await import('../../lib/db');
     const { issueAdminCliToken } = await import('../../lib/auth/admin-cli-token');
-    const { writeServerFile } = await import('../../lib/server/server-file');
+    const { writeServerFile } = await import('../../lib/admin/server-file');
     const users = await import('../../app/api/v1/admin/users/route');
     const keys = await import('../../app/api/v1/admin/enrollment-keys/route');
     const db = await getDb();

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createChannel } from '../../lib/alerts/channels/channel-store';
+import type { TargetPolicy } from '../../lib/alerts/channels/target-policy';
 import { SecretBox } from '../../lib/alerts/channels/secret-box';
 import { DEFAULT_ALERT_RULES } from '../../lib/alerts/default-rules';
 import { createIngestFeed } from '../../lib/alerts/ingest-feed';
@@ -13,7 +14,7 @@ import { ensureDefaultRules } from '../../lib/alerts/store/rules';
 import type { Database } from '../../lib/db/open';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
-import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { ingestLimits } from '../../lib/ingest/limits';
 import { floorTo } from '../../lib/protocol/time';
 import type { Report } from '../../lib/protocol';
 import { alertRows, enableOnly, reportsBetween, SECRET_KEY } from './alerts-helpers';
@@ -22,6 +23,8 @@ import { createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from 
 import { freePort } from '../support/free-port';
 import { until } from '../support/until';
 
+// The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
+const LOOPBACK_ALLOWED: TargetPolicy = { allowPrivate: true, allowedNetworks: [] };
 const PUBLIC_URL = 'http://inferwatch.test:3000';
 const INTERVAL_MS = 15_000;
 
@@ -92,18 +95,16 @@ describe('alerts end to end with a real Alertmanager', () => {
   }
 
   beforeAll(async () => {
-  // The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
-  process.env.INFERWATCH_ALERT_ALLOW_PRIVATE = '1';
     await am.start();
     testDb = await createServerDatabase();
     db = testDb.db;
-    const limits = ingestLimitsFromEnv();
+    const limits = ingestLimits();
     // The ingest path with its hook wired as the server wires it: stored hosts go to the alert engine's feed.
     deps = createIngestDeps(db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } }, onStored: (id) => feed.publish([id]) });
     await ensureDefaultRules(db.sql, DEFAULT_ALERT_RULES);
     await enableOnly(db, ['steal-spike']);
     const box = new SecretBox(SECRET_KEY);
-    await createChannel(db, box, { kind: 'alertmanager', name: 'am', url: am.url, minSeverity: 'info', matchers: [], enabled: true });
+    await createChannel(db, box, { kind: 'alertmanager', name: 'am', url: am.url, minSeverity: 'info', matchers: [], enabled: true }, LOOPBACK_ALLOWED);
     clock = new ManualClock(R - 360_000);
     alerting = await startAlerting(db, {
       publicUrl: PUBLIC_URL,
@@ -113,7 +114,7 @@ describe('alerts end to end with a real Alertmanager', () => {
       // Alertmanager judges endsAt by its own clock: the worker sends by real time.
       deliveryNow: () => new Date(),
       ingestFeed: feed,
-      worker: { pollMs: 250 },
+      worker: { pollMs: 250, targets: LOOPBACK_ALLOWED },
       onCycle: (result) => cycles.push(result),
     });
   });

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createChannel, listChannels } from '../../lib/alerts/channels/channel-store';
 import { SecretBox } from '../../lib/alerts/channels/secret-box';
+import type { TargetPolicy } from '../../lib/alerts/channels/target-policy';
 import { DEFAULT_ALERT_RULES } from '../../lib/alerts/default-rules';
 import { DeliveryWorker } from '../../lib/alerts/delivery/worker';
 import { AlertEngine } from '../../lib/alerts/engine';
@@ -18,6 +19,8 @@ import { until } from '../support/until';
 
 const PUBLIC_URL = 'http://inferwatch.test:3000';
 const SIGNING_SECRET = 'test-signing-secret-0123456789';
+// The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
+const LOOPBACK_ALLOWED: TargetPolicy = { allowPrivate: true, allowedNetworks: [] };
 const box = new SecretBox(SECRET_KEY);
 
 let testDb: TestDatabase;
@@ -27,7 +30,7 @@ const receivers: Receiver[] = [];
 const workers: DeliveryWorker[] = [];
 
 function worker(on: Database = db, extra: Partial<ConstructorParameters<typeof DeliveryWorker>[1]> = {}) {
-  const w = new DeliveryWorker(on.sql, { box, publicUrl: PUBLIC_URL, now: clock.now, random: () => 0.5, timeoutMs: 5_000, ...extra });
+  const w = new DeliveryWorker(on.sql, { box, publicUrl: PUBLIC_URL, now: clock.now, random: () => 0.5, timeoutMs: 5_000, targets: LOOPBACK_ALLOWED, ...extra });
   workers.push(w);
   return w;
 }
@@ -40,7 +43,7 @@ async function receiver(mode: Receiver['mode'] = 'ok') {
 }
 
 async function webhookChannel(r: Receiver, name = `hook-${receivers.length}-${Date.now()}`) {
-  return createChannel(db, box, { kind: 'webhook', name, url: r.url, secret: SIGNING_SECRET, minSeverity: 'info', matchers: [], enabled: true });
+  return createChannel(db, box, { kind: 'webhook', name, url: r.url, secret: SIGNING_SECRET, minSeverity: 'info', matchers: [], enabled: true }, LOOPBACK_ALLOWED);
 }
 
 /** A critical finding on a new host: the critical-finding rule fires at once, queuing one event per channel. */
@@ -67,8 +70,6 @@ async function stepThrough(w: DeliveryWorker, ms: number, each: () => Promise<vo
 
 
 beforeAll(async () => {
-  // The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
-  process.env.INFERWATCH_ALERT_ALLOW_PRIVATE = '1';
   testDb = await createServerDatabase();
   db = testDb.db;
   await ensureDefaultRules(db.sql, DEFAULT_ALERT_RULES);
@@ -220,7 +221,7 @@ describe('notification delivery', () => {
     clock = new ManualClock(Date.now());
     const r = await receiver();
     const webhookUrl = `${r.url}/services/T0001/B0001/${'x'.repeat(24)}`;
-    const channel = await createChannel(db, box, { kind: 'slack', name: 'slack', webhookUrl, minSeverity: 'info', matchers: [], enabled: true });
+    const channel = await createChannel(db, box, { kind: 'slack', name: 'slack', webhookUrl, minSeverity: 'info', matchers: [], enabled: true }, LOOPBACK_ALLOWED);
     expect(channel.url).toBeNull();
     expect(channel.secretPrefix!.length).toBeLessThan(webhookUrl.length / 2 + 2);
     const [stored] = await rowsOf<Record<string, unknown>>(db.sql, 'SELECT * FROM alert_channels WHERE id = $1', [channel.id]);

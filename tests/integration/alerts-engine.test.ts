@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SecretBox } from '../../lib/alerts/channels/secret-box';
 import { createChannel } from '../../lib/alerts/channels/channel-store';
+import type { TargetPolicy } from '../../lib/alerts/channels/target-policy';
 import { DEFAULT_ALERT_RULES } from '../../lib/alerts/default-rules';
 import { AlertEngine } from '../../lib/alerts/engine';
 import { hostLatencyExplainer } from '../../lib/alerts/explain';
@@ -18,6 +19,8 @@ import { alertRows, deliveryRows, enableOnly, reportsBetween, SECRET_KEY, shaped
 import { createEmbeddedDatabase, createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
 import { rowsOf } from '../support/rows';
 
+// The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
+const LOOPBACK_ALLOWED: TargetPolicy = { allowPrivate: true, allowedNetworks: [] };
 const PUBLIC_URL = 'http://inferwatch.test:3000';
 
 describe.each([
@@ -33,14 +36,12 @@ describe.each([
   const END = floorTo(Date.now(), 10_000) - 10_000;
 
   beforeAll(async () => {
-  // The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
-  process.env.INFERWATCH_ALERT_ALLOW_PRIVATE = '1';
     testDb = await createDatabase();
     db = testDb.db;
     client = ingestClient(db);
     await ensureDefaultRules(db.sql, DEFAULT_ALERT_RULES);
     engine = new AlertEngine(db, { publicUrl: PUBLIC_URL });
-    await createChannel(db, box, { kind: 'webhook', name: 'hook', url: 'http://127.0.0.1:9/hook', secret: 'webhook-signing-secret', minSeverity: 'info', matchers: [], enabled: true });
+    await createChannel(db, box, { kind: 'webhook', name: 'hook', url: 'http://127.0.0.1:9/hook', secret: 'webhook-signing-secret', minSeverity: 'info', matchers: [], enabled: true }, LOOPBACK_ALLOWED);
   });
 
   afterAll(async () => {

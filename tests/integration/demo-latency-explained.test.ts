@@ -9,7 +9,7 @@ import { demoReport } from '../../lib/demo/report';
 import { explainLatency } from '../../lib/findings/latency/read/explain-latency';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
-import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { ingestLimits } from '../../lib/ingest/limits';
 import type { Report } from '../../lib/protocol';
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../lib/protocol/time';
 import { rollUp } from '../../lib/series';
@@ -47,7 +47,7 @@ const hostIds = new Map<DemoHost, number>();
 beforeAll(async () => {
   testDb = await createServerDatabase();
   process.env.DATABASE_URL = testDb.url;
-  const limits = ingestLimitsFromEnv();
+  const limits = ingestLimits();
   deps = createIngestDeps(testDb.db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } } });
   const key = await createEnrollmentKey(testDb.db, { name: 'demo-stockholm', region: 'stockholm', labels: {} });
   for (const host of region) {

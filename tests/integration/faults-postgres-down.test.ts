@@ -41,7 +41,8 @@ beforeAll(async () => {
 
   const { getDb } = await import('../../lib/db');
   const { startFindingsScheduler } = await import('../../lib/findings/engine/scheduler');
-  const { startAlerting, processSecretBox, findingsLatencyExplainer } = await import('../../lib/alerts');
+  const { startAlerting, findingsLatencyExplainer } = await import('../../lib/alerts');
+  const { processSecretBox } = await import('../../lib/server/process-secret-box');
   const { startSeriesMaintenance } = await import('../../lib/series');
   const db = await getDb();
   const failed = (list: number[]) => () => void list.push(Date.now());

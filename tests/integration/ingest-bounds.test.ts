@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { realisticReport } from '../../bench/_ingest-report';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
-import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { ingestLimits } from '../../lib/ingest/limits';
 import type { CgroupSample, DiskSample, Report } from '../../lib/protocol';
 import { rollUp } from '../../lib/series/rollup';
 import { createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from './ingest-helpers';
@@ -15,7 +15,7 @@ let deps: IngestDeps;
 
 beforeAll(async () => {
   t = await createServerDatabase();
-  const limits = ingestLimitsFromEnv();
+  const limits = ingestLimits();
   deps = createIngestDeps(t.db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } } });
 });
 afterAll(async () => {

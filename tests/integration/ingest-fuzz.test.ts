@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { createIngestHttpHandler } from '../../lib/ingest/http/node-handler';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
-import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { ingestLimits } from '../../lib/ingest/limits';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
 import { buildRequest, expectIngestAnswer, requestPlanArb, type FuzzRequest } from '../support/report-mutations';
 import { createServerDatabase, enrolledHost, jsonBody, type TestDatabase } from './ingest-helpers';
@@ -24,7 +24,7 @@ let hosts: { hostId: number; token: string }[];
 
 beforeAll(async () => {
   t = await createServerDatabase();
-  const limits = ingestLimitsFromEnv();
+  const limits = ingestLimits();
   deps = createIngestDeps(t.db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } } });
   const handle = createIngestHttpHandler((input) => ingestRequest(input, deps));
   server = http.createServer((req, res) => void handle(req, res));

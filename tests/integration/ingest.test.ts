@@ -9,7 +9,7 @@ import { getFleetSummary } from '../../lib/fleet/fleet-summary';
 import { rollUp } from '../../lib/series/rollup';
 import { ingestRequest, type IngestDeps, type IngestInput } from '../../lib/ingest/ingest-request';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
-import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { ingestLimits } from '../../lib/ingest/limits';
 import { GroupCommitWriter, type FlushOutcome } from '../../lib/ingest/write/group-commit/group-commit-writer';
 import { RECORD_HOST_PROGRESS_SQL } from '../../lib/hosts/store';
 import type { Report } from '../../lib/protocol';
@@ -59,7 +59,7 @@ function countHostUpdates(pool: pg.Pool) {
 
 /** The environment's limits without per-host pacing, so a test's outcome cannot depend on how fast it runs. */
 function unpacedLimits() {
-  const limits = ingestLimitsFromEnv();
+  const limits = ingestLimits();
   return { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } };
 }
 
@@ -271,7 +271,7 @@ describe.each([
   });
 
   test('answers 429 with Retry-After beyond the per-host request burst, and stores nothing from it', async () => {
-    const limits = ingestLimitsFromEnv();
+    const limits = ingestLimits();
     // A stopped clock: the bucket cannot refill between requests, however slowly this machine sends them.
     const tight = createIngestDeps(test_db.db, { nowMs: () => NOW, limits: { ...limits, rate: { ...limits.rate, requestBurst: 2 } } });
     const other = await enrolledHost(test_db.db);

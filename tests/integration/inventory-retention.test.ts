@@ -3,7 +3,7 @@ import { realisticReport } from '../../bench/_ingest-report';
 import { readInventoryChanges, readNewestChange } from '../../lib/findings/latency/read/inventory-changes';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
-import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { ingestLimits } from '../../lib/ingest/limits';
 import { MAX_SNAPSHOTS_PER_HOST } from '../../lib/ingest/write/inventory';
 import type { Inventory, Report } from '../../lib/protocol';
 import { DAY_MS, MINUTE_MS, floorTo } from '../../lib/protocol/time';
@@ -36,7 +36,7 @@ describe.each([
   let deps: IngestDeps;
   beforeAll(async () => {
     t = await createDatabase();
-    const limits = ingestLimitsFromEnv();
+    const limits = ingestLimits();
     deps = createIngestDeps(t.db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } } });
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { explainLatency } from '../../lib/findings/latency/read/explain-latency'
 import { p99Regression } from '../../lib/findings/rules/latency.p99-regression';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
-import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { ingestLimits } from '../../lib/ingest/limits';
 import type { Inventory, Report } from '../../lib/protocol';
 import type { LatencyExplanation } from '../../lib/protocol/findings';
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../lib/protocol/time';
@@ -130,7 +130,7 @@ const explain = (key: keyof typeof PLANS) =>
 beforeAll(async () => {
   testDb = await createServerDatabase();
   process.env.DATABASE_URL = testDb.url;
-  const limits = ingestLimitsFromEnv();
+  const limits = ingestLimits();
   deps = createIngestDeps(testDb.db, { limits: { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } } });
   let seed = 1;
   for (const key of Object.keys(PLANS) as (keyof typeof PLANS)[]) await ingestHost(key, seed++);

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { POST as enroll } from '../../app/api/v1/enroll/route';
 import { GET as metrics } from '../../app/metrics/route';
-import { createChannel, processSecretBox } from '../../lib/alerts';
+import { createChannel } from '../../lib/alerts';
+import type { TargetPolicy } from '../../lib/alerts/channels/target-policy';
+import { processSecretBox } from '../../lib/server/process-secret-box';
 import { DEFAULT_ALERT_RULES } from '../../lib/alerts/default-rules';
 import { ensureDefaultRules } from '../../lib/alerts/store/rules';
 import { createEnrollmentKey } from '../../lib/auth/enrollment-keys';
@@ -24,6 +26,8 @@ import { freePort } from '../support/free-port';
  * through the real ingest API. CI installs the package (`apt-get install -y prometheus`).
  */
 
+// The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
+const LOOPBACK_ALLOWED: TargetPolicy = { allowPrivate: true, allowedNetworks: [] };
 let testDb: TestDatabase;
 let server: http.Server;
 let appUrl: string;
@@ -70,8 +74,6 @@ interface QueryAnswer {
 const query = (promql: string) => getJson<QueryAnswer>(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(promql)}`);
 
 beforeAll(async () => {
-  // The receivers here listen on 127.0.0.1, which channels may send to only when the operator allows it.
-  process.env.INFERWATCH_ALERT_ALLOW_PRIVATE = '1';
   if (spawnSync('sh', ['-c', 'command -v prometheus && command -v promtool']).status !== 0) {
     throw new Error('prometheus and promtool are missing: install them with `apt-get install -y prometheus` (CI installs it)');
   }
@@ -81,7 +83,7 @@ beforeAll(async () => {
   const db = await getDb();
   // What a running server has besides hosts: the shipped alert rules and a channel, so every family has samples.
   await ensureDefaultRules(db.sql, DEFAULT_ALERT_RULES);
-  await createChannel(db, processSecretBox(), { kind: 'webhook', name: 'ops', url: 'http://127.0.0.1:9/', secret: 'signing-secret-0123456789', minSeverity: 'info', matchers: [], enabled: true });
+  await createChannel(db, processSecretBox(), { kind: 'webhook', name: 'ops', url: 'http://127.0.0.1:9/', secret: 'signing-secret-0123456789', minSeverity: 'info', matchers: [], enabled: true }, LOOPBACK_ALLOWED);
   server = await startAppServer();
   appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { Database } from '../../lib/db/open';
-import { ingestLimitsFromEnv } from '../../lib/ingest/limits';
+import { ingestLimits } from '../../lib/ingest/limits';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
 import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { GroupCommitWriter } from '../../lib/ingest/write/group-commit/group-commit-writer';
@@ -11,7 +11,7 @@ import type { Report } from '../../lib/protocol';
  * per-host pacing: tests send a host's history in a burst that a real agent spreads over minutes.
  */
 export function ingestClient(db: Database) {
-  const limits = ingestLimitsFromEnv();
+  const limits = ingestLimits();
   const deps: IngestDeps = createIngestDeps(db, {
     limits: { ...limits, rate: { ...limits.rate, requestBurst: 1e9, reportBurst: 1e9 } },
   });

@@ -6,11 +6,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { POST as enroll } from '../../app/api/v1/enroll/route';
-import { processSecretBox } from '../../lib/alerts';
 import { closeDb, getDb } from '../../lib/db';
 import { startBackgroundJobs } from '../../lib/server/background';
 import { closeIngest, handleIngestHttp } from '../../lib/server/process-ingest';
+import { serverEnvironment } from '../../lib/server/environment';
 import { processMetrics } from '../../lib/server/process-metrics';
+import { processSecretBox } from '../../lib/server/process-secret-box';
+import { provideServerSettings } from '../../lib/server/provide-settings';
 
 const env = (name: string) => {
   const value = Number(process.env[name]);
@@ -30,6 +32,7 @@ async function enrollThroughRoute(req: http.IncomingMessage, res: http.ServerRes
   res.writeHead(response.status, { 'content-type': 'application/json' }).end(await response.text());
 }
 
+provideServerSettings();
 const db = await getDb();
 const server = http.createServer((req, res) => {
   if (req.method === 'POST' && req.url === '/api/v1/ingest') return void handleIngestHttp(req, res);
@@ -50,7 +53,7 @@ const jobs = startBackgroundJobs(db, {
   leadership: { retryMs, checkTimeoutMs },
   maintenance: { intervalMs: cycleMs },
   findings: { intervalMs: cycleMs, inventoryPollMs: cycleMs },
-  alerting: { intervalMs: cycleMs, ingestDelayMs: cycleMs, worker: { pollMs: cycleMs } },
+  alerting: { intervalMs: cycleMs, ingestDelayMs: cycleMs, worker: { pollMs: cycleMs, targets: serverEnvironment().alertTargets } },
   ingestForwardMs: cycleMs,
   onLeadershipChange: (leading) => say({ event: leading ? 'elected' : 'deposed' }),
 });

@@ -11,6 +11,7 @@ import { getHostDetail, getHostInventory } from '@/lib/fleet';
 import { findingsQuerySchema } from '@/lib/protocol/findings';
 import { hostPathSchema } from '@/lib/protocol/read-api/host';
 import { hostInventoryParamsSchema } from '@/lib/protocol/read-api/inventory';
+import { serverEnvironment } from '@/lib/server/environment';
 import '@/components/charts/time-charts.css';
 import '@/components/host/host-page.css';
 
@@ -24,7 +25,7 @@ async function hostIdOf(params: Props['params']): Promise<number> {
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const id = await hostIdOf(params);
-  const host = await getHostDetail(await getReadDb(), id).catch(() => null);
+  const host = await getHostDetail(await getReadDb(), id, { staleAfterMs: serverEnvironment().staleAfterMs }).catch(() => null);
   return { title: host ? host.hostname : `Host ${id}` };
 }
 
@@ -34,7 +35,7 @@ export default async function HostPage({ params }: Props) {
   const db = await getReadDb();
   const queryClient = new QueryClient();
   try {
-    queryClient.setQueryData(hostQueryKey(hostId), await getHostDetail(db, hostId));
+    queryClient.setQueryData(hostQueryKey(hostId), await getHostDetail(db, hostId, { staleAfterMs: serverEnvironment().staleAfterMs }));
   } catch (err) {
     if (err instanceof NotFoundError) notFound();
     throw err;

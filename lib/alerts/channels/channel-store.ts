@@ -8,7 +8,7 @@ import { CHANNEL_KINDS, storedLabelMatcherSchema, type Channel, type ChannelInpu
 import { withArticle } from '../../protocol/article';
 import { SEVERITIES, type Severity } from '../../protocol/findings';
 import { secretPrefix, type SecretBox } from './secret-box';
-import { alertTargetPolicy, refusedUrl, type TargetPolicy } from './target-policy';
+import { PUBLIC_TARGETS_ONLY, refusedUrl, type TargetPolicy } from './target-policy';
 
 const channelRow = z.object({
   id: column.id,
@@ -90,7 +90,7 @@ export async function getChannel(db: Pick<Database, 'sql'>, id: number): Promise
 }
 
 /** Creates a channel; its secret is stored sealed and shown only as a prefix from then on. */
-export async function createChannel(db: Pick<Database, 'sql'>, box: SecretBox, input: ChannelInput, targets: TargetPolicy = alertTargetPolicy()): Promise<Channel> {
+export async function createChannel(db: Pick<Database, 'sql'>, box: SecretBox, input: ChannelInput, targets: TargetPolicy = PUBLIC_TARGETS_ONLY): Promise<Channel> {
   const { url, secret } = secretOf(input);
   checkTarget(url, input.kind === 'slack' ? 'webhookUrl' : 'url', targets);
   try {
@@ -124,7 +124,7 @@ export async function updateChannel(
   box: SecretBox,
   id: number,
   patch: ChannelPatch,
-  targets: TargetPolicy = alertTargetPolicy(),
+  targets: TargetPolicy = PUBLIC_TARGETS_ONLY,
 ): Promise<Channel> {
   const [current] = await queryRows(db.sql, 'alert_channels', channelRow, 'SELECT * FROM alert_channels WHERE id = $1', [id]);
   if (!current) throw new NotFoundError(`channel ${id} not found`);

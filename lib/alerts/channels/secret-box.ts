@@ -1,9 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { serverEnvironment } from '../../server/environment';
 import { parseSecretKey, SECRET_KEY_BYTES as KEY_BYTES } from './secret-key';
-import { processSingleton } from '../../process-singleton';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -55,17 +53,6 @@ export function loadOrCreateKeyFile(file: string): Buffer {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return parseSecretKey(fs.readFileSync(file, 'utf8'));
     throw err;
   }
-}
-
-/** This process's key: INFERWATCH_SECRET_KEY, else the key file in INFERWATCH_STATE_DIR (./.inferwatch). */
-export function processSecretKey(): Buffer {
-  const { secretKey, stateDir } = serverEnvironment();
-  return secretKey ?? loadOrCreateKeyFile(path.join(stateDir, 'secret.key'));
-}
-
-/** This process's box, with processSecretKey's key. */
-export function processSecretBox(): SecretBox {
-  return processSingleton('secret-box', () => new SecretBox(processSecretKey()));
 }
 
 /** What the API shows of a secret: enough to tell two apart, too little to use. */

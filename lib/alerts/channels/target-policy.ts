@@ -1,6 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { serverEnvironment } from '../../server/environment';
 import type { Cidr } from './networks';
 
 /**
@@ -14,10 +13,8 @@ export interface TargetPolicy {
   allowedNetworks: readonly Cidr[];
 }
 
-/** The policy the environment sets (README.md, Configuration). */
-export function alertTargetPolicy(): TargetPolicy {
-  return serverEnvironment().alertTargets;
-}
+/** Public addresses only: the policy unless the server's environment widens it (README.md, Configuration). */
+export const PUBLIC_TARGETS_ONLY: TargetPolicy = { allowPrivate: false, allowedNetworks: [] };
 
 const REFUSED: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['0.0.0.0', 8, 'ipv4', 'unspecified'],

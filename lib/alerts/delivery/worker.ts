@@ -3,7 +3,7 @@ import { readDeliverableChannels, type DeliverableChannel } from '../channels/ch
 import type { SecretBox } from '../channels/secret-box';
 import { readAlertmanagerState } from '../store/alertmanager-state';
 import { claimDeliveries, markAttemptFailed, markDelivered, type ClaimedDelivery } from '../store/deliveries';
-import { alertTargetPolicy, type TargetPolicy } from '../channels/target-policy';
+import { PUBLIC_TARGETS_ONLY, type TargetPolicy } from '../channels/target-policy';
 import { DEFAULT_BACKOFF, isPermanentStatus, nextAttemptAt, type BackoffPolicy } from './backoff';
 import { CouldNotConnectError, createPoster, type Poster } from './post';
 import { buildRequests, redact } from './send';
@@ -23,7 +23,7 @@ export interface DeliveryWorkerOptions {
   /** Alertmanager re-send period, and how long resolved alerts keep being sent (Prometheus: 1 min, 15 min). */
   resendMs?: number;
   resolvedRetentionMs?: number;
-  /** Where channels may send; default: the environment's (INFERWATCH_ALERT_ALLOW_PRIVATE, INFERWATCH_ALERT_ALLOWED_NETWORKS). */
+  /** Where channels may send (the server passes INFERWATCH_ALERT_ALLOW_PRIVATE's and _ALLOWED_NETWORKS'); default: public addresses only. */
   targets?: TargetPolicy;
   /** How a request is sent; default: node's http/https under `targets`. */
   post?: Poster;
@@ -56,7 +56,7 @@ export class DeliveryWorker {
     private readonly options: DeliveryWorkerOptions,
   ) {
     this.now = options.now ?? (() => new Date());
-    this.post = options.post ?? createPoster(options.targets ?? alertTargetPolicy());
+    this.post = options.post ?? createPoster(options.targets ?? PUBLIC_TARGETS_ONLY);
   }
 
   private get timeoutMs() {

@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { localPath, mapRole } from '../../../lib/auth/oidc';
-import type { OidcRoleMapping } from '../../../lib/server/environment';
+import { localPath, mapRole, type OidcRoleMapping } from '../../../lib/auth/oidc';
 
 const roles: OidcRoleMapping[] = [
   { value: 'ops', role: 'editor' },

@@ -3,6 +3,7 @@ import { toErrorResponse } from '@/lib/errors';
 import { getHostDetail } from '@/lib/fleet';
 import { hostPathSchema } from '@/lib/protocol/read-api/host';
 import { requireRole } from '@/lib/auth/principal';
+import { serverEnvironment } from '@/lib/server/environment';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,7 +11,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
   try {
     await requireRole(request, 'viewer');
     const { id } = hostPathSchema.parse(await context.params);
-    return Response.json(await getHostDetail(await getReadDb(), id), { headers: { 'Cache-Control': 'no-store' } });
+    return Response.json(await getHostDetail(await getReadDb(), id, { staleAfterMs: serverEnvironment().staleAfterMs }), { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
   }

@@ -1,9 +1,11 @@
 import { audit, requireRole } from '@/lib/auth/principal';
-import { deleteChannel, getChannel, processSecretBox, updateChannel } from '@/lib/alerts';
+import { deleteChannel, getChannel, updateChannel } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
 import { toErrorResponse } from '@/lib/errors';
 import { readJsonBody } from '@/lib/http/json-body';
 import { channelPatchSchema, idPathSchema } from '@/lib/protocol/alerts';
+import { processSecretBox } from '@/lib/server/process-secret-box';
+import { serverEnvironment } from '@/lib/server/environment';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -26,7 +28,7 @@ export async function PATCH(request: Request, context: Context) {
     const principal = await requireRole(request, 'editor');
     const { id } = idPathSchema.parse(await context.params);
     const patch = channelPatchSchema.parse(await readJsonBody(request));
-    const result = await updateChannel(await getDb(), processSecretBox(), id, patch);
+    const result = await updateChannel(await getDb(), processSecretBox(), id, patch, serverEnvironment().alertTargets);
     await audit(request, principal, { action: 'alert-channel.update', target: `alert channel ${id}` });
     return Response.json(result, { headers: { 'Cache-Control': 'no-store' } });
   } catch (err) {

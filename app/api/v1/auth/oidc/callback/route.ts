@@ -4,6 +4,7 @@ import { sessionCookie } from '@/lib/auth/sessions';
 import { getDb } from '@/lib/db';
 import { NotFoundError, toErrorEnvelope, toErrorResponse } from '@/lib/errors';
 import { serverEnvironment } from '@/lib/server/environment';
+import { processSecretKey } from '@/lib/server/process-secret-box';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -18,7 +19,7 @@ export async function GET(request: Request) {
     const env = serverEnvironment();
     if (!env.oidc) throw new NotFoundError('single sign-on is not configured here (INFERWATCH_OIDC_ISSUER)');
     const client = { ip: clientAddress(request), userAgent: request.headers.get('user-agent') ?? '' };
-    const { session, next } = await finishSignIn(await getDb(), env.oidc, request, { publicUrl: env.publicUrl, client });
+    const { session, next } = await finishSignIn(await getDb(), env.oidc, request, { publicUrl: env.publicUrl, secretKey: processSecretKey(), client });
     const headers = new Headers({ Location: next, 'Cache-Control': 'no-store' });
     headers.append('Set-Cookie', sessionCookie(session, secure));
     headers.append('Set-Cookie', clearFlowCookie(secure));

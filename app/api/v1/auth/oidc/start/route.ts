@@ -2,6 +2,7 @@ import { startSignIn } from '@/lib/auth/oidc';
 import { secureCookies } from '@/lib/auth/principal';
 import { NotFoundError, toErrorResponse } from '@/lib/errors';
 import { serverEnvironment } from '@/lib/server/environment';
+import { processSecretKey } from '@/lib/server/process-secret-box';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -12,7 +13,7 @@ export async function GET(request: Request) {
     const env = serverEnvironment();
     if (!env.oidc) throw new NotFoundError('single sign-on is not configured here (INFERWATCH_OIDC_ISSUER)');
     const next = new URL(request.url).searchParams.get('next');
-    const { url, cookie } = await startSignIn(env.oidc, request, { publicUrl: env.publicUrl, next, secure: secureCookies(request) });
+    const { url, cookie } = await startSignIn(env.oidc, request, { publicUrl: env.publicUrl, secretKey: processSecretKey(), next, secure: secureCookies(request) });
     return new Response(null, { status: 302, headers: { Location: url.href, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } });
   } catch (err) {
     return toErrorResponse(err);
