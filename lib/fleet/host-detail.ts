@@ -3,6 +3,7 @@ import { hostFindingSummaries } from '../findings/read/host-summaries';
 import { listThresholdOverrides } from '../findings/store/threshold-overrides';
 import { NotFoundError } from '../errors';
 import { readHostAgentFacts } from '../hosts/store';
+import type { Inventory } from '../protocol/report';
 import type { HostDetail } from '../protocol/read-api/host';
 import { serverEnvironment } from '../server/environment';
 import { colourLevelsResolver } from './colour-levels';
@@ -24,7 +25,7 @@ export async function getHostDetail(
   ]);
   if (!row) throw new NotFoundError(`host ${hostId} not found`);
   const approvedUntil = access?.reenroll_approved_until ?? null;
-  const [inventory] = await sql.query<{ taken_at: Date; hash: string; data: unknown }>(
+  const [inventory] = await sql.query<{ taken_at: Date; hash: string; data: Inventory }>(
     'SELECT taken_at, hash, data FROM inventory_snapshots WHERE host_id = $1 ORDER BY taken_at DESC LIMIT 1',
     [hostId],
   );
