@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HOUR_MS } from '../time';
 import { isoTimeSchema } from '../response-fields';
 import { checkRange, rangeShape, withDefaultRange } from './params';
-import { SERIES_METRICS, type SeriesMetric } from './series-metrics';
+import { SERIES_METRICS } from './series-metrics';
 
 export { SERIES_METRICS, type SeriesMetric } from './series-metrics';
 
