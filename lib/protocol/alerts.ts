@@ -137,7 +137,6 @@ export const alertRulePathSchema = z.object({ id: ruleIdSchema });
 // ---- alerts ---------------------------------------------------------------------------------------------------
 
 export const alertAcknowledgementSchema = z.strictObject({ at: isoTimeSchema, by: z.string(), comment: z.string() });
-export type AlertAcknowledgement = z.infer<typeof alertAcknowledgementSchema>;
 
 export const alertSchema = z.strictObject({
   id: z.number().int(),

@@ -73,7 +73,6 @@ export const findingEvidenceSchema = z.strictObject({
 export type FindingEvidence = z.infer<typeof findingEvidenceSchema>;
 
 export const findingAcknowledgementSchema = z.strictObject({ at: isoTimeSchema, reason: z.string(), expiresAt: isoTimeSchema.nullable() });
-export type FindingAcknowledgement = z.infer<typeof findingAcknowledgementSchema>;
 
 /** How a figure moved between the hour before the fix and the hour after it. */
 export const EFFECT_VERDICTS = ['improved', 'worse', 'no-change', 'not-enough-requests'] as const;
@@ -157,7 +156,6 @@ export const findingsResponseSchema = z.strictObject({
 export type FindingsResponse = z.infer<typeof findingsResponseSchema>;
 
 export const thresholdDescriptionSchema = z.strictObject({ name: z.string(), value: z.number(), unit: z.string(), description: z.string() });
-export type ThresholdDescription = z.infer<typeof thresholdDescriptionSchema>;
 
 export const findingRuleDescriptionSchema = z.strictObject({
   id: z.string(),

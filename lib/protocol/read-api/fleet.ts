@@ -74,7 +74,6 @@ export const fleetHostLatestSchema = z.strictObject({
   psiCpuSomeAvg10: z.number().nullable(),
   psiIoSomeAvg10: z.number().nullable(),
 });
-export type FleetHostLatest = z.infer<typeof fleetHostLatestSchema>;
 
 export type HostStatus = (typeof HOST_STATUSES)[number];
 
@@ -144,7 +143,6 @@ export const fleetTilesSchema = z.strictObject({
   latencyCount: z.number().int(),
   latencyWindowMs: z.number().int(),
 });
-export type FleetTiles = z.infer<typeof fleetTilesSchema>;
 
 export const fleetPageInfoSchema = z.strictObject({
   /** 1-based; past the last page, the last page. */

@@ -14,7 +14,6 @@ export const hostAgentAccessSchema = z.strictObject({
   /** Until then one enrollment of this host needs no proof; null when none is approved (or it has passed or been used). */
   reenrollApprovedUntil: isoTimeSchema.nullable(),
 });
-export type HostAgentAccess = z.infer<typeof hostAgentAccessSchema>;
 
 /** GET /api/v1/hosts/:id — the fleet row of one host plus its newest inventory snapshot. */
 export const hostDetailSchema = fleetHostSchema.extend({

@@ -5,7 +5,6 @@ import { DAY_MS } from '../time';
 import { checkRange, rangeShape, withDefaultRange } from './params';
 
 export const inventorySnapshotViewSchema = z.strictObject({ takenAt: isoTimeSchema, hash: z.string(), data: inventorySchema });
-export type InventorySnapshotView = z.infer<typeof inventorySnapshotViewSchema>;
 
 /** One new snapshot and what it changed against the one before (empty when only unjudged details changed). */
 export const inventoryChangeSchema = z.strictObject({ takenAt: isoTimeSchema, hash: z.string(), changes: z.array(z.string()) });
