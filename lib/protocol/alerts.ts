@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEVERITIES, type Severity } from './findings';
+import { SEVERITIES } from './findings';
 import { isoTimeSchema, labelValuesSchema } from './response-fields';
 import { labelRegexError } from './label-matchers';
 import { LATENCY_KINDS } from './latency-kinds';
@@ -342,20 +342,21 @@ export const WEBHOOK_SIGNATURE_HEADER = 'X-Inferwatch-Signature';
 /** The delivery's id: the same on every retry of one notification, so a receiver can drop repeats. */
 export const WEBHOOK_DELIVERY_HEADER = 'X-Inferwatch-Delivery';
 
-export interface WebhookPayload {
-  version: 1;
+export const webhookPayloadSchema = z.strictObject({
+  version: z.literal(1),
   /** firing or resolved. */
-  event: 'firing' | 'resolved';
-  alert: {
-    id: number;
-    ruleId: string;
-    severity: Severity;
-    labels: Record<string, string>;
-    annotations: Record<string, string>;
-    value: number | null;
-    threshold: number | null;
-    startsAt: string;
-    endsAt: string | null;
-    url: string;
-  };
-}
+  event: z.enum(['firing', 'resolved']),
+  alert: z.strictObject({
+    id: z.number().int(),
+    ruleId: z.string(),
+    severity: z.enum(SEVERITIES),
+    labels: labelValuesSchema,
+    annotations: labelValuesSchema,
+    value: z.number().nullable(),
+    threshold: z.number().nullable(),
+    startsAt: isoTimeSchema,
+    endsAt: isoTimeSchema.nullable(),
+    url: z.string(),
+  }),
+});
+export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;
