@@ -269,8 +269,16 @@ export type LatencyVerdict = (typeof LATENCY_VERDICTS)[number];
  * over the same ranges (the read API); `host-count`: how many of the region's other hosts regressed too (the rule).
  */
 const regionCheckFields = { region: z.string(), otherHosts: z.number().int(), regressed: z.boolean() };
+
+/**
+ * The median of the baseline's hourly p99s, and how many of its `ofHours` hours had requests: a baseline of at
+ * least an hour judges, so on a new install `hours` says how much the verdict stands on.
+ */
+const hourlyBaselineSchema = latencyP99Schema.extend({ hours: z.number().int(), ofHours: z.number().int() });
+export type HourlyBaseline = z.infer<typeof hourlyBaselineSchema>;
+
 export const latencyRegionCheckSchema = z.discriminatedUnion('method', [
-  z.strictObject({ ...regionCheckFields, method: z.literal('region-p99'), baseline: latencyP99Schema, current: latencyP99Schema }),
+  z.strictObject({ ...regionCheckFields, method: z.literal('region-p99'), baseline: hourlyBaselineSchema, current: latencyP99Schema }),
   z.strictObject({ ...regionCheckFields, method: z.literal('host-count'), otherHostsRegressed: z.number().int() }),
 ]);
 export type LatencyRegionCheck = z.infer<typeof latencyRegionCheckSchema>;
@@ -286,11 +294,7 @@ export const latencyExplanationSchema = z.strictObject({
   baselineRange: timeRangeSchema,
   verdict: z.enum(LATENCY_VERDICTS),
   regressed: z.boolean(),
-  /**
-   * The median of the baseline's hourly p99s, and how many of its `ofHours` hours had requests: a baseline of at
-   * least an hour judges, so on a new install `hours` says how much the verdict stands on.
-   */
-  baseline: latencyP99Schema.extend({ hours: z.number().int(), ofHours: z.number().int() }),
+  baseline: hourlyBaselineSchema,
   current: latencyP99Schema,
   /** current ÷ baseline p99. */
   ratio: z.number().nullable(),
