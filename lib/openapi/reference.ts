@@ -37,7 +37,7 @@ export function typeText(schema: Schema | undefined, depth = 0): string {
   if (!schema) return 'unknown';
   if (isReference(schema)) return schema.$ref.split('/').pop()!;
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives) return alternatives.map((s) => typeText(s, depth)).join(' | ');
+  if (alternatives) return [...new Set(alternatives.map((s) => typeText(s, depth)))].join(' | ');
   if (schema.allOf) return schema.allOf.map((s) => typeText(s, depth)).join(' & ');
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (schema.const !== undefined) return JSON.stringify(schema.const);
