@@ -43,6 +43,7 @@ export function typeText(schema: Schema | undefined, depth = 0): string {
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   const nonNull = types.filter((t) => t !== 'null');
+  if (types.length > 0 && nonNull.length === 0) return 'null';
   const nullable = types.includes('null') ? ' | null' : '';
   const type = nonNull[0];
   if (type === 'array') return `${typeText(schema.items, depth + 1)}[]${nullable}`;
