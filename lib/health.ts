@@ -1,12 +1,7 @@
 import type { Database } from './db';
 import { describeTarget, type DatabaseTarget } from './db/target';
+import type { HealthReport } from './protocol/health';
 import { APP_VERSION } from './version';
-
-export interface HealthReport {
-  status: 'ok' | 'degraded';
-  version: string;
-  database: { kind: 'server' | 'embedded'; ok: boolean; latencyMs: number | null; error?: string };
-}
 
 const DB_CHECK_TIMEOUT_MS = 3_000;
 

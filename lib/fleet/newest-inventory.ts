@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { column, queryRow } from '../db/rows';
 import type { Sql } from '../db/sql';
+import type { Inventory } from '../protocol/report';
 
-const newestInventoryRow = z.object({ taken_at: column.timestamp, hash: z.string(), data: column.document<object>() });
+const newestInventoryRow = z.object({ taken_at: column.timestamp, hash: z.string(), data: column.document<Inventory>() });
 
 /** A host's newest inventory snapshot, as stored; undefined before its first. */
 export function readNewestInventory(sql: Sql, hostId: number): Promise<z.output<typeof newestInventoryRow> | undefined> {

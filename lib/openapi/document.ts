@@ -1,49 +1,90 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { OpenAPIObject, ParameterObject, ReferenceObject } from 'openapi3-ts/oas31';
-import { reportSchema } from '../protocol';
+import { inventorySchema, reportSchema } from '../protocol';
+import { createdEnrollmentKeySchema, enrollmentKeySchema } from '../protocol/admin';
+import { alertRuleSchema, alertSchema, alertsResponseSchema, channelSchema, deliveriesResponseSchema, deliverySchema, silenceSchema } from '../protocol/alerts';
+import { apiTokenSchema, auditEntrySchema, createdApiTokenSchema, sessionInfoSchema, userSchema } from '../protocol/auth';
+import { errorEnvelopeSchema } from '../protocol/errors';
+import {
+  findingCountsSchema,
+  findingEffectSchema,
+  findingEvidenceSchema,
+  findingRuleDescriptionSchema,
+  findingRuleDocSchema,
+  findingSchema,
+  findingsResponseSchema,
+  findingsSummaryResponseSchema,
+  findingsTopicDocSchema,
+  fixedFindingsResponseSchema,
+  latencyCauseSchema,
+  latencyExplanationSchema,
+  residencyPolicySchema,
+  thresholdOverrideSchema,
+} from '../protocol/findings';
+import { healthReportSchema } from '../protocol/health';
+import { hostAnnotationsResponseSchema } from '../protocol/read-api/annotations';
+import { compareChoicesSchema, compareResponseSchema } from '../protocol/read-api/compare';
+import { demoFleetResponseSchema, fleetHostSchema, fleetPageSchema, sparklinesResponseSchema } from '../protocol/read-api/fleet';
+import { hostDetailSchema, hostLatencySeriesResponseSchema } from '../protocol/read-api/host';
+import { hostInventoryResponseSchema, inventorySnapshotViewSchema } from '../protocol/read-api/inventory';
+import { latencyQuantilesSchema, latencyResponseSchema } from '../protocol/read-api/latency';
+import { regionCompareResponseSchema } from '../protocol/read-api/regions';
+import { hostSeriesResponseSchema, seriesPointSchema } from '../protocol/read-api/series';
 import { sloResponseSchema } from '../protocol/read-api/slo';
 import { APP_VERSION } from '../version';
 import { SECURITY, SECURITY_SCHEMES } from './access';
 import { OPERATIONS, TAGS, type Operation } from './operations';
-import * as r from './responses';
 
+/** The response schemas named in the document, so each of their uses, nested ones included, becomes a $ref. */
 const COMPONENTS = {
-  Error: r.errorEnvelopeSchema,
+  Error: errorEnvelopeSchema,
   Report: reportSchema,
-  Health: r.healthSchema,
-  SessionInfo: r.sessionInfoSchema,
-  User: r.userSchema,
-  ApiToken: r.apiTokenSchema,
-  CreatedApiToken: r.createdApiTokenSchema,
-  AuditEntry: r.auditEntrySchema,
-  EnrollmentKey: r.enrollmentKeySchema,
-  CreatedEnrollmentKey: r.createdEnrollmentKeySchema,
-  Silence: r.silenceSchema,
-  Channel: r.channelSchema,
-  AlertRule: r.alertRuleSchema,
-  Alert: r.alertSchema,
-  Delivery: r.deliverySchema,
-  FindingRuleDescription: r.findingRuleDescriptionSchema,
-  FindingRuleDoc: r.findingRuleDocSchema,
-  FindingsTopicDoc: r.findingsTopicDocSchema,
-  ThresholdOverride: r.thresholdOverrideSchema,
-  ResidencyPolicy: r.residencyPolicySchema,
-  Finding: r.findingSchema,
-  FindingsResponse: r.findingsResponseSchema,
-  FixedFindingsResponse: r.fixedFindingsResponseSchema,
-  FindingsSummaryResponse: r.findingsSummaryResponseSchema,
-  LatencyExplanation: r.latencyExplanationSchema,
-  FleetPage: r.fleetPageSchema,
-  SparklinesResponse: r.sparklinesResponseSchema,
-  HostDetail: r.hostDetailSchema,
-  HostLatencySeriesResponse: r.hostLatencySeriesResponseSchema,
-  HostSeriesResponse: r.hostSeriesResponseSchema,
-  HostInventoryResponse: r.hostInventoryResponseSchema,
-  HostAnnotationsResponse: r.hostAnnotationsResponseSchema,
-  LatencyResponse: r.latencyResponseSchema,
-  RegionCompareResponse: r.regionCompareResponseSchema,
-  CompareResponse: r.compareResponseSchema,
-  CompareChoices: r.compareChoicesSchema,
+  Inventory: inventorySchema,
+  Health: healthReportSchema,
+  SessionInfo: sessionInfoSchema,
+  User: userSchema,
+  ApiToken: apiTokenSchema,
+  CreatedApiToken: createdApiTokenSchema,
+  AuditEntry: auditEntrySchema,
+  EnrollmentKey: enrollmentKeySchema,
+  CreatedEnrollmentKey: createdEnrollmentKeySchema,
+  Silence: silenceSchema,
+  Channel: channelSchema,
+  AlertRule: alertRuleSchema,
+  Alert: alertSchema,
+  AlertsResponse: alertsResponseSchema,
+  Delivery: deliverySchema,
+  DeliveriesResponse: deliveriesResponseSchema,
+  FindingRuleDescription: findingRuleDescriptionSchema,
+  FindingRuleDoc: findingRuleDocSchema,
+  FindingsTopicDoc: findingsTopicDocSchema,
+  ThresholdOverride: thresholdOverrideSchema,
+  ResidencyPolicy: residencyPolicySchema,
+  FindingCounts: findingCountsSchema,
+  FindingEvidence: findingEvidenceSchema,
+  FindingEffect: findingEffectSchema,
+  LatencyCause: latencyCauseSchema,
+  Finding: findingSchema,
+  FindingsResponse: findingsResponseSchema,
+  FixedFindingsResponse: fixedFindingsResponseSchema,
+  FindingsSummaryResponse: findingsSummaryResponseSchema,
+  LatencyExplanation: latencyExplanationSchema,
+  FleetHost: fleetHostSchema,
+  FleetPage: fleetPageSchema,
+  DemoFleetResponse: demoFleetResponseSchema,
+  SparklinesResponse: sparklinesResponseSchema,
+  HostDetail: hostDetailSchema,
+  HostLatencySeriesResponse: hostLatencySeriesResponseSchema,
+  SeriesPoint: seriesPointSchema,
+  HostSeriesResponse: hostSeriesResponseSchema,
+  InventorySnapshot: inventorySnapshotViewSchema,
+  HostInventoryResponse: hostInventoryResponseSchema,
+  HostAnnotationsResponse: hostAnnotationsResponseSchema,
+  LatencyQuantiles: latencyQuantilesSchema,
+  LatencyResponse: latencyResponseSchema,
+  RegionCompareResponse: regionCompareResponseSchema,
+  CompareResponse: compareResponseSchema,
+  CompareChoices: compareChoicesSchema,
   SloResponse: sloResponseSchema,
 };
 
@@ -82,7 +123,7 @@ export function errorStatuses(op: Operation): number[] {
 }
 
 function responsesOf(op: Operation): Record<number, ResponseConfig> {
-  const error = { 'application/json': { schema: r.errorEnvelopeSchema } };
+  const error = { 'application/json': { schema: errorEnvelopeSchema } };
   const responses: Record<number, ResponseConfig> = {
     [op.ok.status]: {
       description: op.ok.description,

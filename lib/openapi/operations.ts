@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { enrollmentKeyIdSchema, enrollmentKeyInputSchema } from '../auth/enrollment-key-input';
 import { enrollRequestSchema, enrollResponseSchema, ingestBatchSchema, ingestResponseSchema, reportSchema } from '../protocol';
+import { createdEnrollmentKeySchema, enrollmentKeySchema, reenrollApprovalSchema } from '../protocol/admin';
 import {
   acknowledgeAlertInputSchema,
   alertRuleInputSchema,
@@ -13,6 +14,12 @@ import {
   idPathSchema,
   silenceInputSchema,
   silencesQuerySchema,
+  silenceSchema,
+  channelSchema,
+  alertRuleSchema,
+  alertSchema,
+  alertsResponseSchema,
+  deliveriesResponseSchema,
 } from '../protocol/alerts';
 import {
   FINDINGS_TOPIC_DOCS,
@@ -24,19 +31,49 @@ import {
   latencyExplainedParamsSchema,
   residencyPolicyInputSchema,
   thresholdOverrideInputSchema,
+  findingRuleDescriptionSchema,
+  findingRuleDocSchema,
+  findingsTopicDocSchema,
+  thresholdOverrideSchema,
+  residencyPolicySchema,
+  findingSchema,
+  findingsResponseSchema,
+  fixedFindingsResponseSchema,
+  findingsSummaryResponseSchema,
+  latencyExplanationSchema,
 } from '../protocol/findings';
-import { apiTokenInputSchema, auditQuerySchema, idParamSchema, loginInputSchema, passwordChangeInputSchema, userInputSchema, userPatchSchema } from '../protocol/auth';
-import { hostAnnotationsParamsSchema } from '../protocol/read-api/annotations';
-import { compareChoicesParamsSchema, compareParamsSchema } from '../protocol/read-api/compare';
-import { fleetParamsSchema, sparklineParamsSchema } from '../protocol/read-api/fleet';
-import { hostLatencySeriesParamsSchema, hostPathSchema } from '../protocol/read-api/host';
-import { hostInventoryParamsSchema } from '../protocol/read-api/inventory';
-import { latencyParamsSchema } from '../protocol/read-api/latency';
-import { regionCompareParamsSchema } from '../protocol/read-api/regions';
-import { hostSeriesParamsSchema } from '../protocol/read-api/series';
+import {
+  apiTokenInputSchema,
+  auditQuerySchema,
+  idParamSchema,
+  loginInputSchema,
+  passwordChangeInputSchema,
+  userInputSchema,
+  userPatchSchema,
+  sessionInfoSchema,
+  userSchema,
+  createdUserSchema,
+  apiTokenSchema,
+  createdApiTokenSchema,
+  auditEntrySchema,
+} from '../protocol/auth';
+import { healthReportSchema } from '../protocol/health';
+import { hostAnnotationsParamsSchema, hostAnnotationsResponseSchema } from '../protocol/read-api/annotations';
+import { compareChoicesParamsSchema, compareParamsSchema, compareResponseSchema, compareChoicesSchema } from '../protocol/read-api/compare';
+import {
+  fleetParamsSchema,
+  sparklineParamsSchema,
+  fleetPageSchema,
+  demoFleetResponseSchema,
+  sparklinesResponseSchema,
+} from '../protocol/read-api/fleet';
+import { hostLatencySeriesParamsSchema, hostPathSchema, hostDetailSchema, hostLatencySeriesResponseSchema } from '../protocol/read-api/host';
+import { hostInventoryParamsSchema, hostInventoryResponseSchema } from '../protocol/read-api/inventory';
+import { latencyParamsSchema, latencyResponseSchema } from '../protocol/read-api/latency';
+import { regionCompareParamsSchema, regionCompareResponseSchema } from '../protocol/read-api/regions';
+import { hostSeriesParamsSchema, hostSeriesResponseSchema } from '../protocol/read-api/series';
 import { sloResponseSchema } from '../protocol/read-api/slo';
 import type { Access } from './access';
-import * as r from './responses';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Tag = 'agents' | 'fleet' | 'hosts' | 'findings' | 'alerts' | 'auth' | 'admin' | 'system';
@@ -80,7 +117,7 @@ const findingsTopicPathSchema = z.object({
 
 const ok = (description: string, schema?: z.ZodType, status: 200 | 201 = 200) => ({ status, description, schema });
 const noContent = (description: string) => ({ status: 204 as const, description });
-const listOf = (key: string, item: z.ZodType) => z.object({ [key]: z.array(item) });
+const listOf = (key: string, item: z.ZodType) => z.strictObject({ [key]: z.array(item) });
 
 const enrollmentKeyPathSchema = z.object({ id: enrollmentKeyIdSchema });
 const hostFindingsQuerySchema = z.object(findingsQuerySchema.shape).omit({ host: true });
@@ -111,30 +148,30 @@ export const OPERATIONS: Operation[] = [
     summary:
       'One page of hosts (filters, sort, page and limit) with the fleet’s tiles. A host’s `p99Ms` (and `sort=p99`) is its worst 1-minute p99 among the rolled-up minutes of the last 15 (the newest one or two are not rolled up yet); the `p99Ms` tile is the p99 of every host’s histograms merged over the 15 minutes.',
     query: fleetParamsSchema,
-    ok: ok('The page.', r.fleetPageSchema),
+    ok: ok('The page.', fleetPageSchema),
   },
   {
     method: 'get', path: '/api/v1/fleet/sparklines', tag: 'fleet', access: 'viewer',
     summary: 'The last hour of steal or p99 per host, a point per minute.',
     query: sparklineParamsSchema,
-    ok: ok('Points per host id.', r.sparklinesResponseSchema),
+    ok: ok('Points per host id.', sparklinesResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/fleet/demo', tag: 'fleet', access: 'viewer',
     summary: 'How many hosts of the demo fleet (labelled demo=true) there are, and how many still report.',
-    ok: ok('The counts; both 0 without demo hosts.', r.demoFleetResponseSchema),
+    ok: ok('The counts; both 0 without demo hosts.', demoFleetResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/latency', tag: 'fleet', access: 'viewer',
     summary: 'Quantiles of one latency series over a host, region, label set or the fleet, from merged histograms.',
     query: latencyParamsSchema,
-    ok: ok('The quantiles, and buckets over time when `points` is given.', r.latencyResponseSchema),
+    ok: ok('The quantiles, and buckets over time when `points` is given.', latencyResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/regions/compare', tag: 'fleet', access: 'viewer',
     summary: 'The regions side by side: steal, iowait, latency, probes and findings.',
     query: regionCompareParamsSchema,
-    ok: ok('One entry per region.', r.regionCompareResponseSchema),
+    ok: ok('One entry per region.', regionCompareResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/slo', tag: 'fleet', access: 'viewer',
@@ -146,13 +183,13 @@ export const OPERATIONS: Operation[] = [
     summary:
       'One metric of many hosts on one time axis, the top `limit` by value. A latency quantile (`latency_p50`, `latency_p95`, `latency_p99`) is taken per minute, as the rollups keep it: `value` is its mean over the range’s minutes with requests (`rank=avg`) or its worst minute (`rank=max`), not the quantile of the whole range; points of one minute are those per-minute quantiles, coarser or finer points the quantile of each bucket’s merged histograms.',
     query: compareParamsSchema,
-    ok: ok('The hosts and their points.', r.compareResponseSchema),
+    ok: ok('The hosts and their points.', compareResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/compare/choices', tag: 'fleet', access: 'viewer',
     summary: 'What the compare page’s pickers offer: regions, latency series, hosts matching `q`.',
     query: compareChoicesParamsSchema,
-    ok: ok('The choices.', r.compareChoicesSchema),
+    ok: ok('The choices.', compareChoicesSchema),
   },
 
   // ---- hosts ----
@@ -160,49 +197,49 @@ export const OPERATIONS: Operation[] = [
     method: 'get', path: '/api/v1/hosts/{id}', tag: 'hosts', access: 'viewer',
     summary: 'The host’s fleet row and its newest inventory snapshot.',
     params: hostPathSchema,
-    ok: ok('The host.', r.hostDetailSchema),
+    ok: ok('The host.', hostDetailSchema),
   },
   {
     method: 'get', path: '/api/v1/hosts/{id}/series', tag: 'hosts', access: 'viewer',
     summary: 'One metric of the host over [from, to), raw or rolled up to fit `maxPoints`.',
     params: hostPathSchema,
     query: hostSeriesParamsSchema,
-    ok: ok('The series, one per key (device, CPU, process…).', r.hostSeriesResponseSchema),
+    ok: ok('The series, one per key (device, CPU, process…).', hostSeriesResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/hosts/{id}/latency-series', tag: 'hosts', access: 'viewer',
     summary: 'The latency series names the host reported over [from, to), busiest first.',
     params: hostPathSchema,
     query: hostLatencySeriesParamsSchema,
-    ok: ok('The names with their request counts.', r.hostLatencySeriesResponseSchema),
+    ok: ok('The names with their request counts.', hostLatencySeriesResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/hosts/{id}/latency-explained', tag: 'hosts', access: 'viewer',
     summary: 'Did the host’s p99 of `name` regress against the 24 hours before, and why.',
     params: hostPathSchema,
     query: latencyExplainedParamsSchema,
-    ok: ok('The verdict and its likely causes, strongest first.', r.latencyExplanationSchema),
+    ok: ok('The verdict and its likely causes, strongest first.', latencyExplanationSchema),
   },
   {
     method: 'get', path: '/api/v1/hosts/{id}/inventory', tag: 'hosts', access: 'viewer',
     summary: 'The host’s inventory as of `to` and its change history over [from, to).',
     params: hostPathSchema,
     query: hostInventoryParamsSchema,
-    ok: ok('The current snapshot and the changes.', r.hostInventoryResponseSchema),
+    ok: ok('The current snapshot and the changes.', hostInventoryResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/hosts/{id}/annotations', tag: 'hosts', access: 'viewer',
     summary: 'What the host’s charts mark: inventory changes, findings and alerts opening and ending.',
     params: hostPathSchema,
     query: hostAnnotationsParamsSchema,
-    ok: ok('The annotations, oldest first.', r.hostAnnotationsResponseSchema),
+    ok: ok('The annotations, oldest first.', hostAnnotationsResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/hosts/{id}/findings', tag: 'hosts', access: 'viewer',
     summary: 'The host’s findings, with the filters of GET /api/v1/findings.',
     params: hostPathSchema,
     query: hostFindingsQuerySchema,
-    ok: ok('The findings.', r.findingsResponseSchema),
+    ok: ok('The findings.', findingsResponseSchema),
   },
 
   // ---- findings ----
@@ -210,70 +247,70 @@ export const OPERATIONS: Operation[] = [
     method: 'get', path: '/api/v1/findings', tag: 'findings', access: 'viewer',
     summary: 'Findings by host, region, labels, rule, severity and state (open by default).',
     query: findingsQuerySchema,
-    ok: ok('The findings, most severe first.', r.findingsResponseSchema),
+    ok: ok('The findings, most severe first.', findingsResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/findings/summary', tag: 'findings', access: 'viewer',
     summary: 'Findings counted per rule, by severity, hosts and acknowledgements.',
     query: findingsSummaryQuerySchema,
-    ok: ok('One entry per rule.', r.findingsSummaryResponseSchema),
+    ok: ok('One entry per rule.', findingsSummaryResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/findings/fixed', tag: 'findings', access: 'viewer',
     summary: 'Findings resolved over [from, to) and what each fix bought.',
     query: fixedFindingsQuerySchema,
-    ok: ok('The resolved occurrences and totals.', r.fixedFindingsResponseSchema),
+    ok: ok('The resolved occurrences and totals.', fixedFindingsResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/findings/{id}', tag: 'findings', access: 'viewer',
     summary: 'One finding occurrence.',
     params: findingPathSchema,
-    ok: ok('The finding.', r.findingSchema),
+    ok: ok('The finding.', findingSchema),
   },
   {
     method: 'put', path: '/api/v1/findings/{id}/acknowledgement', tag: 'findings', access: 'editor',
     summary: 'Acknowledge a finding, optionally until a time.',
     params: findingPathSchema,
     body: acknowledgeInputSchema,
-    ok: ok('The acknowledged finding.', r.findingSchema),
+    ok: ok('The acknowledged finding.', findingSchema),
     errors: [409],
   },
   {
     method: 'delete', path: '/api/v1/findings/{id}/acknowledgement', tag: 'findings', access: 'editor',
     summary: 'Withdraw a finding’s acknowledgement.',
     params: findingPathSchema,
-    ok: ok('The finding.', r.findingSchema),
+    ok: ok('The finding.', findingSchema),
   },
   {
     method: 'get', path: '/api/v1/findings/rules', tag: 'findings', access: 'viewer',
     summary: 'Every findings rule with its default thresholds and doc page.',
     usesDatabase: false,
-    ok: ok('The rules.', listOf('rules', r.findingRuleDescriptionSchema)),
+    ok: ok('The rules.', listOf('rules', findingRuleDescriptionSchema)),
   },
   {
     method: 'get', path: '/api/v1/findings/rules/{id}', tag: 'findings', access: 'viewer',
     summary: 'One rule with its doc page as Markdown.',
     usesDatabase: false,
     params: findingRulePathSchema,
-    ok: ok('The rule and its doc.', r.findingRuleDocSchema),
+    ok: ok('The rule and its doc.', findingRuleDocSchema),
   },
   {
     method: 'get', path: '/api/v1/findings/docs/{topic}', tag: 'findings', access: 'viewer',
     summary: 'A findings doc that is not a rule’s, as Markdown.',
     usesDatabase: false,
     params: findingsTopicPathSchema,
-    ok: ok('The doc.', r.findingsTopicDocSchema),
+    ok: ok('The doc.', findingsTopicDocSchema),
   },
   {
     method: 'get', path: '/api/v1/findings/thresholds', tag: 'findings', access: 'viewer',
     summary: 'Threshold overrides (fleet, region, labels, host).',
-    ok: ok('The overrides.', listOf('overrides', r.thresholdOverrideSchema)),
+    ok: ok('The overrides.', listOf('overrides', thresholdOverrideSchema)),
   },
   {
     method: 'put', path: '/api/v1/findings/thresholds', tag: 'findings', access: 'editor',
     summary: 'Create or replace the override of (rule, scope, selector).',
     body: thresholdOverrideInputSchema,
-    ok: ok('The override.', r.thresholdOverrideSchema),
+    ok: ok('The override.', thresholdOverrideSchema),
   },
   {
     method: 'delete', path: '/api/v1/findings/thresholds/{id}', tag: 'findings', access: 'editor',
@@ -284,13 +321,13 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/api/v1/findings/residency-policies', tag: 'findings', access: 'viewer',
     summary: 'Data residency policies: which regions hosts with given labels may run in.',
-    ok: ok('The policies.', listOf('policies', r.residencyPolicySchema)),
+    ok: ok('The policies.', listOf('policies', residencyPolicySchema)),
   },
   {
     method: 'put', path: '/api/v1/findings/residency-policies', tag: 'findings', access: 'admin',
     summary: 'Create or replace the policy of that name.',
     body: residencyPolicyInputSchema,
-    ok: ok('The policy.', r.residencyPolicySchema),
+    ok: ok('The policy.', residencyPolicySchema),
   },
   {
     method: 'delete', path: '/api/v1/findings/residency-policies/{id}', tag: 'findings', access: 'admin',
@@ -304,52 +341,52 @@ export const OPERATIONS: Operation[] = [
     method: 'get', path: '/api/v1/alerts', tag: 'alerts', access: 'viewer',
     summary: 'Alerts: active (pending and firing) by default, or firing, pending, resolved, all.',
     query: alertsQuerySchema,
-    ok: ok('The alerts.', z.object({ alerts: z.array(r.alertSchema), truncated: z.boolean() })),
+    ok: ok('The alerts.', alertsResponseSchema),
   },
   {
     method: 'get', path: '/api/v1/alerts/{id}', tag: 'alerts', access: 'viewer',
     summary: 'One alert.',
     params: idPathSchema,
-    ok: ok('The alert.', r.alertSchema),
+    ok: ok('The alert.', alertSchema),
   },
   {
     method: 'put', path: '/api/v1/alerts/{id}/acknowledgement', tag: 'alerts', access: 'editor',
     summary: 'Acknowledge an unresolved alert.',
     params: idPathSchema,
     body: acknowledgeAlertInputSchema,
-    ok: ok('The acknowledged alert.', r.alertSchema),
+    ok: ok('The acknowledged alert.', alertSchema),
     errors: [409],
   },
   {
     method: 'delete', path: '/api/v1/alerts/{id}/acknowledgement', tag: 'alerts', access: 'editor',
     summary: 'Withdraw an alert’s acknowledgement.',
     params: idPathSchema,
-    ok: ok('The alert.', r.alertSchema),
+    ok: ok('The alert.', alertSchema),
   },
   {
     method: 'get', path: '/api/v1/alerts/rules', tag: 'alerts', access: 'viewer',
     summary: 'Alert rules, shipped and own.',
-    ok: ok('The rules.', listOf('rules', r.alertRuleSchema)),
+    ok: ok('The rules.', listOf('rules', alertRuleSchema)),
   },
   {
     method: 'post', path: '/api/v1/alerts/rules', tag: 'alerts', access: 'editor',
     summary: 'Create an alert rule (docs/alerts.md describes the spec).',
     body: alertRuleInputSchema,
-    ok: ok('The rule.', r.alertRuleSchema, 201),
+    ok: ok('The rule.', alertRuleSchema, 201),
     errors: [409],
   },
   {
     method: 'get', path: '/api/v1/alerts/rules/{id}', tag: 'alerts', access: 'viewer',
     summary: 'One alert rule.',
     params: alertRulePathSchema,
-    ok: ok('The rule.', r.alertRuleSchema),
+    ok: ok('The rule.', alertRuleSchema),
   },
   {
     method: 'patch', path: '/api/v1/alerts/rules/{id}', tag: 'alerts', access: 'editor',
     summary: 'Change a rule’s title, severity, enabled, runbookUrl or spec (as a whole).',
     params: alertRulePathSchema,
     body: alertRulePatchSchema,
-    ok: ok('The rule.', r.alertRuleSchema),
+    ok: ok('The rule.', alertRuleSchema),
   },
   {
     method: 'delete', path: '/api/v1/alerts/rules/{id}', tag: 'alerts', access: 'editor',
@@ -362,44 +399,44 @@ export const OPERATIONS: Operation[] = [
     method: 'get', path: '/api/v1/alerts/silences', tag: 'alerts', access: 'viewer',
     summary: 'Silences: active, pending, expired or all (the default).',
     query: silencesQuerySchema,
-    ok: ok('The silences.', listOf('silences', r.silenceSchema)),
+    ok: ok('The silences.', listOf('silences', silenceSchema)),
   },
   {
     method: 'post', path: '/api/v1/alerts/silences', tag: 'alerts', access: 'editor',
     summary: 'Silence the alerts whose labels match, until `endsAt`.',
     body: silenceInputSchema,
-    ok: ok('The silence.', r.silenceSchema, 201),
+    ok: ok('The silence.', silenceSchema, 201),
   },
   {
     method: 'delete', path: '/api/v1/alerts/silences/{id}', tag: 'alerts', access: 'editor',
     summary: 'Expire a silence now; it stays listed as history.',
     params: idPathSchema,
-    ok: ok('The expired silence.', r.silenceSchema),
+    ok: ok('The expired silence.', silenceSchema),
   },
   {
     method: 'get', path: '/api/v1/alerts/channels', tag: 'alerts', access: 'editor',
     summary: 'Notification channels, their secrets shown as a prefix only.',
-    ok: ok('The channels.', listOf('channels', r.channelSchema)),
+    ok: ok('The channels.', listOf('channels', channelSchema)),
   },
   {
     method: 'post', path: '/api/v1/alerts/channels', tag: 'alerts', access: 'editor',
     summary: 'Create a webhook, Slack or Alertmanager channel.',
     body: channelInputSchema,
-    ok: ok('The channel.', r.channelSchema, 201),
+    ok: ok('The channel.', channelSchema, 201),
     errors: [409],
   },
   {
     method: 'get', path: '/api/v1/alerts/channels/{id}', tag: 'alerts', access: 'editor',
     summary: 'One channel.',
     params: idPathSchema,
-    ok: ok('The channel.', r.channelSchema),
+    ok: ok('The channel.', channelSchema),
   },
   {
     method: 'patch', path: '/api/v1/alerts/channels/{id}', tag: 'alerts', access: 'editor',
     summary: 'Change a channel’s name, url, secret, minSeverity, matchers or enabled.',
     params: idPathSchema,
     body: channelPatchSchema,
-    ok: ok('The channel.', r.channelSchema),
+    ok: ok('The channel.', channelSchema),
     errors: [409],
   },
   {
@@ -412,20 +449,20 @@ export const OPERATIONS: Operation[] = [
     method: 'get', path: '/api/v1/alerts/deliveries', tag: 'alerts', access: 'editor',
     summary: 'The delivery log, newest first: attempts, status, last error.',
     query: deliveriesQuerySchema,
-    ok: ok('The deliveries.', z.object({ deliveries: z.array(r.deliverySchema), truncated: z.boolean() })),
+    ok: ok('The deliveries.', deliveriesResponseSchema),
   },
 
   // ---- admin ----
   {
     method: 'get', path: '/api/v1/admin/users', tag: 'admin', access: 'admin',
     summary: 'Users, their roles and how they sign in.',
-    ok: ok('The users.', listOf('users', r.userSchema)),
+    ok: ok('The users.', listOf('users', userSchema)),
   },
   {
     method: 'post', path: '/api/v1/admin/users', tag: 'admin', access: 'admin',
     summary: 'Create a user with a password, with one the server generates (`generatePassword`, answered once as `generatedPassword`), or without one: they sign in through the OpenID provider only.',
     body: userInputSchema,
-    ok: ok('The user.', r.createdUserSchema, 201),
+    ok: ok('The user.', createdUserSchema, 201),
     errors: [409],
   },
   {
@@ -433,37 +470,37 @@ export const OPERATIONS: Operation[] = [
     summary: 'Change a user’s name, role or password, or disable them; role, password and access changes end their sessions.',
     params: idParamSchema,
     body: userPatchSchema,
-    ok: ok('The user.', r.userSchema),
+    ok: ok('The user.', userSchema),
     errors: [409],
   },
   {
     method: 'get', path: '/api/v1/admin/audit', tag: 'admin', access: 'admin',
     summary: 'The audit log of every write, newest first: who, what, when and from where.',
     query: auditQuerySchema,
-    ok: ok('The entries.', listOf('entries', r.auditEntrySchema)),
+    ok: ok('The entries.', listOf('entries', auditEntrySchema)),
   },
   {
     method: 'get', path: '/api/v1/admin/enrollment-keys', tag: 'admin', access: 'admin',
     summary: 'Enrollment keys, without their secret.',
-    ok: ok('The keys.', listOf('keys', r.enrollmentKeySchema)),
+    ok: ok('The keys.', listOf('keys', enrollmentKeySchema)),
   },
   {
     method: 'post', path: '/api/v1/admin/enrollment-keys', tag: 'admin', access: 'admin',
     summary: 'Create an enrollment key bound to a region and labels; the key is in this answer only.',
     body: enrollmentKeyInputSchema,
-    ok: ok('The key, with its plaintext.', r.createdEnrollmentKeySchema, 201),
+    ok: ok('The key, with its plaintext.', createdEnrollmentKeySchema, 201),
   },
   {
     method: 'delete', path: '/api/v1/admin/enrollment-keys/{id}', tag: 'admin', access: 'admin',
     summary: 'Revoke an enrollment key; hosts enrolled with it keep their tokens.',
     params: enrollmentKeyPathSchema,
-    ok: ok('The revoked key.', r.enrollmentKeySchema),
+    ok: ok('The revoked key.', enrollmentKeySchema),
   },
   {
     method: 'post', path: '/api/v1/admin/hosts/{id}/reenroll-approval', tag: 'admin', access: 'admin',
     summary: "Let the host's next enrollment through without proof of its token or machine id, once, within 24 h (a reinstalled machine, or a revoked host let back in).",
     params: hostPathSchema,
-    ok: ok('Until when the approval holds.', r.reenrollApprovalSchema),
+    ok: ok('Until when the approval holds.', reenrollApprovalSchema),
   },
   {
     method: 'post', path: '/api/v1/admin/hosts/{id}/token-revocation', tag: 'admin', access: 'admin',
@@ -489,7 +526,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/api/v1/auth/session', tag: 'auth', access: 'public',
     summary: 'Who the request acts as (null for nobody), and whether the server signs loopback visitors in.',
-    ok: ok('The session.', r.sessionInfoSchema),
+    ok: ok('The session.', sessionInfoSchema),
   },
   {
     method: 'get', path: '/api/v1/auth/oidc/start', tag: 'auth', access: 'public',
@@ -517,19 +554,19 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/api/v1/auth/tokens', tag: 'auth', access: 'viewer',
     summary: 'The signed-in user’s API tokens, by prefix.',
-    ok: ok('The tokens.', listOf('tokens', r.apiTokenSchema)),
+    ok: ok('The tokens.', listOf('tokens', apiTokenSchema)),
   },
   {
     method: 'post', path: '/api/v1/auth/tokens', tag: 'auth', access: 'viewer',
     summary: 'Make an API token for the signed-in user, acting with at most their role; the token is in this answer only.',
     body: apiTokenInputSchema,
-    ok: ok('The token, with its plaintext.', r.createdApiTokenSchema, 201),
+    ok: ok('The token, with its plaintext.', createdApiTokenSchema, 201),
   },
   {
     method: 'delete', path: '/api/v1/auth/tokens/{id}', tag: 'auth', access: 'viewer',
     summary: 'Revoke one of the signed-in user’s API tokens; it stops working at once.',
     params: idParamSchema,
-    ok: ok('The revoked token.', r.apiTokenSchema),
+    ok: ok('The revoked token.', apiTokenSchema),
   },
 
   // ---- agent downloads ----
@@ -559,8 +596,8 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/api/health', tag: 'system', access: 'public',
     summary: 'Whether the server and its database answer (200 ok, 503 degraded, with the same body).',
-    ok: ok('Healthy.', r.healthSchema),
-    other: { 503: { description: 'The database does not answer.', schema: r.healthSchema } },
+    ok: ok('Healthy.', healthReportSchema),
+    other: { 503: { description: 'The database does not answer.', schema: healthReportSchema } },
   },
   {
     method: 'get', path: '/metrics', tag: 'system', access: 'viewer',

@@ -37,12 +37,13 @@ export function typeText(schema: Schema | undefined, depth = 0): string {
   if (!schema) return 'unknown';
   if (isReference(schema)) return schema.$ref.split('/').pop()!;
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives) return alternatives.map((s) => typeText(s, depth)).join(' | ');
+  if (alternatives) return [...new Set(alternatives.map((s) => typeText(s, depth)))].join(' | ');
   if (schema.allOf) return schema.allOf.map((s) => typeText(s, depth)).join(' & ');
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   const nonNull = types.filter((t) => t !== 'null');
+  if (types.length > 0 && nonNull.length === 0) return 'null';
   const nullable = types.includes('null') ? ' | null' : '';
   const type = nonNull[0];
   if (type === 'array') return `${typeText(schema.items, depth + 1)}[]${nullable}`;

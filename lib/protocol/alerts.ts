@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SEVERITIES, type Severity } from './findings';
+import { SEVERITIES } from './findings';
+import { isoTimeSchema, labelValuesSchema } from './response-fields';
 import { labelRegexError } from './label-matchers';
 import { LATENCY_KINDS } from './latency-kinds';
 import { checkRange, hostIdSchema, rangeShape, regionSchema } from './read-api/params';
@@ -104,18 +105,19 @@ export type AlertRuleSpec = z.infer<typeof alertRuleSpecSchema>;
 const ruleIdSchema = z.string().trim().regex(/^[a-z0-9]+(?:[.-][a-z0-9]+)*$/, 'must be a rule id such as steal-spike').max(100);
 const runbookUrlSchema = z.url({ protocol: /^https?$/ }).max(2000).nullable();
 
-export interface AlertRule {
-  id: string;
-  title: string;
-  severity: Severity;
-  enabled: boolean;
+export const alertRuleSchema = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  severity: z.enum(SEVERITIES),
+  enabled: z.boolean(),
   /** Shipped with inferwatch: may be edited or disabled, not deleted. */
-  builtin: boolean;
-  runbookUrl: string | null;
-  spec: AlertRuleSpec;
-  createdAt: string;
-  updatedAt: string;
-}
+  builtin: z.boolean(),
+  runbookUrl: z.string().nullable(),
+  spec: alertRuleSpecSchema,
+  createdAt: isoTimeSchema,
+  updatedAt: isoTimeSchema,
+});
+export type AlertRule = z.infer<typeof alertRuleSchema>;
 
 export const alertRuleInputSchema = z.object({
   id: ruleIdSchema,
@@ -134,40 +136,35 @@ export const alertRulePathSchema = z.object({ id: ruleIdSchema });
 
 // ---- alerts ---------------------------------------------------------------------------------------------------
 
-export interface AlertAcknowledgement {
-  at: string;
-  by: string;
-  comment: string;
-}
+export const alertAcknowledgementSchema = z.strictObject({ at: isoTimeSchema, by: z.string(), comment: z.string() });
 
-export interface Alert {
-  id: number;
-  ruleId: string;
+export const alertSchema = z.strictObject({
+  id: z.number().int(),
+  ruleId: z.string(),
   /** The instance within its rule: host, device, region and service, ... as `name=value` pairs. */
-  fingerprint: string;
-  state: AlertState;
-  severity: Severity;
-  hostId: number | null;
-  region: string | null;
+  fingerprint: z.string(),
+  state: z.enum(ALERT_STATES),
+  severity: z.enum(SEVERITIES),
+  hostId: z.number().int().nullable(),
+  region: z.string().nullable(),
   /** What Alertmanager receives: alertname, host, region, severity, and the instance's own (device, service). */
-  labels: Record<string, string>;
+  labels: labelValuesSchema,
   /** summary, description, runbook_url, and likely_cause when the findings engine could explain a latency alert. */
-  annotations: Record<string, string>;
-  value: number | null;
-  peakValue: number | null;
+  annotations: labelValuesSchema,
+  value: z.number().nullable(),
+  peakValue: z.number().nullable(),
   /** The threshold in force when last evaluated (a relative condition lowers it per instance). */
-  threshold: number | null;
-  pendingAt: string;
-  firedAt: string | null;
-  resolvedAt: string | null;
-  lastEvaluatedAt: string;
-  acknowledgement: AlertAcknowledgement | null;
-}
+  threshold: z.number().nullable(),
+  pendingAt: isoTimeSchema,
+  firedAt: isoTimeSchema.nullable(),
+  resolvedAt: isoTimeSchema.nullable(),
+  lastEvaluatedAt: isoTimeSchema,
+  acknowledgement: alertAcknowledgementSchema.nullable(),
+});
+export type Alert = z.infer<typeof alertSchema>;
 
-export interface AlertsResponse {
-  alerts: Alert[];
-  truncated: boolean;
-}
+export const alertsResponseSchema = z.strictObject({ alerts: z.array(alertSchema), truncated: z.boolean() });
+export type AlertsResponse = z.infer<typeof alertsResponseSchema>;
 
 export const alertsQuerySchema = z
   .object({
@@ -213,18 +210,22 @@ export const labelMatcherSchema = labelMatcherShape.superRefine((m, ctx) => {
 });
 export type LabelMatcher = z.infer<typeof labelMatcherSchema>;
 
-export type SilenceState = 'pending' | 'active' | 'expired';
+export const SILENCE_STATES = ['pending', 'active', 'expired'] as const;
+export type SilenceState = (typeof SILENCE_STATES)[number];
 
-export interface Silence {
-  id: number;
-  matchers: LabelMatcher[];
-  startsAt: string;
-  endsAt: string;
-  comment: string;
-  createdBy: string;
-  createdAt: string;
-  state: SilenceState;
-}
+const labelMatcherViewSchema = z.strictObject({ name: z.string(), value: z.string(), isRegex: z.boolean(), isEqual: z.boolean() });
+
+export const silenceSchema = z.strictObject({
+  id: z.number().int(),
+  matchers: z.array(labelMatcherViewSchema),
+  startsAt: isoTimeSchema,
+  endsAt: isoTimeSchema,
+  comment: z.string(),
+  createdBy: z.string(),
+  createdAt: isoTimeSchema,
+  state: z.enum(SILENCE_STATES),
+});
+export type Silence = z.infer<typeof silenceSchema>;
 
 export const silenceInputSchema = z
   .object({
@@ -250,23 +251,24 @@ export type SilencesQuery = z.infer<typeof silencesQuerySchema>;
 export const CHANNEL_KINDS = ['webhook', 'slack', 'alertmanager'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-export interface Channel {
-  id: number;
-  name: string;
-  kind: ChannelKind;
+export const channelSchema = z.strictObject({
+  id: z.number().int(),
+  name: z.string(),
+  kind: z.enum(CHANNEL_KINDS),
   /** The receiver's URL; null for Slack, whose URL is the secret. */
-  url: string | null;
+  url: z.string().nullable(),
   /** The first characters of the secret (signing key, Slack URL, bearer token), never the whole of it. */
-  secretPrefix: string | null;
-  minSeverity: Severity;
+  secretPrefix: z.string().nullable(),
+  minSeverity: z.enum(SEVERITIES),
   /** Only alerts whose labels match all of these go here; empty: every alert. */
-  matchers: LabelMatcher[];
-  enabled: boolean;
-  deliveriesTotal: number;
-  failuresTotal: number;
-  createdAt: string;
-  updatedAt: string;
-}
+  matchers: z.array(labelMatcherViewSchema),
+  enabled: z.boolean(),
+  deliveriesTotal: z.number().int(),
+  failuresTotal: z.number().int(),
+  createdAt: isoTimeSchema,
+  updatedAt: isoTimeSchema,
+});
+export type Channel = z.infer<typeof channelSchema>;
 
 const httpUrlSchema = z.url({ protocol: /^https?$/ }).max(2000);
 const channelCommon = {
@@ -303,28 +305,27 @@ export type ChannelPatch = z.infer<typeof channelPatchSchema>;
 export const DELIVERY_STATUSES = ['pending', 'sending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-export interface Delivery {
-  id: number;
-  channelId: number;
-  channelName: string;
-  alertId: number | null;
+export const deliverySchema = z.strictObject({
+  id: z.number().int(),
+  channelId: z.number().int(),
+  channelName: z.string(),
+  alertId: z.number().int().nullable(),
   /** `event`: one alert's firing or resolved notification; `sync`: Alertmanager's full current state. */
-  kind: 'event' | 'sync';
-  event: 'firing' | 'resolved' | 'sync';
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: string;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deliveredAt: string | null;
-}
+  kind: z.enum(['event', 'sync']),
+  event: z.enum(['firing', 'resolved', 'sync']),
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.number().int(),
+  nextAttemptAt: isoTimeSchema,
+  lastStatusCode: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: isoTimeSchema,
+  updatedAt: isoTimeSchema,
+  deliveredAt: isoTimeSchema.nullable(),
+});
+export type Delivery = z.infer<typeof deliverySchema>;
 
-export interface DeliveriesResponse {
-  deliveries: Delivery[];
-  truncated: boolean;
-}
+export const deliveriesResponseSchema = z.strictObject({ deliveries: z.array(deliverySchema), truncated: z.boolean() });
+export type DeliveriesResponse = z.infer<typeof deliveriesResponseSchema>;
 
 export const deliveriesQuerySchema = z.object({
   channel: z.coerce.number().int().positive().optional(),
@@ -341,20 +342,21 @@ export const WEBHOOK_SIGNATURE_HEADER = 'X-Inferwatch-Signature';
 /** The delivery's id: the same on every retry of one notification, so a receiver can drop repeats. */
 export const WEBHOOK_DELIVERY_HEADER = 'X-Inferwatch-Delivery';
 
-export interface WebhookPayload {
-  version: 1;
+export const webhookPayloadSchema = z.strictObject({
+  version: z.literal(1),
   /** firing or resolved. */
-  event: 'firing' | 'resolved';
-  alert: {
-    id: number;
-    ruleId: string;
-    severity: Severity;
-    labels: Record<string, string>;
-    annotations: Record<string, string>;
-    value: number | null;
-    threshold: number | null;
-    startsAt: string;
-    endsAt: string | null;
-    url: string;
-  };
-}
+  event: z.enum(['firing', 'resolved']),
+  alert: z.strictObject({
+    id: z.number().int(),
+    ruleId: z.string(),
+    severity: z.enum(SEVERITIES),
+    labels: labelValuesSchema,
+    annotations: labelValuesSchema,
+    value: z.number().nullable(),
+    threshold: z.number().nullable(),
+    startsAt: isoTimeSchema,
+    endsAt: isoTimeSchema.nullable(),
+    url: z.string(),
+  }),
+});
+export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;

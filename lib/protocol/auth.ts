@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ROLES, type Role } from './roles';
+import { isoTimeSchema } from './response-fields';
+import { ROLES } from './roles';
 
 const email = z.string().trim().toLowerCase().email().max(254);
 const password = z.string().min(12, 'must be at least 12 characters').max(1024);
@@ -49,65 +50,69 @@ export const auditQuerySchema = z.object({
   before: z.coerce.number().int().positive().optional(),
 });
 
-export type PrincipalKind = 'user' | 'token' | 'bootstrap' | 'local';
+export const PRINCIPAL_KINDS = ['user', 'token', 'bootstrap', 'local'] as const;
+export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
 
-export interface PrincipalView {
-  kind: PrincipalKind;
-  name: string;
-  email: string | null;
-  role: Role;
-}
+export const principalViewSchema = z.strictObject({ kind: z.enum(PRINCIPAL_KINDS), name: z.string(), email: z.string().nullable(), role: z.enum(ROLES) });
+export type PrincipalView = z.infer<typeof principalViewSchema>;
 
 /** GET /api/v1/auth/session: who this request acts as, or null; whether the server signs in loopback visitors; whether SSO is on. */
-export interface SessionInfo {
-  principal: PrincipalView | null;
-  localSignIn: boolean;
+export const sessionInfoSchema = z.strictObject({
+  principal: principalViewSchema.nullable(),
+  localSignIn: z.boolean(),
   /** An OpenID provider is configured: the sign-in page offers GET /api/v1/auth/oidc/start. */
-  sso: boolean;
-}
+  sso: z.boolean(),
+});
+export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 
-export interface UserView {
-  id: number;
-  email: string;
-  name: string;
-  role: Role;
-  password: boolean;
-  sso: boolean;
-  createdAt: string;
-  disabledAt: string | null;
-}
+export const userSchema = z.strictObject({
+  id: z.number().int(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(ROLES),
+  password: z.boolean(),
+  sso: z.boolean(),
+  createdAt: isoTimeSchema,
+  disabledAt: isoTimeSchema.nullable(),
+});
+export type UserView = z.infer<typeof userSchema>;
 
 /** The answer of POST /api/v1/admin/users: with `generatedPassword` (shown once) when the server made one. */
-export interface CreatedUser extends UserView {
-  generatedPassword?: string;
-}
+export const createdUserSchema = userSchema.extend({
+  generatedPassword: z.string().optional().meta({ description: 'The password the server generated: in this answer only.' }),
+});
+export type CreatedUser = z.infer<typeof createdUserSchema>;
 
-export interface ApiTokenView {
-  id: number;
-  name: string;
-  tokenPrefix: string;
-  role: Role;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
+export const apiTokenSchema = z.strictObject({
+  id: z.number().int(),
+  name: z.string(),
+  tokenPrefix: z.string(),
+  role: z.enum(ROLES),
+  createdAt: isoTimeSchema,
+  lastUsedAt: isoTimeSchema.nullable(),
+  expiresAt: isoTimeSchema.nullable(),
+  revokedAt: isoTimeSchema.nullable(),
+});
+export type ApiTokenView = z.infer<typeof apiTokenSchema>;
 
-export interface CreatedApiToken extends ApiTokenView {
+export const createdApiTokenSchema = apiTokenSchema.extend({
   /** The token itself: shown once; only its hash is stored. */
-  token: string;
-}
+  token: z.string(),
+});
+export type CreatedApiToken = z.infer<typeof createdApiTokenSchema>;
 
 /** Who an audit entry names: a principal, the server itself, nobody signed in (a refused sign-in), or an agent with its enrollment key. */
-export type AuditActorKind = PrincipalKind | 'system' | 'anonymous' | 'agent';
+export const AUDIT_ACTOR_KINDS = [...PRINCIPAL_KINDS, 'system', 'anonymous', 'agent'] as const;
+export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
 
-export interface AuditEntryView {
-  id: number;
-  at: string;
-  actorKind: AuditActorKind;
-  actorName: string;
-  action: string;
-  target: string;
-  ip: string;
-  detail: Record<string, unknown>;
-}
+export const auditEntrySchema = z.strictObject({
+  id: z.number().int(),
+  at: isoTimeSchema,
+  actorKind: z.enum(AUDIT_ACTOR_KINDS),
+  actorName: z.string(),
+  action: z.string(),
+  target: z.string(),
+  ip: z.string(),
+  detail: z.record(z.string(), z.unknown()),
+});
+export type AuditEntryView = z.infer<typeof auditEntrySchema>;

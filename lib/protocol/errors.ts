@@ -1,13 +1,23 @@
-/** The one error envelope every endpoint answers with: `{ "error": { "code", "message", "details"? } }`. */
-export interface ErrorDetail {
-  /** The offending field, dotted (`reports.0.ts`), or `(root)`. */
-  path: string;
-  message: string;
-}
+import { z } from 'zod';
 
-export interface ErrorEnvelope {
-  error: { code: string; message: string; details?: ErrorDetail[] };
-}
+export const errorDetailSchema = z.strictObject({
+  /** The offending field, dotted (`reports.0.ts`), or `(root)`. */
+  path: z.string(),
+  message: z.string(),
+});
+export type ErrorDetail = z.infer<typeof errorDetailSchema>;
+
+/** The one error envelope every endpoint answers with: `{ "error": { "code", "message", "details"? } }`. */
+export const errorEnvelopeSchema = z
+  .strictObject({
+    error: z.strictObject({
+      code: z.string().meta({ examples: ['invalid_payload', 'unauthorized', 'not_found'] }),
+      message: z.string(),
+      details: z.array(errorDetailSchema).optional(),
+    }),
+  })
+  .meta({ description: 'The one error shape: `details` names each offending field as a dotted path.' });
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 
 /**
  * The code of ingest's 401 for a host token the server has no record of (never issued, replaced by a re-enrollment,

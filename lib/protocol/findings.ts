@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DAY_MS, HOUR_MS } from './time';
 import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema, withDefaultRange } from './read-api/params';
+import { isoTimeSchema, labelValuesSchema, timeRangeSchema } from './response-fields';
 
 /** Findings as the read API returns them, and the inputs of its write endpoints. Client-safe: zod only. */
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
@@ -27,136 +28,161 @@ export type FindingCategory = (typeof FINDING_CATEGORIES)[number];
 export const FINDING_STATES = ['pending', 'open', 'resolved'] as const;
 export type FindingState = (typeof FINDING_STATES)[number];
 
-export interface EvidenceValue {
-  label: string;
-  value: number | string | boolean | null;
-  unit?: string;
-}
+export const evidenceValueSchema = z.strictObject({
+  label: z.string(),
+  value: z.union([z.number(), z.string(), z.boolean()]).nullable(),
+  unit: z.string().optional(),
+});
+export type EvidenceValue = z.infer<typeof evidenceValueSchema>;
 
 /** A series the dashboard can chart beside the finding: a read-API metric, optionally one key of it. */
-export interface EvidenceSeries {
-  metric: string;
-  key?: string | null;
-}
+export const evidenceSeriesSchema = z.strictObject({ metric: z.string(), key: z.string().nullable().optional() });
+export type EvidenceSeries = z.infer<typeof evidenceSeriesSchema>;
 
-export interface FindingEvidence {
-  values: EvidenceValue[];
+/** What "latency explained" can name as a p99 regression's cause (docs/findings/latency-explained.md). */
+export const LATENCY_CAUSE_KINDS = ['region', 'steal', 'iowait', 'disk-await', 'disk-queue', 'throttling', 'pressure', 'inventory', 'kv-cache', 'queue'] as const;
+export type LatencyCauseKind = (typeof LATENCY_CAUSE_KINDS)[number];
+
+export const latencyCauseSchema = z.strictObject({
+  kind: z.enum(LATENCY_CAUSE_KINDS),
+  /** The device, cgroup path, pressure resource or scraped model server it is about; null for the host as a whole. */
+  subject: z.string().nullable(),
+  /** One phrase with the measured values: "steal 0.4 % → 14 % (most on vCPUs 2–3)". */
+  summary: z.string(),
+  /** The gauge's average over the baseline and over the current range (null for an inventory change). */
+  before: z.number().nullable(),
+  after: z.number().nullable(),
+  unit: z.string(),
+  /** 0–1: how far it rose past its minimum change, and how closely it moved with p99 minute by minute. */
+  strength: z.number(),
+  /** Spearman's rank correlation of its per-minute values with per-minute p99; null when not measurable. */
+  correlation: z.number().nullable(),
+  /** The read-API series to chart it with. */
+  series: evidenceSeriesSchema.nullable(),
+});
+export type LatencyCause = z.infer<typeof latencyCauseSchema>;
+
+export const findingEvidenceSchema = z.strictObject({
+  values: z.array(evidenceValueSchema),
   /** The time window the values were measured over; absent for inventory judgements. */
-  window?: { from: string; to: string };
-  series?: EvidenceSeries[];
+  window: timeRangeSchema.optional(),
+  series: z.array(evidenceSeriesSchema).optional(),
   /** A latency regression's likely causes, strongest first (see LatencyCause). */
-  causes?: LatencyCause[];
-}
+  causes: z.array(latencyCauseSchema).optional(),
+});
+export type FindingEvidence = z.infer<typeof findingEvidenceSchema>;
 
-export interface FindingAcknowledgement {
-  at: string;
-  reason: string;
-  expiresAt: string | null;
-}
-
-export interface Finding {
-  id: number;
-  ruleId: string;
-  title: string;
-  category: FindingCategory;
-  severity: Severity;
-  state: FindingState;
-  /** null for a finding about a whole region (e.g. its probe RTT). */
-  hostId: number | null;
-  hostname: string | null;
-  region: string;
-  /** What on the host it is about: a process, a disk, a probe target; '' for the host itself. */
-  subject: string;
-  message: string;
-  remedy: string;
-  docsPath: string;
-  evidence: FindingEvidence;
-  value: number | null;
-  peakValue: number | null;
-  firstSeenAt: string;
-  openedAt: string | null;
-  resolvedAt: string | null;
-  /** When its message, severity or evidence last changed. */
-  updatedAt: string;
-  acknowledgement: FindingAcknowledgement | null;
-  /** What resolving it bought, for a resolved occurrence the findings cycle has begun to measure; else null. */
-  effect: FindingEffect | null;
-}
+export const findingAcknowledgementSchema = z.strictObject({ at: isoTimeSchema, reason: z.string(), expiresAt: isoTimeSchema.nullable() });
 
 /** How a figure moved between the hour before the fix and the hour after it. */
-export type EffectVerdict = 'improved' | 'worse' | 'no-change' | 'not-enough-requests';
+export const EFFECT_VERDICTS = ['improved', 'worse', 'no-change', 'not-enough-requests'] as const;
+export type EffectVerdict = (typeof EFFECT_VERDICTS)[number];
 
-export interface LatencyEffect {
+export const latencyP99Schema = z.strictObject({ p99Ms: z.number().nullable(), requests: z.number().int() });
+export type LatencyP99 = z.infer<typeof latencyP99Schema>;
+
+export const latencyEffectSchema = z.strictObject({
   /** The latency series (StatsD name or HTTP timing name). */
-  name: string;
-  before: { p99Ms: number | null; requests: number };
-  after: { p99Ms: number | null; requests: number };
-  verdict: EffectVerdict;
-}
+  name: z.string(),
+  before: latencyP99Schema,
+  after: latencyP99Schema,
+  verdict: z.enum(EFFECT_VERDICTS),
+});
+export type LatencyEffect = z.infer<typeof latencyEffectSchema>;
 
 /** One of the rule's own series (its evidence's), averaged over each window. */
-export interface GaugeEffect {
-  metric: string;
-  key: string | null;
-  unit: string;
-  before: number | null;
-  after: number | null;
-}
+export const gaugeEffectSchema = z.strictObject({
+  metric: z.string(),
+  key: z.string().nullable(),
+  unit: z.string(),
+  before: z.number().nullable(),
+  after: z.number().nullable(),
+});
+export type GaugeEffect = z.infer<typeof gaugeEffectSchema>;
 
-export interface FindingEffect {
-  status: 'measuring' | 'measured';
-  resolvedAt: string;
+export const findingEffectSchema = z.strictObject({
+  status: z.enum(['measuring', 'measured']),
+  resolvedAt: isoTimeSchema,
   /** Until when it is measuring: the end of the window after the resolution. */
-  measureAfter: string;
+  measureAfter: isoTimeSchema,
   /** The inventory change that resolved it (the newest between opening and resolution), or null when none did. */
-  change: { at: string; changes: string[] } | null;
-  before: { from: string; to: string } | null;
-  after: { from: string; to: string } | null;
-  latency: LatencyEffect[];
-  gauges: GaugeEffect[];
+  change: z.strictObject({ at: isoTimeSchema, changes: z.array(z.string()) }).nullable(),
+  before: timeRangeSchema.nullable(),
+  after: timeRangeSchema.nullable(),
+  latency: z.array(latencyEffectSchema),
+  gauges: z.array(gaugeEffectSchema),
   /** Over its latency series: worse if any got worse, improved if any improved, no-change if all compared held; null while measuring. */
-  outcome: EffectVerdict | null;
+  outcome: z.enum(EFFECT_VERDICTS).nullable(),
   /** "Resolved at 14:02 UTC by serve.py OMP_NUM_THREADS 8 → 1: p99 inference.request 182 → 41 ms (9,812 / 10,114 requests)." */
-  summary: string;
-}
+  summary: z.string(),
+});
+export type FindingEffect = z.infer<typeof findingEffectSchema>;
 
-export interface FindingsResponse {
-  findings: Finding[];
+export const findingSchema = z.strictObject({
+  id: z.number().int(),
+  ruleId: z.string(),
+  title: z.string(),
+  category: z.enum(FINDING_CATEGORIES),
+  severity: z.enum(SEVERITIES),
+  state: z.enum(FINDING_STATES),
+  /** null for a finding about a whole region (e.g. its probe RTT). */
+  hostId: z.number().int().nullable(),
+  hostname: z.string().nullable(),
+  region: z.string(),
+  /** What on the host it is about: a process, a disk, a probe target; '' for the host itself. */
+  subject: z.string(),
+  message: z.string(),
+  remedy: z.string(),
+  docsPath: z.string(),
+  evidence: findingEvidenceSchema,
+  value: z.number().nullable(),
+  peakValue: z.number().nullable(),
+  firstSeenAt: isoTimeSchema,
+  openedAt: isoTimeSchema.nullable(),
+  resolvedAt: isoTimeSchema.nullable(),
+  /** When its message, severity or evidence last changed. */
+  updatedAt: isoTimeSchema,
+  acknowledgement: findingAcknowledgementSchema.nullable(),
+  /** What resolving it bought, for a resolved occurrence the findings cycle has begun to measure; else null. */
+  effect: findingEffectSchema.nullable(),
+});
+export type Finding = z.infer<typeof findingSchema>;
+
+export const findingsResponseSchema = z.strictObject({
+  findings: z.array(findingSchema),
   /** True when more findings matched than `limit`. */
-  truncated: boolean;
-}
+  truncated: z.boolean(),
+});
+export type FindingsResponse = z.infer<typeof findingsResponseSchema>;
 
-export interface ThresholdDescription {
-  name: string;
-  value: number;
-  unit: string;
-  description: string;
-}
+export const thresholdDescriptionSchema = z.strictObject({ name: z.string(), value: z.number(), unit: z.string(), description: z.string() });
 
-export interface FindingRuleDescription {
-  id: string;
-  title: string;
-  category: FindingCategory;
-  scope: 'host' | 'region';
-  severities: Severity[];
-  thresholds: ThresholdDescription[];
-  docsPath: string;
-}
+export const findingRuleDescriptionSchema = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  category: z.enum(FINDING_CATEGORIES),
+  scope: z.enum(['host', 'region']),
+  severities: z.array(z.enum(SEVERITIES)),
+  thresholds: z.array(thresholdDescriptionSchema),
+  docsPath: z.string(),
+});
+export type FindingRuleDescription = z.infer<typeof findingRuleDescriptionSchema>;
 
 export const THRESHOLD_SCOPES = ['fleet', 'region', 'labels', 'host'] as const;
 export type ThresholdScope = (typeof THRESHOLD_SCOPES)[number];
 
-export interface ThresholdOverride {
-  id: number;
-  ruleId: string;
-  scope: ThresholdScope;
+export const thresholdOverrideSchema = z.strictObject({
+  id: z.number().int(),
+  ruleId: z.string(),
+  scope: z.enum(THRESHOLD_SCOPES),
   /** The region name, the host id, or the label selector as JSON; '' for the fleet. */
-  selector: string;
-  thresholds: Record<string, number>;
+  selector: z.string(),
+  thresholds: z.record(z.string(), z.number()),
   /** A disabled rule raises nothing where this override applies. */
-  disabled: boolean;
-  updatedAt: string;
-}
+  disabled: z.boolean(),
+  updatedAt: isoTimeSchema,
+});
+export type ThresholdOverride = z.infer<typeof thresholdOverrideSchema>;
 
 const ruleIdSchema = z.string().trim().regex(/^[a-z0-9]+(?:[.-][a-z0-9]+)*$/, 'must be a rule id such as cpu.steal-high').max(100);
 const labelSelectorSchema = z.record(z.string().min(1).max(100), z.string().max(200)).refine((labels) => Object.keys(labels).length > 0, 'give at least one label');
@@ -203,22 +229,20 @@ export type FindingsQuery = z.infer<typeof findingsQuerySchema>;
 export type FindingsQueryParams = Partial<Pick<FindingsQuery, 'rule' | 'region' | 'host' | 'severity' | 'state' | 'limit'>> & { labels?: string };
 
 /** One finding per host in the fleet summary: its most severe open one. */
-export interface TopFinding {
-  ruleId: string;
-  title: string;
-  severity: Severity;
-  message: string;
-}
+export const topFindingSchema = z.strictObject({ ruleId: z.string(), title: z.string(), severity: z.enum(SEVERITIES), message: z.string() });
+export type TopFinding = z.infer<typeof topFindingSchema>;
 
-export type FindingCounts = Record<Severity, number>;
+export const findingCountsSchema = z.strictObject({ critical: z.number().int(), warning: z.number().int(), info: z.number().int() });
+export type FindingCounts = z.infer<typeof findingCountsSchema>;
 
-export interface ResidencyPolicyView {
-  id: number;
-  name: string;
-  selector: Record<string, string>;
-  allowedRegions: string[];
-  createdAt: string;
-}
+export const residencyPolicySchema = z.strictObject({
+  id: z.number().int(),
+  name: z.string(),
+  selector: labelValuesSchema,
+  allowedRegions: z.array(z.string()),
+  createdAt: isoTimeSchema,
+});
+export type ResidencyPolicyView = z.infer<typeof residencyPolicySchema>;
 
 export const residencyPolicyInputSchema = z.object({
   name: z.string().trim().min(1).max(100),
@@ -230,28 +254,6 @@ export type ResidencyPolicyInput = z.infer<typeof residencyPolicyInputSchema>;
 
 export const findingPathSchema = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
-/** What "latency explained" can name as a p99 regression's cause (docs/findings/latency-explained.md). */
-export const LATENCY_CAUSE_KINDS = ['region', 'steal', 'iowait', 'disk-await', 'disk-queue', 'throttling', 'pressure', 'inventory', 'kv-cache', 'queue'] as const;
-export type LatencyCauseKind = (typeof LATENCY_CAUSE_KINDS)[number];
-
-export interface LatencyCause {
-  kind: LatencyCauseKind;
-  /** The device, cgroup path, pressure resource or scraped model server it is about; null for the host as a whole. */
-  subject: string | null;
-  /** One phrase with the measured values: "steal 0.4 % → 14 % (most on vCPUs 2–3)". */
-  summary: string;
-  /** The gauge's average over the baseline and over the current range (null for an inventory change). */
-  before: number | null;
-  after: number | null;
-  unit: string;
-  /** 0–1: how far it rose past its minimum change, and how closely it moved with p99 minute by minute. */
-  strength: number;
-  /** Spearman's rank correlation of its per-minute values with per-minute p99; null when not measurable. */
-  correlation: number | null;
-  /** The read-API series to chart it with. */
-  series: EvidenceSeries | null;
-}
-
 /**
  * `region-wide`: the host regressed, and the rest of its region as much: not this host. `saturated`: the host
  * regressed with its model server's queue (the agent's --scrape) and nothing on the host moved: more requests than
@@ -262,47 +264,45 @@ export interface LatencyCause {
 export const LATENCY_VERDICTS = ['regressed', 'saturated', 'kv-pressure', 'region-wide', 'recurring-spikes', 'no-regression', 'insufficient-data'] as const;
 export type LatencyVerdict = (typeof LATENCY_VERDICTS)[number];
 
-export interface LatencyP99 {
-  p99Ms: number | null;
-  requests: number;
-}
-
 /**
  * Did the rest of the host's region regress at once? `region-p99`: the region's p99 without this host's requests
  * over the same ranges (the read API); `host-count`: how many of the region's other hosts regressed too (the rule).
  */
-export type LatencyRegionCheck = {
-  region: string;
-  otherHosts: number;
-  regressed: boolean;
-} & (
-  | { method: 'region-p99'; baseline: LatencyP99; current: LatencyP99 }
-  | { method: 'host-count'; otherHostsRegressed: number }
-);
+const regionCheckFields = { region: z.string(), otherHosts: z.number().int(), regressed: z.boolean() };
+
+/**
+ * The median of the baseline's hourly p99s, and how many of its `ofHours` hours had requests: a baseline of at
+ * least an hour judges, so on a new install `hours` says how much the verdict stands on.
+ */
+const hourlyBaselineSchema = latencyP99Schema.extend({ hours: z.number().int(), ofHours: z.number().int() });
+export type HourlyBaseline = z.infer<typeof hourlyBaselineSchema>;
+
+export const latencyRegionCheckSchema = z.discriminatedUnion('method', [
+  z.strictObject({ ...regionCheckFields, method: z.literal('region-p99'), baseline: hourlyBaselineSchema, current: latencyP99Schema }),
+  z.strictObject({ ...regionCheckFields, method: z.literal('host-count'), otherHostsRegressed: z.number().int() }),
+]);
+export type LatencyRegionCheck = z.infer<typeof latencyRegionCheckSchema>;
 
 /** GET /api/v1/hosts/:id/latency-explained */
-export interface LatencyExplanation {
-  hostId: number;
-  hostname: string;
-  hostRegion: string;
+export const latencyExplanationSchema = z.strictObject({
+  hostId: z.number().int(),
+  hostname: z.string(),
+  hostRegion: z.string(),
   /** The latency series. */
-  name: string;
-  range: { from: string; to: string };
-  baselineRange: { from: string; to: string };
-  verdict: LatencyVerdict;
-  regressed: boolean;
-  /**
-   * The median of the baseline's hourly p99s, and how many of its `ofHours` hours had requests: a baseline of at
-   * least an hour judges, so on a new install `hours` says how much the verdict stands on.
-   */
-  baseline: LatencyP99 & { hours: number; ofHours: number };
-  current: LatencyP99;
+  name: z.string(),
+  range: timeRangeSchema,
+  baselineRange: timeRangeSchema,
+  verdict: z.enum(LATENCY_VERDICTS),
+  regressed: z.boolean(),
+  baseline: hourlyBaselineSchema,
+  current: latencyP99Schema,
   /** current ÷ baseline p99. */
-  ratio: number | null;
-  region: LatencyRegionCheck | null;
-  causes: LatencyCause[];
-  summary: string;
-}
+  ratio: z.number().nullable(),
+  region: latencyRegionCheckSchema.nullable(),
+  causes: z.array(latencyCauseSchema),
+  summary: z.string(),
+});
+export type LatencyExplanation = z.infer<typeof latencyExplanationSchema>;
 
 export const latencyExplainedParamsSchema = z
   .object({ name: z.string().trim().min(1).max(200), ...rangeShape })
@@ -334,48 +334,51 @@ export const fixedFindingsQuerySchema = z
   .transform(withDefaultRange(7 * DAY_MS));
 export type FixedFindingsQuery = z.infer<typeof fixedFindingsQuerySchema>;
 
-export interface FixedFindingsResponse {
-  from: string;
-  to: string;
+export const fixedFindingsResponseSchema = timeRangeSchema.extend({
   /** Newest first; each resolved occurrence with its effect (null when it was never measured). */
-  findings: Finding[];
-  truncated: boolean;
+  findings: z.array(findingSchema),
+  truncated: z.boolean(),
   /** Over every occurrence resolved in the range, not only those returned. */
-  totals: { resolved: number; measured: number; improved: number; worse: number; noChange: number; notEnoughRequests: number };
-}
+  totals: z.strictObject({
+    resolved: z.number().int(),
+    measured: z.number().int(),
+    improved: z.number().int(),
+    worse: z.number().int(),
+    noChange: z.number().int(),
+    notEnoughRequests: z.number().int(),
+  }),
+});
+export type FixedFindingsResponse = z.infer<typeof fixedFindingsResponseSchema>;
 
 /** One rule's findings across the fleet: what the findings page groups by. */
-export interface FindingRuleSummary {
-  ruleId: string;
-  title: string;
-  category: FindingCategory;
-  counts: FindingCounts;
-  total: number;
-  hosts: number;
+export const findingRuleSummarySchema = z.strictObject({
+  ruleId: z.string(),
+  title: z.string(),
+  category: z.enum(FINDING_CATEGORIES),
+  counts: findingCountsSchema,
+  total: z.number().int(),
+  hosts: z.number().int(),
   /** Of `total`, those with a live acknowledgement. */
-  acknowledged: number;
-  newestAt: string;
-}
+  acknowledged: z.number().int(),
+  newestAt: isoTimeSchema,
+});
+export type FindingRuleSummary = z.infer<typeof findingRuleSummarySchema>;
 
-export interface FindingsSummaryResponse {
+export const findingsSummaryResponseSchema = z.strictObject({
   /** Most severe rule first, then the one with most findings. */
-  rules: FindingRuleSummary[];
-  total: number;
-}
+  rules: z.array(findingRuleSummarySchema),
+  total: z.number().int(),
+});
+export type FindingsSummaryResponse = z.infer<typeof findingsSummaryResponseSchema>;
 
 /** GET /api/v1/findings/rules/:id: the rule and its doc page's Markdown (rendered by the dashboard, no raw HTML). */
-export interface FindingRuleDoc {
-  rule: FindingRuleDescription;
-  markdown: string;
-}
+export const findingRuleDocSchema = z.strictObject({ rule: findingRuleDescriptionSchema, markdown: z.string() });
+export type FindingRuleDoc = z.infer<typeof findingRuleDocSchema>;
 
 /** The docs in docs/findings/ that explain a method rather than a rule, which rule docs link to. */
 export const FINDINGS_TOPIC_DOCS = ['latency-explained', 'fix-effect'] as const;
 export type FindingsTopic = (typeof FINDINGS_TOPIC_DOCS)[number];
 
 /** GET /api/v1/findings/docs/:topic */
-export interface FindingsTopicDoc {
-  topic: FindingsTopic;
-  docsPath: string;
-  markdown: string;
-}
+export const findingsTopicDocSchema = z.strictObject({ topic: z.enum(FINDINGS_TOPIC_DOCS), docsPath: z.string(), markdown: z.string() });
+export type FindingsTopicDoc = z.infer<typeof findingsTopicDocSchema>;

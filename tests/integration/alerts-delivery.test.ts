@@ -10,7 +10,8 @@ import { renderAlertMetrics } from '../../lib/alerts/metrics';
 import { claimDeliveries } from '../../lib/alerts/store/deliveries';
 import { ensureDefaultRules } from '../../lib/alerts/store/rules';
 import { openDatabase, type Database } from '../../lib/db/open';
-import type { WebhookPayload } from '../../lib/protocol/alerts';
+import { webhookPayloadSchema } from '../../lib/protocol/alerts';
+import { expectMatches } from '../support/expect-matches';
 import { deliveryRows, enableOnly, SECRET_KEY } from './alerts-helpers';
 import { ManualClock, Receiver } from './alerts-receiver';
 import { createServerDatabase, enrolledHost, type TestDatabase } from './ingest-helpers';
@@ -103,7 +104,7 @@ describe('notification delivery', () => {
     expect(createHmac('sha256', SIGNING_SECRET).update(`${t}.${body}`).digest('hex')).toBe(v1);
     expect(Math.abs(Number(t) * 1000 - clock.ms)).toBeLessThan(5 * 60_000);
     expect(createHmac('sha256', 'not-the-secret').update(`${t}.${body}`).digest('hex')).not.toBe(v1);
-    const payload = JSON.parse(body) as WebhookPayload;
+    const payload = expectMatches(webhookPayloadSchema, JSON.parse(body), 'the webhook body');
     expect(payload).toMatchObject({ version: 1, event: 'firing', alert: { id: alertId, ruleId: 'critical-finding', severity: 'critical' } });
     expect(payload.alert.url).toMatch(new RegExp(`^${PUBLIC_URL}/hosts/\\d+$`));
     const [delivery] = await deliveryRows(db);

@@ -3,9 +3,10 @@ import { FindingsEngine } from '../../lib/findings/engine/engine';
 import { measureFixEffects } from '../../lib/findings/effects/measure-effects';
 import { getFinding, listFindings } from '../../lib/findings/read/list-findings';
 import type { Inventory, ProcessSample, Report } from '../../lib/protocol';
-import { findingsQuerySchema, type Finding, type FindingEffect } from '../../lib/protocol/findings';
+import { findingSchema, findingsQuerySchema, type Finding, type FindingEffect } from '../../lib/protocol/findings';
 import { MINUTE_MS, floorTo } from '../../lib/protocol/time';
 import { LatencySketch, quantileRank } from '../../lib/sketch';
+import { expectMatches } from '../support/expect-matches';
 import { cleanInventory, loaded, watchedProcess } from '../support/findings-facts';
 import { ingestClient, reportSeries } from '../support/ingest-client';
 import { makeReport } from '../support/report-factory';
@@ -187,6 +188,7 @@ describe('what a fix bought, over ingested reports', () => {
       summary: `Resolved at ${utc(RESOLVED)}: measuring what it bought until ${utc(MEASURE_AFTER)}.`,
     };
     expect((await getFinding(t.db, finding.id)).effect).toMatchObject(measuring);
+    expectMatches(findingSchema, JSON.parse(JSON.stringify(await getFinding(t.db, finding.id))), 'a finding measuring its effect, as JSON');
     expect((await oversubscribed(late.hostId)).effect).toMatchObject(measuring);
 
     const never = (await listFindings(t.db, allFindings({ host: String(fixed.hostId), rule: 'cpu.steal-high' }))).findings;
@@ -201,6 +203,7 @@ describe('what a fix bought, over ingested reports', () => {
   test('once it has passed: the change that fixed it, p99 and requests before against after, improved', async () => {
     expect(await measureFixEffects(t.db, new Date(MEASURE_AFTER + SECOND_MS), { windowMs: WINDOW_MS })).toBe(2);
     const effect = (await getFinding(t.db, finding.id)).effect!;
+    expectMatches(findingSchema, JSON.parse(JSON.stringify(await getFinding(t.db, finding.id))), 'a finding with its measured effect, as JSON');
     // The listing shows the same stored effect.
     expect((await oversubscribed(fixed.hostId)).effect).toEqual(effect);
 

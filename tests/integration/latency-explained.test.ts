@@ -10,11 +10,12 @@ import { createIngestDeps } from '../../lib/ingest/ingest-deps';
 import { ingestRequest, type IngestDeps } from '../../lib/ingest/ingest-request';
 import { ingestLimits } from '../../lib/ingest/limits';
 import type { Inventory, Report } from '../../lib/protocol';
-import type { LatencyExplanation } from '../../lib/protocol/findings';
+import { latencyExplanationSchema, type LatencyExplanation } from '../../lib/protocol/findings';
 import { HOUR_MS, MINUTE_MS, floorTo } from '../../lib/protocol/time';
 import { getLatencyQuantiles, rollUp } from '../../lib/series';
 import { LatencySketch } from '../../lib/sketch';
 import { GET } from '../../app/api/v1/hosts/[id]/latency-explained/route';
+import { expectMatches } from '../support/expect-matches';
 import { cleanInventory, watchedProcess } from '../support/findings-facts';
 import { rowsOf } from '../support/rows';
 import { createServerDatabase, jsonBody, type TestDatabase } from './ingest-helpers';
@@ -257,6 +258,15 @@ describe('GET /api/v1/hosts/:id/latency-explained', () => {
     expect(response.status).toBe(400);
     const body = await response.json();
     expect(body.error.details.map((d: { path: string }) => d.path)).toContain(field);
+  });
+
+  test('answers every planted case as its OpenAPI schema says: each cause kind and region check found here', async () => {
+    for (const key of Object.keys(PLANS) as (keyof typeof PLANS)[]) {
+      const id = String(hostIds[key]);
+      const response = await call(`/api/v1/hosts/${id}/latency-explained?name=${NAME}&from=${FROM}&to=${NOW}`, id);
+      expect(response.status).toBe(200);
+      expectMatches(latencyExplanationSchema, await response.json(), `the explanation of ${key}`);
+    }
   });
 
   test('an unknown host is 404', async () => {

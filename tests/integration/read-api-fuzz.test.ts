@@ -12,9 +12,12 @@ import { readQueryArb, type RouteKeys } from '../support/read-query-arbitraries'
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { SPARKLINE_METRICS } from '../../lib/protocol/read-api/fleet';
 import { SERIES_METRICS } from '../../lib/protocol/read-api/series-metrics';
+import { OPERATIONS } from '../../lib/openapi/operations';
+import { errorEnvelopeSchema } from '../../lib/protocol/errors';
+import { expectMatches } from '../support/expect-matches';
 
-// Random query strings against every read route's handler over a small real fleet: 200, 400 or (a host or finding
-// that does not exist) 404, each with its JSON body or the error envelope; never a 5xx.
+// Random query strings against every read route's handler over a small real fleet: 200 with the body its OpenAPI
+// schema describes, 400 or (a host or finding that does not exist) 404 with the error envelope; never a 5xx.
 const QUERIES = 1_500;
 
 type Handler = (request: Request, context: { params: Promise<{ id: string }> }) => Promise<Response>;
@@ -96,9 +99,17 @@ afterAll(async () => {
   await testDb?.drop();
 });
 
-test(`${QUERIES} random query strings over every read route: 200, 400 or 404 with JSON, never a 5xx`, async () => {
+/** The schema OPERATIONS gives the route's 200 answer. */
+function okSchemaOf(path: string) {
+  const operation = OPERATIONS.find((op) => op.method === 'get' && op.path === path.replace(':id', '{id}'));
+  if (!operation?.ok.schema) throw new Error(`no response schema for GET ${path} in lib/openapi/operations.ts`);
+  return operation.ok.schema;
+}
+
+test(`${QUERIES} random query strings over every read route: 200 as its schema says, 400 or 404 with the envelope, never a 5xx`, async () => {
   const unhandled = vi.spyOn(console, 'error').mockImplementation(() => {});
   const handlers = await Promise.all(ROUTES.map((route) => route.load()));
+  const schemas = ROUTES.map((route) => okSchemaOf(route.path));
   const queryArb = fc.nat(ROUTES.length - 1).chain((i) => readQueryArb(ROUTES[i]!, hostIds).map((query) => ({ route: i, ...query })));
   try {
     await fc.assert(
@@ -109,9 +120,8 @@ test(`${QUERIES} random query strings over every read route: 200, 400 or 404 wit
         const response = await handlers[route]!.GET(new Request(url), { params: Promise.resolve({ id }) });
         const body = (await response.json()) as unknown;
         expect([200, 400, ...(path.includes(':id') ? [404] : [])], JSON.stringify(body)).toContain(response.status);
-        if (response.status !== 200) {
-          expect(body).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
-        }
+        if (response.status === 200) expectMatches(schemas[route]!, body, `GET ${url}`);
+        else expectMatches(errorEnvelopeSchema, body, `GET ${url}`);
         expect(unhandled.mock.calls).toEqual([]);
       }),
       { numRuns: QUERIES },

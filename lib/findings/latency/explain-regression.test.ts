@@ -53,7 +53,7 @@ function regressedHost(patch: Partial<ExplainInput> = {}): ExplainInput {
     perMinuteP99: p99,
     gauges: quietGauges(),
     inventory: [],
-    region: { method: 'region-p99', region: 'oslo', otherHosts: 19, baseline: { p99Ms: 30, requests: 4e6 }, current: { p99Ms: 31.5, requests: 180_000 } },
+    region: { method: 'region-p99', region: 'oslo', otherHosts: 19, baseline: { p99Ms: 30, requests: 4e6, hours: 24, ofHours: 24 }, current: { p99Ms: 31.5, requests: 180_000 } },
     ...patch,
   };
 }
@@ -212,7 +212,7 @@ describe('explainRegression', () => {
 
   test('when the rest of the region regressed as much it is region-wide, not this host', () => {
     const out = explainRegression(
-      regressedHost({ region: { method: 'region-p99', region: 'oslo', otherHosts: 19, baseline: { p99Ms: 30, requests: 4e6 }, current: { p99Ms: 70, requests: 180_000 } } }),
+      regressedHost({ region: { method: 'region-p99', region: 'oslo', otherHosts: 19, baseline: { p99Ms: 30, requests: 4e6, hours: 24, ofHours: 24 }, current: { p99Ms: 70, requests: 180_000 } } }),
     );
     expect(out.verdict).toBe('region-wide');
     expect(out.regressed).toBe(true);
@@ -222,7 +222,7 @@ describe('explainRegression', () => {
 
   test('a region that rose by less than half as much is not region-wide', () => {
     // The host rose 145 %, the region 40 %: less than half.
-    const region = { method: 'region-p99' as const, region: 'oslo', otherHosts: 19, baseline: { p99Ms: 30, requests: 4e6 }, current: { p99Ms: 42, requests: 180_000 } };
+    const region = { method: 'region-p99' as const, region: 'oslo', otherHosts: 19, baseline: { p99Ms: 30, requests: 4e6, hours: 24, ofHours: 24 }, current: { p99Ms: 42, requests: 180_000 } };
     expect(explainRegression(regressedHost({ region })).verdict).toBe('regressed');
   });
 
@@ -293,7 +293,7 @@ describe('explainRegression', () => {
     expect(calm.summary).toBe('p99 of inference.request was 33 ms against a baseline of 31 ms (1.1×; baseline: 2 h of 24): no regression.');
     const regionWide = explainRegression(regressedHost({
       baseline: partial,
-      region: { method: 'region-p99', region: 'oslo', otherHosts: 19, baseline: { p99Ms: 30, requests: 4e6 }, current: { p99Ms: 70, requests: 180_000 } },
+      region: { method: 'region-p99', region: 'oslo', otherHosts: 19, baseline: { p99Ms: 30, requests: 4e6, hours: 24, ofHours: 24 }, current: { p99Ms: 70, requests: 180_000 } },
     }));
     expect(regionWide).toMatchObject({ verdict: 'region-wide' });
     expect(regionWide.summary).toMatch(/^p99 of inference\.request rose from 31 ms to 76 ms \(2\.5×; baseline: 2 h of 24\), and the rest of oslo/);

@@ -1,4 +1,4 @@
-import type { LatencyP99 } from '../../protocol/findings';
+import type { HourlyBaseline, LatencyP99 } from '../../protocol/findings';
 import type { CauseGauge } from './method';
 
 /** One gauge over the baseline and the current range (for a device or cgroup: one key of it). */
@@ -20,7 +20,7 @@ export interface InventoryObservation {
 }
 
 export type RegionObservation =
-  | { method: 'region-p99'; region: string; otherHosts: number; baseline: LatencyP99; current: LatencyP99 }
+  | { method: 'region-p99'; region: string; otherHosts: number; baseline: HourlyBaseline; current: LatencyP99 }
   | { method: 'host-count'; region: string; otherHosts: number; otherHostsRegressed: number };
 
 /** One series' p99 on another host of the region, for the rule's region check. */

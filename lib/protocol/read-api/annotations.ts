@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Severity } from '../findings';
+import { SEVERITIES } from '../findings';
+import { isoTimeSchema } from '../response-fields';
 import { HOUR_MS } from '../time';
 import { checkRange, rangeShape, withDefaultRange } from './params';
 
@@ -7,30 +8,32 @@ import { checkRange, rangeShape, withDefaultRange } from './params';
 export const ANNOTATION_KINDS = ['inventory', 'finding-opened', 'finding-resolved', 'alert-fired', 'alert-resolved'] as const;
 export type AnnotationKind = (typeof ANNOTATION_KINDS)[number];
 
-export interface HostAnnotation {
+export const hostAnnotationSchema = z.strictObject({
   /** When it happened, ms since the epoch. */
-  t: number;
-  kind: AnnotationKind;
+  t: z.number(),
+  kind: z.enum(ANNOTATION_KINDS),
   /** The finding's or alert's severity; null for an inventory change. */
-  severity: Severity | null;
+  severity: z.enum(SEVERITIES).nullable(),
   /** The rule's title, or "Inventory changed". */
-  title: string;
+  title: z.string(),
   /** What changed, the finding's message, or the alert's summary. */
-  detail: string;
+  detail: z.string(),
   /** The finding's or alert's id; null for an inventory change. */
-  refId: number | null;
-}
+  refId: z.number().int().nullable(),
+});
+export type HostAnnotation = z.infer<typeof hostAnnotationSchema>;
 
 /** GET /api/v1/hosts/:id/annotations */
-export interface HostAnnotationsResponse {
-  hostId: number;
-  from: string;
-  to: string;
+export const hostAnnotationsResponseSchema = z.strictObject({
+  hostId: z.number().int(),
+  from: isoTimeSchema,
+  to: isoTimeSchema,
   /** Oldest first. */
-  annotations: HostAnnotation[];
+  annotations: z.array(hostAnnotationSchema),
   /** True when the range held more than MAX_ANNOTATIONS; the newest are kept. */
-  truncated: boolean;
-}
+  truncated: z.boolean(),
+});
+export type HostAnnotationsResponse = z.infer<typeof hostAnnotationsResponseSchema>;
 
 export const MAX_ANNOTATIONS = 500;
 

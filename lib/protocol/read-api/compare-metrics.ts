@@ -9,6 +9,5 @@ export const isLatencyCompareMetric = (metric: CompareMetric): metric is (typeof
   (COMPARE_LATENCY_METRICS as readonly string[]).includes(metric);
 
 export const COMPARE_RANKS = ['avg', 'max'] as const;
-export type CompareRank = (typeof COMPARE_RANKS)[number];
 export const DEFAULT_COMPARE_LIMIT = 20;
 export const MAX_COMPARE_LIMIT = 50;

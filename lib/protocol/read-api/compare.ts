@@ -7,19 +7,20 @@ import {
   DEFAULT_COMPARE_LIMIT,
   MAX_COMPARE_LIMIT,
   isLatencyCompareMetric,
-  type CompareMetric,
-  type CompareRank,
 } from './compare-metrics';
-import { DEFAULT_MAX_POINTS, type SeriesPoint, type SeriesResolution } from './series';
+import { DEFAULT_MAX_POINTS, SERIES_RESOLUTIONS, seriesPointSchema } from './series';
+import { isoTimeSchema, labelValuesSchema } from '../response-fields';
 
 export * from './compare-metrics';
 const MAX_PICKED_HOSTS = 200;
 
-export type CompareScope =
-  | { kind: 'fleet' }
-  | { kind: 'region'; region: string }
-  | { kind: 'labels'; labels: Record<string, string> }
-  | { kind: 'hosts'; hostIds: number[] };
+export const compareScopeSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('fleet') }),
+  z.strictObject({ kind: z.literal('region'), region: z.string() }),
+  z.strictObject({ kind: z.literal('labels'), labels: labelValuesSchema }),
+  z.strictObject({ kind: z.literal('hosts'), hostIds: z.array(z.number().int()) }),
+]);
+export type CompareScope = z.infer<typeof compareScopeSchema>;
 
 const hostIdList = z.preprocess(
   (value) => (typeof value === 'string' ? value.split(',').map((p) => p.trim()).filter((p) => p.length > 0) : value),
@@ -64,37 +65,38 @@ function compareScopeOf(region?: string, labels?: Record<string, string>, hosts?
   return { kind: 'fleet' };
 }
 
-export interface ComparedHost {
-  hostId: number;
-  hostname: string;
-  region: string;
+export const comparedHostSchema = z.strictObject({
+  hostId: z.number().int(),
+  hostname: z.string(),
+  region: z.string(),
   /**
    * What the hosts are ranked by over the whole range: the average (or peak) of the metric; for a latency quantile, the
    * mean (or worst) of the host's per-minute quantile.
    */
-  value: number | null;
-  points: SeriesPoint[];
-}
+  value: z.number().nullable(),
+  points: z.array(seriesPointSchema),
+});
+export type ComparedHost = z.infer<typeof comparedHostSchema>;
 
-export interface CompareResponse {
-  metric: CompareMetric;
-  unit: string;
-  scope: CompareScope;
-  latency: string | null;
-  key: string | null;
-  rank: CompareRank;
-  from: string;
-  to: string;
-  resolution: SeriesResolution;
-  bucketMs: number;
+export const compareResponseSchema = z.strictObject({
+  metric: z.enum(COMPARE_METRICS),
+  unit: z.string(),
+  scope: compareScopeSchema,
+  latency: z.string().nullable(),
+  key: z.string().nullable(),
+  rank: z.enum(COMPARE_RANKS).meta({ description: 'For a latency quantile: the mean of its per-minute values (avg) or the worst minute (max).' }),
+  from: isoTimeSchema,
+  to: isoTimeSchema,
+  resolution: z.enum(SERIES_RESOLUTIONS),
+  bucketMs: z.number().int(),
   /** Hosts the scope matched, and how many of them had data in the range. */
-  matchedHosts: number;
-  hostsWithData: number;
-  limit: number;
+  matchedHosts: z.number().int(),
+  hostsWithData: z.number().int(),
+  limit: z.number().int(),
   /** The top `limit` hosts with data, highest value first. */
-  hosts: ComparedHost[];
-}
-
+  hosts: z.array(comparedHostSchema),
+});
+export type CompareResponse = z.infer<typeof compareResponseSchema>;
 
 /** GET /api/v1/compare/choices — what the compare page's pickers offer: regions, latency series, hosts matching `q`. */
 export const compareChoicesParamsSchema = z.object({
@@ -103,11 +105,12 @@ export const compareChoicesParamsSchema = z.object({
 });
 export type CompareChoicesParams = z.infer<typeof compareChoicesParamsSchema>;
 
-export interface CompareChoices {
+export const compareChoicesSchema = z.strictObject({
   /** Every region with hosts, by name. */
-  regions: string[];
+  regions: z.array(z.string()),
   /** The latency series the fleet reported in the last 7 days, by name. */
-  latencyNames: string[];
+  latencyNames: z.array(z.string()),
   /** Hosts whose hostname or region contains `q` (all hosts without it), by hostname, at most `limit`. */
-  hosts: { id: number; hostname: string; region: string }[];
-}
+  hosts: z.array(z.strictObject({ id: z.number().int(), hostname: z.string(), region: z.string() })),
+});
+export type CompareChoices = z.infer<typeof compareChoicesSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { FindingCounts, TopFinding } from '../findings';
+import { findingCountsSchema, topFindingSchema } from '../findings';
+import { isoTimeSchema, labelValuesSchema } from '../response-fields';
 import { checkReadCost, labelsSchema, regionSchema } from './params';
 
 /** The host table's sort keys; `attention` puts hosts with the most severe open findings first. */
@@ -62,102 +63,108 @@ export const fleetParamsSchema = z.object({
 });
 export type FleetParams = z.infer<typeof fleetParamsSchema>;
 
-export interface FleetHostLatest {
-  ts: string;
-  stealPct: number | null;
-  iowaitPct: number | null;
-  userPct: number | null;
-  systemPct: number | null;
-  idlePct: number | null;
-  load1: number | null;
-  psiCpuSomeAvg10: number | null;
-  psiIoSomeAvg10: number | null;
-}
+export const fleetHostLatestSchema = z.strictObject({
+  ts: isoTimeSchema,
+  stealPct: z.number().nullable(),
+  iowaitPct: z.number().nullable(),
+  userPct: z.number().nullable(),
+  systemPct: z.number().nullable(),
+  idlePct: z.number().nullable(),
+  load1: z.number().nullable(),
+  psiCpuSomeAvg10: z.number().nullable(),
+  psiIoSomeAvg10: z.number().nullable(),
+});
 
-export type HostStatus = 'ok' | 'stale' | 'never_reported';
+export type HostStatus = (typeof HOST_STATUSES)[number];
 
 /** Where a value starts to warn and to be critical; null where that level never comes (or the rule is off). */
-export interface ColourLevels {
-  warn: number | null;
-  crit: number | null;
-}
+export const colourLevelsSchema = z.strictObject({ warn: z.number().nullable(), crit: z.number().nullable() });
+export type ColourLevels = z.infer<typeof colourLevelsSchema>;
 
 /**
  * The levels the dashboard colours a host's values at: the thresholds of the findings rule that judges each
  * value (cpu.steal-high, storage.iowait-high, storage.disk-saturated), with the overrides that apply to the host.
  */
-export interface HostColourLevels {
-  stealPct: ColourLevels;
-  iowaitPct: ColourLevels;
-  diskQueueDepth: ColourLevels;
-}
+export const hostColourLevelsSchema = z
+  .strictObject({ stealPct: colourLevelsSchema, iowaitPct: colourLevelsSchema, diskQueueDepth: colourLevelsSchema })
+  .meta({
+    description: 'Where each value turns warning and critical: the thresholds of the findings rule that judges it, with the overrides that apply to this host; null: never.',
+  });
+export type HostColourLevels = z.infer<typeof hostColourLevelsSchema>;
 
-export interface FleetHost {
-  id: number;
-  hostname: string;
-  region: string;
-  labels: Record<string, string>;
-  lastSeenAt: string | null;
-  /** The version its agent sent in its newest report; null until its first report. */
-  agentVersion: string | null;
-  status: HostStatus;
-  latest: FleetHostLatest | null;
+export const fleetHostSchema = z.strictObject({
+  id: z.number().int(),
+  hostname: z.string(),
+  region: z.string(),
+  labels: labelValuesSchema,
+  lastSeenAt: isoTimeSchema.nullable(),
+  agentVersion: z.string().nullable().meta({ description: 'The version its agent sent in its newest report; null until its first report.' }),
+  status: z.enum(HOST_STATUSES),
+  latest: fleetHostLatestSchema.nullable(),
   /** Open findings about this host, by severity. */
-  findings: FindingCounts;
+  findings: findingCountsSchema,
   /** Its most severe open finding, unacknowledged ones first; null when it has none. */
-  topFinding: TopFinding | null;
-  levels: HostColourLevels;
+  topFinding: topFindingSchema.nullable(),
+  levels: hostColourLevelsSchema,
   /** The newest report's deepest disk queue (average requests in flight), over all its disks. Paged reads only. */
-  diskQueueDepth?: number | null;
+  diskQueueDepth: z.number().nullable().optional(),
   /**
    * Its worst 1-minute p99 (ms) among the rolled-up minutes of the last FLEET_LATENCY_WINDOW_MS, each minute's p99
    * from its merged histograms as the rollup stored it. Paged reads only.
    */
-  p99Ms?: number | null;
-}
+  p99Ms: z
+    .number()
+    .nullable()
+    .optional()
+    .meta({ description: 'The worst 1-minute p99 (ms) among the rolled-up minutes of the last 15; null without requests.' }),
+});
+export type FleetHost = z.infer<typeof fleetHostSchema>;
 
-export interface FleetSummary {
-  generatedAt: string;
+export const fleetSummarySchema = z.strictObject({
+  generatedAt: isoTimeSchema,
   /** A host is stale when it has not reported for this long. */
-  staleAfterMs: number;
-  hosts: FleetHost[];
+  staleAfterMs: z.number().int(),
+  hosts: z.array(fleetHostSchema),
   /** Open findings of the whole fleet (hosts and regions), by severity. */
-  findings: FindingCounts;
-}
+  findings: findingCountsSchema,
+});
+export type FleetSummary = z.infer<typeof fleetSummarySchema>;
 
 /** The fleet page's tiles: the whole fleet, whatever the table's filters. */
-export interface FleetTiles {
-  hosts: number;
-  reporting: number;
-  stale: number;
-  neverReported: number;
+export const fleetTilesSchema = z.strictObject({
+  hosts: z.number().int(),
+  reporting: z.number().int(),
+  stale: z.number().int(),
+  neverReported: z.number().int(),
   /** Hosts by their most severe open finding (each host counted once). */
-  misconfiguredHosts: FindingCounts;
+  misconfiguredHosts: findingCountsSchema,
   /** p99 (ms) of every host's merged histograms over the window, null without requests. */
-  p99Ms: number | null;
-  latencyCount: number;
-  latencyWindowMs: number;
-}
+  p99Ms: z.number().nullable(),
+  latencyCount: z.number().int(),
+  latencyWindowMs: z.number().int(),
+});
 
-export interface FleetPageInfo {
+export const fleetPageInfoSchema = z.strictObject({
   /** 1-based; past the last page, the last page. */
-  page: number;
-  limit: number;
+  page: z.number().int(),
+  limit: z.number().int(),
   /** Hosts matching the filters. */
-  total: number;
-  pages: number;
-  sort: FleetSort;
-  dir: SortDirection;
-}
+  total: z.number().int(),
+  pages: z.number().int(),
+  sort: z.enum(FLEET_SORTS),
+  dir: z.enum(SORT_DIRECTIONS),
+});
+export type FleetPageInfo = z.infer<typeof fleetPageInfoSchema>;
 
 /** What GET /api/v1/fleet answers: the summary with one page of hosts, plus the tiles and the filters' choices. */
-export interface FleetPage extends FleetSummary {
-  pageInfo: FleetPageInfo;
-  tiles: FleetTiles;
+export const fleetPageSchema = fleetSummarySchema.extend({
+  pageInfo: fleetPageInfoSchema,
+  tiles: fleetTilesSchema,
   /** Every region with hosts, and the latency series names reported in the window. */
-  regions: string[];
-  latencyNames: string[];
-}
+  regions: z.array(z.string()),
+  latencyNames: z.array(z.string()),
+});
+export type FleetPage = z.infer<typeof fleetPageSchema>;
 
 /** GET /api/v1/fleet/sparklines — 1-minute points of one metric for a page of hosts. */
 export const SPARKLINE_METRICS = ['steal', 'p99'] as const;
@@ -173,23 +180,26 @@ export const sparklineParamsSchema = z
   .superRefine(checkReadCost<{ ids: number[] }>({ points: (v) => v.ids.length * (SPARKLINE_WINDOW_MS / 60_000), paths: { points: 'ids' } }));
 export type SparklineParams = z.infer<typeof sparklineParamsSchema>;
 
-export interface SparklinePoint {
+export const sparklinePointSchema = z.strictObject({
   /** Minute start, ms since the epoch. */
-  t: number;
-  v: number | null;
-}
+  t: z.number(),
+  v: z.number().nullable(),
+});
+export type SparklinePoint = z.infer<typeof sparklinePointSchema>;
 
-export interface SparklinesResponse {
-  metric: SparklineMetric;
-  from: string;
-  to: string;
+export const sparklinesResponseSchema = z.strictObject({
+  metric: z.enum(SPARKLINE_METRICS),
+  from: isoTimeSchema,
+  to: isoTimeSchema,
   /** Per host id (as a string key), its points in time order; hosts without data have none. */
-  hosts: Record<string, SparklinePoint[]>;
-}
+  hosts: z.record(z.string(), z.array(sparklinePointSchema)),
+});
+export type SparklinesResponse = z.infer<typeof sparklinesResponseSchema>;
 
 /** GET /api/v1/fleet/demo — the simulated hosts of the demo fleet (labelled demo=true), which the dashboard announces. */
-export interface DemoFleetResponse {
-  hosts: number;
+export const demoFleetResponseSchema = z.strictObject({
+  hosts: z.number().int().meta({ description: 'Hosts labelled demo=true.' }),
   /** Those that reported within the stale threshold: the demo runs in some server process. */
-  reporting: number;
-}
+  reporting: z.number().int().meta({ description: 'Those that reported within the stale threshold.' }),
+});
+export type DemoFleetResponse = z.infer<typeof demoFleetResponseSchema>;

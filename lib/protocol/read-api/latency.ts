@@ -1,57 +1,64 @@
 import { z } from 'zod';
 import { HOUR_MS } from '../time';
 import { checkRange, hostIdSchema, labelsSchema, rangeShape, regionSchema, withDefaultRange } from './params';
-import type { SeriesResolution } from './series';
+import { isoTimeSchema, labelValuesSchema } from '../response-fields';
+import { SERIES_RESOLUTIONS } from './series';
+
+
+const quantileErrorsShape = {
+  p50: z.number().nullable(),
+  p90: z.number().nullable(),
+  p95: z.number().nullable(),
+  p99: z.number().nullable(),
+  p999: z.number().nullable(),
+};
+export const quantileErrorsSchema = z.strictObject(quantileErrorsShape);
+export type QuantileErrors = z.infer<typeof quantileErrorsSchema>;
 
 /** GET /api/v1/latency: quantiles of one latency series over a host, region, label set or the fleet. */
-export interface LatencyQuantiles {
-  count: number;
-  p50: number | null;
-  p90: number | null;
-  p95: number | null;
-  p99: number | null;
-  p999: number | null;
-  minMs: number | null;
-  maxMs: number | null;
-  meanMs: number | null;
+export const latencyQuantilesSchema = z.strictObject({
+  count: z.number(),
+  ...quantileErrorsShape,
+  minMs: z.number().nullable(),
+  maxMs: z.number().nullable(),
+  meanMs: z.number().nullable(),
   /**
    * Present when the series came, wholly or in part, from a model server's histogram (the agent's --scrape): a
    * quantile cannot be finer than the server's bucket it fell in. Per quantile, the relative error of that bucket
    * (0.41: the true value lies within ±41 % of the one shown); null when it fell in the server's open top bucket
    * (`le="+Inf"`: the true value is higher). Absent: the agent's own sketch, within 0.8 %.
    */
-  bucketError?: QuantileErrors;
-}
+  bucketError: quantileErrorsSchema.optional(),
+});
+export type LatencyQuantiles = z.infer<typeof latencyQuantilesSchema>;
 
-export interface QuantileErrors {
-  p50: number | null;
-  p90: number | null;
-  p95: number | null;
-  p99: number | null;
-  p999: number | null;
-}
-
-export interface LatencyBucket extends LatencyQuantiles {
+export const latencyBucketSchema = latencyQuantilesSchema.extend({
   /** Bucket start, ms since the epoch. */
-  t: number;
-}
+  t: z.number(),
+});
+export type LatencyBucket = z.infer<typeof latencyBucketSchema>;
 
-export type LatencyScope =
-  | { kind: 'fleet' }
-  | { kind: 'host'; hostId: number }
-  | { kind: 'region'; region: string }
-  | { kind: 'labels'; labels: Record<string, string> };
+export const latencyScopeSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('fleet') }),
+  z.strictObject({ kind: z.literal('host'), hostId: z.number().int() }),
+  z.strictObject({ kind: z.literal('region'), region: z.string() }),
+  z.strictObject({ kind: z.literal('labels'), labels: labelValuesSchema }),
+]);
+export type LatencyScope = z.infer<typeof latencyScopeSchema>;
 
-export interface LatencyResponse {
-  scope: LatencyScope;
-  name: string;
-  from: string;
-  to: string;
+export const latencyResponseSchema = z.strictObject({
+  scope: latencyScopeSchema,
+  name: z.string(),
+  from: isoTimeSchema,
+  to: isoTimeSchema,
   /** Quantiles of the merged histogram of every matching host over [from, to) — never averaged percentiles. */
-  total: LatencyQuantiles;
+  total: latencyQuantilesSchema,
   /** Present when `points` was asked for. */
-  series?: { resolution: SeriesResolution; bucketMs: number; buckets: LatencyBucket[] };
-}
+  series: z
+    .strictObject({ resolution: z.enum(SERIES_RESOLUTIONS), bucketMs: z.number().int(), buckets: z.array(latencyBucketSchema) })
+    .optional(),
+});
+export type LatencyResponse = z.infer<typeof latencyResponseSchema>;
 
 /** The one of host, region or labels a query names; the whole fleet when it names none. */
 function scopeOf(host?: number, region?: string, labels?: Record<string, string>): LatencyScope {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { FindingCounts } from '../findings';
-import type { LatencyQuantiles } from './latency';
+import { findingCountsSchema } from '../findings';
+import { isoTimeSchema } from '../response-fields';
+import { latencyQuantilesSchema } from './latency';
 import { DAY_MS } from '../time';
 import { checkRange, rangeShape, withDefaultRange } from './params';
 
@@ -11,43 +12,43 @@ export const regionCompareParamsSchema = z
   .transform(withDefaultRange(DAY_MS));
 export type RegionCompareParams = z.infer<typeof regionCompareParamsSchema>;
 
-export interface RegionProbe {
-  name: string;
-  samples: number;
-  okRatio: number | null;
-  connectMsAvg: number | null;
-  connectMsMax: number | null;
-  responseMsAvg: number | null;
-  responseMsMax: number | null;
-}
-
-export interface RegionComparison {
-  region: string;
-  hostCount: number;
-  stealPctAvg: number | null;
-  stealPctMax: number | null;
-  iowaitPctAvg: number | null;
-  iowaitPctMax: number | null;
-  /** Per latency series name. */
-  latency: Record<string, LatencyQuantiles>;
-  /** Per probe name: the RTT this region's hosts measured to each target. */
-  probes: RegionProbe[];
-  /** Per latency series name: the merged histogram's buckets, the same boundaries in every region, so they overlay. */
-  latencyHistograms: Record<string, LatencyHistogram>;
-  /** Open findings about this region's hosts and the region itself, by severity. */
-  findings: FindingCounts;
-}
+export const regionProbeSchema = z.strictObject({
+  name: z.string(),
+  samples: z.number().int(),
+  okRatio: z.number().nullable(),
+  connectMsAvg: z.number().nullable(),
+  connectMsMax: z.number().nullable(),
+  responseMsAvg: z.number().nullable(),
+  responseMsMax: z.number().nullable(),
+});
+export type RegionProbe = z.infer<typeof regionProbeSchema>;
 
 /** A merged sketch as buckets: values in (lowerMs, upperMs], fixed by the sketch's mapping (lib/sketch). */
-export interface LatencyHistogram {
-  count: number;
+export const latencyHistogramSchema = z.strictObject({
+  count: z.number(),
   /** Values at or below the sketch's smallest (≈ 0 ms). */
-  zeroCount: number;
-  buckets: { lowerMs: number; upperMs: number; count: number }[];
-}
+  zeroCount: z.number(),
+  buckets: z.array(z.strictObject({ lowerMs: z.number(), upperMs: z.number(), count: z.number() })),
+});
+export type LatencyHistogram = z.infer<typeof latencyHistogramSchema>;
 
-export interface RegionCompareResponse {
-  from: string;
-  to: string;
-  regions: RegionComparison[];
-}
+export const regionComparisonSchema = z.strictObject({
+  region: z.string(),
+  hostCount: z.number().int(),
+  stealPctAvg: z.number().nullable(),
+  stealPctMax: z.number().nullable(),
+  iowaitPctAvg: z.number().nullable(),
+  iowaitPctMax: z.number().nullable(),
+  /** Per latency series name. */
+  latency: z.record(z.string(), latencyQuantilesSchema),
+  /** Per probe name: the RTT this region's hosts measured to each target. */
+  probes: z.array(regionProbeSchema),
+  /** Per latency series name: the merged histogram's buckets, the same boundaries in every region, so they overlay. */
+  latencyHistograms: z.record(z.string(), latencyHistogramSchema),
+  /** Open findings about this region's hosts and the region itself, by severity. */
+  findings: findingCountsSchema,
+});
+export type RegionComparison = z.infer<typeof regionComparisonSchema>;
+
+export const regionCompareResponseSchema = z.strictObject({ from: isoTimeSchema, to: isoTimeSchema, regions: z.array(regionComparisonSchema) });
+export type RegionCompareResponse = z.infer<typeof regionCompareResponseSchema>;

@@ -1,39 +1,44 @@
 import { z } from 'zod';
 import { HOUR_MS } from '../time';
+import { isoTimeSchema } from '../response-fields';
 import { checkRange, rangeShape, withDefaultRange } from './params';
-import { SERIES_METRICS, type SeriesMetric } from './series-metrics';
+import { SERIES_METRICS } from './series-metrics';
 
 export { SERIES_METRICS, type SeriesMetric } from './series-metrics';
 
-export type SeriesResolution = 'raw' | '1m' | '1h';
+export const SERIES_RESOLUTIONS = ['raw', '1m', '1h'] as const;
+export type SeriesResolution = (typeof SERIES_RESOLUTIONS)[number];
 
 /** How many points a series read answers with when it does not say (`maxPoints`). */
 export const DEFAULT_MAX_POINTS = 1000;
 
-export interface SeriesPoint {
+export const seriesPointSchema = z.strictObject({
   /** Bucket start, ms since the epoch. */
-  t: number;
-  avg: number | null;
-  max: number | null;
-}
+  t: z.number(),
+  avg: z.number().nullable(),
+  max: z.number().nullable(),
+});
+export type SeriesPoint = z.infer<typeof seriesPointSchema>;
 
-export interface HostSeries {
+export const hostSeriesSchema = z.strictObject({
   /** The device, CPU, process, cgroup or probe name; null for host-wide metrics. */
-  key: string | null;
-  points: SeriesPoint[];
-}
+  key: z.string().nullable(),
+  points: z.array(seriesPointSchema),
+});
+export type HostSeries = z.infer<typeof hostSeriesSchema>;
 
 /** GET /api/v1/hosts/:id/series */
-export interface HostSeriesResponse {
-  hostId: number;
-  metric: SeriesMetric;
-  unit: string;
-  from: string;
-  to: string;
-  resolution: SeriesResolution;
-  bucketMs: number;
-  series: HostSeries[];
-}
+export const hostSeriesResponseSchema = z.strictObject({
+  hostId: z.number().int(),
+  metric: z.enum(SERIES_METRICS),
+  unit: z.string(),
+  from: isoTimeSchema,
+  to: isoTimeSchema,
+  resolution: z.enum(SERIES_RESOLUTIONS),
+  bucketMs: z.number().int(),
+  series: z.array(hostSeriesSchema),
+});
+export type HostSeriesResponse = z.infer<typeof hostSeriesResponseSchema>;
 
 export const hostSeriesParamsSchema = z
   .object({

@@ -37,5 +37,7 @@ describe('the API page’s reference', () => {
     expect(typeText({ type: 'string', enum: ['a', 'b'] })).toBe('"a" | "b"');
     expect(typeText({ type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'integer' } } } }, required: ['a'] })).toBe('{ a: { b? } }');
     expect(typeText({ type: 'object', additionalProperties: { type: 'string' } })).toBe('Record<string, string>');
+    // A time: RFC 3339's date-time, or Date#toJSON's six-digit year.
+    expect(typeText({ anyOf: [{ type: 'string', format: 'date-time' }, { type: 'string', pattern: '^x$' }, { type: 'null' }] })).toBe('string | null');
   });
 });
