@@ -101,7 +101,7 @@ export function parseStatus(text: string): ProcStatus {
   };
 }
 
-export interface ProcStat {
+export interface PidStat {
   comm: string;
   utimeTicks: number;
   stimeTicks: number;
@@ -110,7 +110,7 @@ export interface ProcStat {
 }
 
 /** /proc/<pid>/stat; comm may hold spaces and parentheses, so fields are counted after the last ")". */
-export function parseProcStat(text: string): ProcStat | null {
+export function parsePidStat(text: string): PidStat | null {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return null;
@@ -160,7 +160,7 @@ export async function readEnviron(procRoot: string, pid: number): Promise<{ env:
 interface ProcessReading {
   name: string;
   pid: number;
-  stat: ProcStat;
+  stat: PidStat;
   status: ProcStatus;
 }
 
@@ -172,7 +172,7 @@ async function readProcesses(ctx: CollectorContext): Promise<Map<string, Process
         readOptional(ctx.procRoot, String(pid), 'stat'),
         readOptional(ctx.procRoot, String(pid), 'status'),
       ]);
-      const stat = statText === undefined ? null : parseProcStat(statText);
+      const stat = statText === undefined ? null : parsePidStat(statText);
       if (stat === null || statusText === undefined) return;
       readings.set(`${pid}@${stat.startTicks}`, { name, pid, stat, status: parseStatus(statusText) });
     }),
@@ -183,7 +183,7 @@ async function readProcesses(ctx: CollectorContext): Promise<Map<string, Process
 /** null when a status field the sample needs does not parse: every field of a sample is required. */
 export function processSampleFrom(prev: ProcessReading, curr: ProcessReading, elapsedS: number): ProcessSample | null {
   const perS = (a: number, b: number) => Math.max(0, b - a) / elapsedS;
-  const ticks = (stat: ProcStat) => stat.utimeTicks + stat.stimeTicks;
+  const ticks = (stat: PidStat) => stat.utimeTicks + stat.stimeTicks;
   const { threads, rssBytes, voluntaryCtxSwitches: voluntary, nonvoluntaryCtxSwitches: nonvoluntary } = curr.status;
   const { voluntaryCtxSwitches: prevVoluntary, nonvoluntaryCtxSwitches: prevNonvoluntary } = prev.status;
   if (threads === null || rssBytes === null || voluntary === null || nonvoluntary === null) return null;
@@ -255,7 +255,7 @@ export async function collectProcessInventory(
       const container = membership === null ? null : containerOf(membership);
       const cpusAllowedList = boundedText(status.cpusAllowedList ?? '', 1000);
       // The start time tells a reused pid apart; without a readable stat the pid alone keys the cache.
-      const startTicks = (statText === undefined ? null : parseProcStat(statText))?.startTicks ?? -1;
+      const startTicks = (statText === undefined ? null : parsePidStat(statText))?.startTicks ?? -1;
       seen.add(runtimesKey(pid, startTicks));
       const loaded = runtimes.read(ctx.procRoot, pid, startTicks, ctx.nowMs);
       return {
