@@ -61,7 +61,7 @@ export async function runAgent(opts: RunOptions): Promise<number> {
     : await createReportSources(config, log, { listen: !config.once });
   // A one-off run (cron, a check by hand) has no next report to expect.
   const reportEveryMs = config.once ? undefined : config.intervalMs;
-  const builder = createReportBuilder({ sources: handle.sources, host, version: AGENT_VERSION, log, reportEveryMs });
+  const builder = createReportBuilder({ sources: handle.sources, host, version: AGENT_VERSION, log, reportEveryMs, clock });
   const senderAbort = new AbortController();
   const sender =
     delivery &&

@@ -1,5 +1,6 @@
 import type { CpuBreakdown, CpuSample, Unavailable } from '../../lib/protocol';
 import { readRooted, unavailableFrom } from './read';
+import { defineCollector } from './registration';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
 import type { Collector } from './types';
 import { isMeasurable, parseCount, parseCounter, parseDecimal } from './values';
@@ -160,7 +161,6 @@ export function computeCpuSample(prev: ProcStat, curr: ProcStat, elapsedMs: numb
 export function createCpuCollector(): Collector<CpuSample | Unavailable> {
   const nextPair = createReadingPairs(async (ctx) => parseProcStat(await readRooted(ctx.procRoot, 'stat')));
   return {
-    name: 'cpu',
     async collect(ctx) {
       try {
         const pair = await nextPair(ctx);
@@ -173,3 +173,12 @@ export function createCpuCollector(): Collector<CpuSample | Unavailable> {
     },
   };
 }
+
+export const cpuCollector = defineCollector({
+  name: 'cpu',
+  reads: ['/proc/stat', '/proc/loadavg'],
+  cadence: 'rates',
+  create: () => createCpuCollector(),
+  whenFailed: (reason) => ({ unavailable: reason }),
+  toReport: (cpu) => ({ sections: { cpu } }),
+});

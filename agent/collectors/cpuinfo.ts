@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import type { CpuInventory, Unavailable } from '../../lib/protocol';
 import { readOnlineCpus } from './host';
 import { readOptional, unavailableFrom } from './read';
+import { defineCollector } from './registration';
 import type { CollectorContext } from './types';
 import { boundedText } from './values';
 
@@ -210,3 +211,11 @@ export async function collectCpuInventory(ctx: CollectorContext): Promise<CpuInv
     return unavailableFrom(err, 'cpu inventory');
   }
 }
+
+export const cpuInventoryCollector = defineCollector({
+  name: 'cpu-inventory',
+  reads: ['/proc/cpuinfo', '/sys/devices/system/{cpu,node}', '/sys/class/dmi/id/*', '/sys/hypervisor/type', '/sys/devices/system/clocksource'],
+  cadence: 'inventory',
+  create: () => ({ collect: collectCpuInventory }),
+  toReport: (cpu) => ({ inventory: { cpu } }),
+});

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DiskInventory, Unavailable } from '../../lib/protocol';
 import { listWholeDisks, resolveLink, SKIPPED_BY_DEFAULT } from './block-devices';
 import { readOptional, rootedPath, unavailableFrom } from './read';
+import { defineCollector } from './registration';
 import type { CollectorContext } from './types';
 import { boundedText, fittingText, parseCounter, unitsToBytes } from './values';
 
@@ -102,3 +103,11 @@ export async function collectDiskInventory(
     return unavailableFrom(err, 'disk inventory');
   }
 }
+
+export const diskInventoryCollector = defineCollector({
+  name: 'disk-inventory',
+  reads: ['/sys/block/<disk>/{size,queue,mq,device}'],
+  cadence: 'inventory',
+  create: () => ({ collect: (ctx) => collectDiskInventory(ctx) }),
+  toReport: (disks) => ({ inventory: { disks } }),
+});

@@ -3,6 +3,7 @@ import { listWholeDisks, SKIPPED_BY_DEFAULT, sysfsName } from './block-devices';
 import { MAX_DISKS } from './disk-inventory';
 import { readRooted, unavailableFrom } from './read';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
+import { defineCollector } from './registration';
 import type { Collector } from './types';
 import { fittingText, isMeasurable, parseCount, parseCounter } from './values';
 
@@ -121,7 +122,6 @@ export function createDiskCollector(options: DiskCollectorOptions = {}): Collect
     (options.includeVirtual || !SKIPPED_BY_DEFAULT.test(name)) &&
     (!options.deviceFilter || options.deviceFilter.test(name));
   return {
-    name: 'disks',
     async collect(ctx) {
       try {
         const pair = await nextPair(ctx);
@@ -144,3 +144,12 @@ export function createDiskCollector(options: DiskCollectorOptions = {}): Collect
     },
   };
 }
+
+export const diskCollector = defineCollector({
+  name: 'disks',
+  reads: ['/proc/diskstats', '/sys/block'],
+  cadence: 'rates',
+  create: () => createDiskCollector(),
+  whenFailed: (reason) => ({ unavailable: reason }),
+  toReport: (disks) => ({ sections: { disks } }),
+});

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hostInventorySchema } from '../../lib/protocol';
 import { parseCpuList } from './cpu-list';
 import { readOptional } from './read';
+import { defineCollector } from './registration';
 import type { CollectorContext } from './types';
 import { boundedText, parseCounter, unitsToBytes } from './values';
 
@@ -38,3 +39,11 @@ export async function collectHostInventory(ctx: CollectorContext): Promise<HostI
     onlineCpus: online?.length ?? (await countCpuinfoProcessors(ctx.procRoot)),
   };
 }
+
+export const hostCollector = defineCollector({
+  name: 'host',
+  reads: ['/proc/sys/kernel/osrelease', '/proc/meminfo', '/sys/devices/system/cpu/online', '/proc/cpuinfo'],
+  cadence: 'inventory',
+  create: () => ({ collect: collectHostInventory }),
+  toReport: (host) => ({ inventory: { host } }),
+});

@@ -1,6 +1,7 @@
 import type { PressureSample, Unavailable } from '../../lib/protocol';
 import { readRooted, unavailable } from './read';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
+import { defineCollector } from './registration';
 import type { Collector } from './types';
 import { parseCounter, parseDecimal } from './values';
 
@@ -110,7 +111,6 @@ export function computePressureSample(prev: PressureReadings, curr: PressureRead
 export function createPressureCollector(): Collector<PressureSample | Unavailable> {
   const nextPair = createReadingPairs((ctx) => readPressure(ctx.procRoot));
   return {
-    name: 'pressure',
     async collect(ctx) {
       try {
         const pair = await nextPair(ctx);
@@ -125,3 +125,12 @@ export function createPressureCollector(): Collector<PressureSample | Unavailabl
     },
   };
 }
+
+export const pressureCollector = defineCollector({
+  name: 'pressure',
+  reads: RESOURCES.map((resource) => `/proc/pressure/${resource}`),
+  cadence: 'rates',
+  create: () => createPressureCollector(),
+  whenFailed: (reason) => ({ unavailable: reason }),
+  toReport: (pressure) => ({ sections: { pressure } }),
+});

@@ -8,6 +8,7 @@ import { parseCgroupFile } from './cgroups/parse';
 import { parseCpuList } from './cpu-list';
 import { parseProcessSelector, selectorMatches } from './process-selectors';
 import { createReadingPairs } from './reading-pairs';
+import { defineCollector } from './registration';
 import { createRuntimeReader, runtimesKey, type RuntimeReader } from './runtimes';
 import { readOptional, unavailableFrom } from './read';
 import type { Collector, CollectorContext, WatchedProcess } from './types';
@@ -209,7 +210,6 @@ export function processSampleFrom(prev: ProcessReading, curr: ProcessReading, el
 export function createProcessCollector(): Collector<ProcessSample[]> {
   const pairs = createReadingPairs(readProcesses);
   return {
-    name: 'processes',
     async collect(ctx) {
       const pair = await pairs(ctx);
       if (!pair) return [];
@@ -277,3 +277,12 @@ export async function collectProcessInventory(
   runtimes.retain(seen);
   return inventories.filter((inventory) => inventory !== null).slice(0, 64);
 }
+
+export const processCollector = defineCollector({
+  name: 'processes',
+  reads: ['/proc/<pid>/stat', '/proc/<pid>/status'],
+  cadence: 'rates',
+  create: () => createProcessCollector(),
+  whenFailed: () => [],
+  toReport: (processes) => ({ sections: { processes } }),
+});
