@@ -159,13 +159,13 @@ export function computeCpuSample(prev: ProcStat, curr: ProcStat, elapsedMs: numb
 
 /** The first collect() takes the baseline and says "warming up"; rates start with the second. */
 export function createCpuCollector(): Collector<CpuSample | Unavailable> {
-  const nextPair = createReadingPairs(async (ctx) => parseProcStat(await readRooted(ctx.procRoot, 'stat')));
+  const nextPair = createReadingPairs((ctx) => parseProcStat(readRooted(ctx.procRoot, 'stat')));
   return {
     async collect(ctx) {
       try {
         const pair = await nextPair(ctx);
         if (!pair) return WARMING_UP;
-        const loadavg = parseLoadavg(await readRooted(ctx.procRoot, 'loadavg'));
+        const loadavg = parseLoadavg(readRooted(ctx.procRoot, 'loadavg'));
         return computeCpuSample(pair.prev.value, pair.curr.value, pair.curr.atMs - pair.prev.atMs, loadavg);
       } catch (err) {
         return unavailableFrom(err, 'cpu');

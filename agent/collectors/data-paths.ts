@@ -30,8 +30,8 @@ async function backingDisk(sysRoot: string, mount: MountEntry): Promise<string |
   return deviceDir ? wholeDiskOf(deviceDir) : null;
 }
 
-export async function collectDataPaths(procRoot: string, sysRoot: string, paths: string[]): Promise<DataPath[]> {
-  const mountinfo = await readOptional(procRoot, 'self', 'mountinfo');
+export function collectDataPaths(procRoot: string, sysRoot: string, paths: string[]): Promise<DataPath[]> {
+  const mountinfo = readOptional(procRoot, 'self', 'mountinfo');
   const mounts = mountinfo === undefined ? [] : parseMountinfo(mountinfo);
   return Promise.all(
     paths.map(async (given) => {

@@ -53,20 +53,20 @@ export function classifyDisk(facts: DiskFacts): DiskClass {
   return 'other';
 }
 
-async function readTrimmed(dir: string, ...parts: string[]): Promise<string | null> {
-  const text = await readOptional(dir, ...parts);
+function readTrimmed(dir: string, ...parts: string[]): string | null {
+  const text = readOptional(dir, ...parts);
   return text === undefined ? null : text.trim();
 }
 
 async function describeDisk(sysRoot: string, name: string): Promise<DiskInventory> {
   const dir = rootedPath(sysRoot, 'block', name);
-  const rotational = await readTrimmed(dir, 'queue', 'rotational');
+  const rotational = readTrimmed(dir, 'queue', 'rotational');
   const devicePath = await realpath(path.join(dir, 'device')).catch(() => null);
   const driverDir = devicePath ? await resolveLink(path.join(devicePath, 'driver')) : null;
-  const modelText = await readTrimmed(dir, 'device', 'model');
+  const modelText = readTrimmed(dir, 'device', 'model');
   const model = modelText === null ? null : boundedText(modelText, 200) || null;
-  const size = await readTrimmed(dir, 'size');
-  const scheduler = await readTrimmed(dir, 'queue', 'scheduler');
+  const size = readTrimmed(dir, 'size');
+  const scheduler = readTrimmed(dir, 'queue', 'scheduler');
   const hwQueues = await readdir(path.join(dir, 'mq'), { withFileTypes: true }).then(
     (entries) => entries.filter((e) => e.isDirectory()).length,
     () => null,
@@ -94,7 +94,7 @@ export async function collectDiskInventory(
   options: { includeVirtual?: boolean } = {},
 ): Promise<DiskInventory[] | Unavailable> {
   try {
-    const names = [...(await listWholeDisks(ctx.sysRoot))]
+    const names = [...(listWholeDisks(ctx.sysRoot))]
       .filter((n) => (options.includeVirtual || !SKIPPED_BY_DEFAULT.test(n)) && fittingText(n, 200) === n)
       .sort()
       .slice(0, MAX_DISKS);

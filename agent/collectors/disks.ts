@@ -116,7 +116,7 @@ export interface DiskCollectorOptions {
 }
 
 export function createDiskCollector(options: DiskCollectorOptions = {}): Collector<DiskSample[] | Unavailable> {
-  const nextPair = createReadingPairs(async (ctx) => parseDiskstats(await readRooted(ctx.procRoot, 'diskstats')));
+  const nextPair = createReadingPairs((ctx) => parseDiskstats(readRooted(ctx.procRoot, 'diskstats')));
   const wanted = (name: string, wholeDisks: Set<string>) =>
     wholeDisks.has(sysfsName(name)) &&
     (options.includeVirtual || !SKIPPED_BY_DEFAULT.test(name)) &&
@@ -128,7 +128,7 @@ export function createDiskCollector(options: DiskCollectorOptions = {}): Collect
         if (!pair) return WARMING_UP;
         const elapsedMs = pair.curr.atMs - pair.prev.atMs;
         if (elapsedMs <= 0) return { unavailable: 'disks: no time elapsed between readings' };
-        const wholeDisks = await listWholeDisks(ctx.sysRoot);
+        const wholeDisks = listWholeDisks(ctx.sysRoot);
         const prevByName = new Map(pair.prev.value.map((d) => [d.name, d]));
         const samples: DiskSample[] = [];
         for (const curr of pair.curr.value) {

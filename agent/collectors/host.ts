@@ -15,15 +15,15 @@ export function parseMemTotalBytes(meminfo: string): number | null {
 }
 
 /** The online CPUs from /sys/devices/system/cpu/online, or undefined when it cannot be read. */
-export async function readOnlineCpus(sysRoot: string): Promise<number[] | undefined> {
-  const text = await readOptional(sysRoot, 'devices/system/cpu/online');
+export function readOnlineCpus(sysRoot: string): number[] | undefined {
+  const text = readOptional(sysRoot, 'devices/system/cpu/online');
   if (text === undefined) return undefined;
   const cpus = parseCpuList(text);
   return cpus.length > 0 ? cpus : undefined;
 }
 
-async function countCpuinfoProcessors(procRoot: string): Promise<number> {
-  const cpuinfo = await readOptional(procRoot, 'cpuinfo');
+function countCpuinfoProcessors(procRoot: string): number {
+  const cpuinfo = readOptional(procRoot, 'cpuinfo');
   return cpuinfo?.match(/^processor\s*:/gm)?.length ?? 0;
 }
 
@@ -36,7 +36,7 @@ export async function collectHostInventory(ctx: CollectorContext): Promise<HostI
   return {
     kernel: osrelease === undefined ? null : boundedText(osrelease, 200) || null,
     memTotalBytes: meminfo === undefined ? null : parseMemTotalBytes(meminfo),
-    onlineCpus: online?.length ?? (await countCpuinfoProcessors(ctx.procRoot)),
+    onlineCpus: online?.length ?? countCpuinfoProcessors(ctx.procRoot),
   };
 }
 

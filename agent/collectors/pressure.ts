@@ -58,16 +58,14 @@ function reasonFor(err: unknown, resource: Resource): Unavailable {
   return unavailable(`pressure ${resource}: ${reason}`);
 }
 
-async function readPressure(procRoot: string): Promise<PressureReadings> {
-  const entries = await Promise.all(
-    RESOURCES.map(async (resource) => {
-      try {
-        return [resource, parsePressure(await readRooted(procRoot, 'pressure', resource))] as const;
-      } catch (err) {
-        return [resource, reasonFor(err, resource)] as const;
-      }
-    }),
-  );
+function readPressure(procRoot: string): PressureReadings {
+  const entries = RESOURCES.map((resource) => {
+    try {
+      return [resource, parsePressure(readRooted(procRoot, 'pressure', resource))] as const;
+    } catch (err) {
+      return [resource, reasonFor(err, resource)] as const;
+    }
+  });
   const readings = Object.fromEntries(entries) as PressureReadings;
   const failed = RESOURCES.map((r) => readings[r]).filter((r): r is Unavailable => 'unavailable' in r);
   if (failed.length === RESOURCES.length) throw new PressureUnavailable(failed[0]!);

@@ -36,8 +36,8 @@ async function listPids(procRoot: string): Promise<number[]> {
   return entries.filter((entry) => /^\d+$/.test(entry)).map(Number).sort((a, b) => a - b);
 }
 
-async function readContainer(procRoot: string, pid: number): Promise<ProcessContainer | null> {
-  const text = await readOptional(procRoot, String(pid), 'cgroup');
+function readContainer(procRoot: string, pid: number): ProcessContainer | null {
+  const text = readOptional(procRoot, String(pid), 'cgroup');
   return text === undefined ? null : containerOf(parseCgroupFile(text));
 }
 
@@ -51,13 +51,13 @@ export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec)
     watched.push({ name, pid });
   };
   for (const pid of spec.pids) {
-    if ((await readOptional(procRoot, String(pid), 'stat')) !== undefined) add(`pid:${pid}`, pid);
+    if ((readOptional(procRoot, String(pid), 'stat')) !== undefined) add(`pid:${pid}`, pid);
   }
   if (spec.names.length === 0) return watched;
   const matches = new Map<string, number[]>(spec.names.map((name) => [name, []]));
   const selectors = new Map(spec.names.map((name) => [name, parseProcessSelector(name)]));
   for (const pid of await listPids(procRoot)) {
-    const comm = (await readOptional(procRoot, String(pid), 'comm'))?.trim();
+    const comm = readOptional(procRoot, String(pid), 'comm')?.trim();
     if (comm === undefined) continue;
     let argv: string[];
     try {
@@ -65,10 +65,10 @@ export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec)
     } catch {
       continue;
     }
-    let container: Promise<ProcessContainer | null> | undefined;
-    const containerOfPid = () => (container ??= readContainer(procRoot, pid));
+    let container: { of: ProcessContainer | null } | undefined;
+    const containerOfPid = () => (container ??= { of: readContainer(procRoot, pid) }).of;
     for (const [name, pids] of matches) {
-      if (pids.length < MAX_PIDS_PER_NAME && (await selectorMatches(selectors.get(name)!, comm, argv, containerOfPid))) pids.push(pid);
+      if (pids.length < MAX_PIDS_PER_NAME && selectorMatches(selectors.get(name)!, comm, argv, containerOfPid)) pids.push(pid);
     }
   }
   for (const [name, pids] of matches) for (const pid of pids) add(name, pid);
@@ -144,7 +144,7 @@ export function parseEnviron(buffer: Uint8Array): Record<string, string> {
   return env;
 }
 
-export async function readEnviron(procRoot: string, pid: number): Promise<{ env: Record<string, string>; unreadable?: string }> {
+export function readEnviron(procRoot: string, pid: number): { env: Record<string, string>; unreadable?: string } {
   let buffer: Buffer;
   try {
     buffer = readFileSync(path.join(procRoot, String(pid), 'environ'));
@@ -249,7 +249,7 @@ export async function collectProcessInventory(
       const status = parseStatus(statusText);
       // threads is required and is what the oversubscription findings read: no guess, the process is left out.
       if (status.threads === null) return null;
-      const { env, unreadable } = await readEnviron(ctx.procRoot, pid);
+      const { env, unreadable } = readEnviron(ctx.procRoot, pid);
       const membership = cgroupText === undefined ? null : parseCgroupFile(cgroupText);
       const cgroup = membership === null ? null : await collectCgroupConfig(ctx, membership);
       const container = membership === null ? null : containerOf(membership);

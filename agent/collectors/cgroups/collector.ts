@@ -36,11 +36,11 @@ function groupKey(group: ResolvedGroup): string {
 }
 
 async function readAllGroups(ctx: CollectorContext): Promise<Map<string, GroupReading>> {
-  const layout = await readLayout(ctx.procRoot, ctx.sysRoot);
+  const layout = readLayout(ctx.procRoot, ctx.sysRoot);
   if (typeof layout === 'string') throw new Error(layout);
   const targets: (string | CgroupMembership)[] = [HOST_GROUP];
   for (const { pid } of ctx.watched) {
-    const text = await readOptional(ctx.procRoot, String(pid), 'cgroup');
+    const text = readOptional(ctx.procRoot, String(pid), 'cgroup');
     if (text !== undefined) targets.push(parseCgroupFile(text));
   }
   const groups = new Map<string, ResolvedGroup>();

@@ -92,7 +92,7 @@ export async function collectCgroupConfig(
   cgroupPath: string | CgroupMembership,
 ): Promise<CgroupConfig | Unavailable> {
   try {
-    const layout = await readLayout(ctx.procRoot, ctx.sysRoot);
+    const layout = readLayout(ctx.procRoot, ctx.sysRoot);
     if (typeof layout === 'string') return unavailable(`cgroups: ${layout}`);
     const group = resolveGroup(layout, cgroupPath);
     if (!group) return { unavailable: 'cgroup: the process has no group in the mounted cpu hierarchy' };
