@@ -112,11 +112,9 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
 
       const parts: ReportPart[] = [];
       for (const { collector, collected } of runs) {
-        if (collector.cadence === 'inventory') {
-          if (collected) keptInventory.set(collector.name, collected.part);
-        } else if (collected) {
-          parts.push(collected.part);
-        }
+        if (!collected) continue;
+        if (collector.cadence === 'inventory') keptInventory.set(collector.name, collected.part);
+        else parts.push(collected.part);
       }
       const inventoryComplete = keptInventory.size === inventoryCollectors.length;
       const { sections, scrapedLatency, inventory } = merged([...parts, ...inventoryCollectors.flatMap((c) => keptInventory.get(c.name) ?? [])]);
