@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseProcessSelector } from './collectors/process-selectors';
-import { parseProbeSpec, type ProbeSpec } from './collectors/probes';
+import { parseProbeSpec, type ProbeSpec } from './collectors/probe-spec';
 import { MAX_LATENCY_SERIES } from './latency/aggregator';
 import { DEFAULT_OTLP_MAX_SERIES } from './otlp/accumulator';
 import { parseOtlpHistogramSpec, type OtlpHistogramSpec } from './otlp/catalog';

@@ -14,46 +14,24 @@ import {
   processSampleSchema,
   reportSchema,
   serverSampleSchema,
-  type CgroupSample,
-  type CpuSample,
-  type DiskSample,
   type Inventory,
   type LatencySeries,
-  type PressureSample,
-  type ProbeSample,
-  type ProcessInventory,
-  type ProcessSample,
   type Report,
-  type Unavailable,
 } from '../lib/protocol';
-import type { Collector, CollectorContext, WatchedProcess } from './collectors/types';
+import { systemClock, type Clock } from './clock';
+import type { ActiveCollector, ReportPart, ReportSections } from './collectors/registration';
+import { failureReason, runTimed } from './collectors/timed-run';
+import type { CollectorContext, WatchedProcess } from './collectors/types';
 import type { Logger } from './log';
-import type { ScrapeResult } from './scrape/scraper';
 
-export interface IntervalCollectors {
-  cpu: Collector<CpuSample | Unavailable>;
-  pressure: Collector<PressureSample | Unavailable>;
-  disks: Collector<DiskSample[] | Unavailable>;
-  cgroups: Collector<CgroupSample[] | Unavailable>;
-  processes: Collector<ProcessSample[]>;
-  probes: Collector<ProbeSample[]>;
-}
-
-export type HostLevelInventory = Omit<Inventory, 'hash' | 'processes'>;
-
-/** Everything a report is built from; the registry (collectors/index.ts) wires the real ones. */
+/** Everything a report is built from; collectors/index.ts wires the real ones from the registry. */
 export interface ReportSources {
   resolveWatched(procRoot: string): Promise<WatchedProcess[]>;
-  collectors: IntervalCollectors;
-  /** The slow-changing inventory, re-read every few intervals. */
-  collectHostInventory(ctx: CollectorContext): Promise<HostLevelInventory>;
-  /** Thread/env/cgroup config of watched processes, re-read every interval. */
-  collectProcessInventory(ctx: CollectorContext): Promise<ProcessInventory[]>;
+  /** The registered collectors this configuration runs, in the registry's order. */
+  collectors: readonly ActiveCollector[];
   drainLatency(): LatencySeries[];
   /** Malformed StatsD/HTTP timing lines since the last drain (read before drainLatency()). */
   malformedStatsdPackets(): number;
-  /** The model servers' /metrics (--scrape): latency series and one sample per server; absent when none is set. */
-  scrape?: Collector<ScrapeResult>;
 }
 
 export interface BuildInput {
@@ -77,8 +55,10 @@ export interface ReportBuilderOptions {
   log: Logger;
   /** The configured interval, sent so the server judges silence by it; undefined for a one-off run. */
   reportEveryMs?: number;
-  /** Host-level inventory is re-read every this many reports. */
+  /** Inventory collectors re-read every this many reports. */
   inventoryEvery?: number;
+  /** What each collector's duration is measured on (agent.collectors[].durationMs). */
+  clock?: Pick<Clock, 'monoMs'>;
 }
 
 export interface WarmUpInput {
@@ -94,64 +74,53 @@ export interface ReportBuilder {
   build(input: BuildInput): Promise<Report>;
 }
 
-/** The collectors that turn counters into rates and so need a reading before the interval they report. */
-const RATE_COLLECTORS = ['cpu', 'pressure', 'disks', 'cgroups', 'processes'] as const;
-
-const SECTIONS = ['cpu', 'pressure', 'disks', 'cgroups'] as const;
+/** A report as the collectors assembled it, before validateReport: a section no collector filled is missing. */
+type AssembledReport = Omit<Report, keyof ReportSections | 'inventory'> & Partial<ReportSections> & { inventory?: Partial<Inventory> };
 
 export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
   const { sources, log } = opts;
+  const monoMs = opts.clock?.monoMs ?? systemClock.monoMs;
   const inventoryEvery = opts.inventoryEvery ?? 6;
+  const inventoryCollectors = sources.collectors.filter((c) => c.cadence === 'inventory');
   let built = 0;
-  let hostInventory: HostLevelInventory | undefined;
+  /** The last part of each inventory collector, kept between its re-reads. */
+  const keptInventory = new Map<string, ReportPart>();
   let sentInventoryHash: string | undefined;
 
-  async function section<T>(name: string, run: () => Promise<T>, fallback: (reason: string) => T): Promise<T> {
-    try {
-      return await run();
-    } catch (err) {
-      const reason = `${name}: collector failed: ${(err as Error).message ?? String(err)}`.slice(0, 500);
-      log.error('collector failed', { collector: name, error: reason });
-      return fallback(reason);
-    }
-  }
-  const unavailable = (reason: string): Unavailable => ({ unavailable: reason });
-
   const contextFor = async (input: WarmUpInput): Promise<CollectorContext> => {
-    const watched = await section('watched processes', () => sources.resolveWatched(input.procRoot), () => []);
+    let watched: WatchedProcess[] = [];
+    try {
+      watched = await sources.resolveWatched(input.procRoot);
+    } catch (err) {
+      log.error('collector failed', { collector: 'watched processes', error: failureReason('watched processes', err) });
+    }
     return { procRoot: input.procRoot, sysRoot: input.sysRoot, nowMs: input.monoMs, watched };
   };
 
   return {
     async warmUp(input) {
       const ctx = await contextFor(input);
-      const baseline = (name: (typeof RATE_COLLECTORS)[number]) => section<unknown>(name, () => sources.collectors[name].collect(ctx), () => undefined);
-      const scrape = sources.scrape;
-      await Promise.all([...RATE_COLLECTORS.map(baseline), scrape && section('scrape', () => scrape.collect(ctx), () => undefined)]);
+      await Promise.all(sources.collectors.filter((c) => c.cadence === 'rates').map((c) => runTimed(c, ctx, monoMs, log)));
     },
 
     async build(input) {
       const ctx = await contextFor(input);
-      const { collectors } = sources;
-      const refreshHost = hostInventory === undefined || built % inventoryEvery === 0;
-      const scrape = sources.scrape;
-      const [cpu, pressure, disks, cgroups, processes, probes, freshHostInventory, processInventory, scraped] = await Promise.all([
-        section('cpu', () => collectors.cpu.collect(ctx), unavailable),
-        section('pressure', () => collectors.pressure.collect(ctx), unavailable),
-        section('disks', () => collectors.disks.collect(ctx), unavailable),
-        section('cgroups', () => collectors.cgroups.collect(ctx), unavailable),
-        section('processes', () => collectors.processes.collect(ctx), () => []),
-        section('probes', () => collectors.probes.collect(ctx), () => []),
-        refreshHost ? section('inventory', () => sources.collectHostInventory(ctx), () => undefined) : undefined,
-        section('process inventory', () => sources.collectProcessInventory(ctx), () => []),
-        scrape ? section('scrape', () => scrape.collect(ctx), () => undefined) : undefined,
-      ]);
+      const inventoryDue = keptInventory.size < inventoryCollectors.length || built % inventoryEvery === 0;
+      const due = sources.collectors.filter((c) => c.cadence !== 'inventory' || inventoryDue);
+      const runs = await Promise.all(due.map(async (c) => ({ collector: c, ...(await runTimed(c, ctx, monoMs, log)) })));
       built++;
-      if (freshHostInventory) hostInventory = freshHostInventory;
+
+      const parts: ReportPart[] = [];
+      for (const { collector, collected } of runs) {
+        if (!collected) continue;
+        if (collector.cadence === 'inventory') keptInventory.set(collector.name, collected.part);
+        else parts.push(collected.part);
+      }
+      const inventoryComplete = keptInventory.size === inventoryCollectors.length;
+      const { sections, scrapedLatency, inventory } = merged([...parts, ...inventoryCollectors.flatMap((c) => keptInventory.get(c.name) ?? [])]);
 
       const malformedStatsdPackets = sources.malformedStatsdPackets();
-      const latency = withScraped(sources.drainLatency(), scraped, log);
-      const report: Report = {
+      const report: AssembledReport = {
         v: PROTOCOL_VERSION,
         seq: input.seq,
         ts: input.tsMs,
@@ -163,21 +132,16 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
           spoolBytes: input.spoolBytes,
           malformedStatsdPackets,
           ...(opts.reportEveryMs === undefined ? {} : { reportEveryMs: opts.reportEveryMs }),
+          collectors: runs.map(({ run }) => run),
         },
-        cpu,
-        pressure,
-        disks,
-        cgroups,
-        processes,
-        latency,
-        probes,
-        ...(scraped ? { servers: scraped.servers } : {}),
+        ...sections,
+        latency: withScraped(sources.drainLatency(), scrapedLatency, log),
       };
-      if (hostInventory) {
-        const inventory = withHash({ ...hostInventory, processes: processInventory });
-        if (inventory.hash !== sentInventoryHash) {
-          report.inventory = inventory;
-          sentInventoryHash = inventory.hash;
+      if (inventoryComplete) {
+        const hashed = withHash(inventory);
+        if (hashed.hash !== sentInventoryHash) {
+          report.inventory = hashed;
+          sentInventoryHash = hashed.hash;
         }
       }
       return validateReport(report, log);
@@ -185,14 +149,25 @@ export function createReportBuilder(opts: ReportBuilderOptions): ReportBuilder {
   };
 }
 
+/** The collectors' parts as one: later parts win a section, scraped series add up. */
+function merged(parts: readonly ReportPart[]): Required<ReportPart> {
+  const whole: Required<ReportPart> = { sections: {}, scrapedLatency: [], inventory: {} };
+  for (const part of parts) {
+    Object.assign(whole.sections, part.sections);
+    Object.assign(whole.inventory, part.inventory);
+    whole.scrapedLatency.push(...(part.scrapedLatency ?? []));
+  }
+  return whole;
+}
+
 /** StatsD/HTTP series, then the scraped ones; a scraped series whose name and tags StatsD already used is left out. */
-function withScraped(own: LatencySeries[], scraped: ScrapeResult | undefined, log: Logger): LatencySeries[] {
-  if (!scraped || scraped.latency.length === 0) return own;
+function withScraped(own: LatencySeries[], scraped: readonly LatencySeries[], log: Logger): LatencySeries[] {
+  if (scraped.length === 0) return own;
   const keys = new Set(own.map((s) => `${s.name}\u0000${JSON.stringify(s.tags)}`));
   const room = MAX_REPORT_LATENCY_SERIES - own.length;
-  const kept = scraped.latency.filter((s) => !keys.has(`${s.name}\u0000${JSON.stringify(s.tags)}`)).slice(0, Math.max(0, room));
-  if (kept.length < scraped.latency.length) {
-    log.warn('scraped latency series left out of the report: same name and tags as a StatsD series, or no room', { left: scraped.latency.length - kept.length });
+  const kept = scraped.filter((s) => !keys.has(`${s.name}\u0000${JSON.stringify(s.tags)}`)).slice(0, Math.max(0, room));
+  if (kept.length < scraped.length) {
+    log.warn('scraped latency series left out of the report: same name and tags as a StatsD series, or no room', { left: scraped.length - kept.length });
   }
   return [...own, ...kept];
 }
@@ -200,7 +175,7 @@ function withScraped(own: LatencySeries[], scraped: ScrapeResult | undefined, lo
 /** reportSchema's bound on the latency list. */
 const MAX_REPORT_LATENCY_SERIES = 500;
 
-export function withHash(inventory: Omit<Inventory, 'hash'>): Inventory {
+export function withHash<T extends Partial<Omit<Inventory, 'hash'>>>(inventory: T): T & { hash: string } {
   const hash = createHash('sha256').update(canonicalJson(inventory)).digest('hex');
   return { hash, ...inventory };
 }
@@ -227,13 +202,15 @@ const REPORT_LISTS = {
   servers: serverSampleSchema,
 } as const;
 const INVENTORY_LISTS = { disks: diskInventorySchema, dataPaths: dataPathSchema, processes: processInventorySchema } as const;
+/** The sections that may say `{ unavailable: reason }` instead of their data. */
+const SECTIONS = ['cpu', 'pressure', 'disks', 'cgroups'] as const;
 
 /**
  * A report the server would reject is a bug: log it loudly, drop each invalid list item (one disk, one process),
  * replace each other offending section with the reason (or an empty list), and still send the rest.
  * Throws only if the report is still invalid after that.
  */
-export function validateReport(report: Report, log: Logger): Report {
+export function validateReport(report: AssembledReport, log: Logger): Report {
   const first = reportSchema.safeParse(report);
   if (first.success) return first.data;
   const bug = (where: string, message: string) =>
@@ -250,7 +227,7 @@ export function validateReport(report: Report, log: Logger): Report {
     const list = repaired[key];
     if (Array.isArray(list)) repaired[key] = dropInvalidItems(list, schema, key);
   }
-  if (!isUnavailable(report.cpu) && Array.isArray(report.cpu.perCpu)) repaired.cpu = { ...report.cpu, perCpu: dropInvalidItems(report.cpu.perCpu, perCpuSchema, 'cpu.perCpu') };
+  if (report.cpu && !isUnavailable(report.cpu) && Array.isArray(report.cpu.perCpu)) repaired.cpu = { ...report.cpu, perCpu: dropInvalidItems(report.cpu.perCpu, perCpuSchema, 'cpu.perCpu') };
   let inventory: Record<string, unknown> | undefined = report.inventory ? { ...report.inventory } : undefined;
   if (inventory) {
     for (const [key, schema] of Object.entries(INVENTORY_LISTS)) {
@@ -275,6 +252,8 @@ export function validateReport(report: Report, log: Logger): Report {
       repaired[top] = { unavailable: reason };
     } else if (top === 'processes' || top === 'latency' || top === 'probes' || top === 'servers') {
       repaired[top] = [];
+    } else if (top === 'agent' && sub === 'collectors') {
+      repaired.agent = { ...report.agent, collectors: undefined };
     }
   }
   repaired.inventory = inventory;

@@ -61,13 +61,13 @@ export async function runAgent(opts: RunOptions): Promise<number> {
     : await createReportSources(config, log, { listen: !config.once });
   // A one-off run (cron, a check by hand) has no next report to expect.
   const reportEveryMs = config.once ? undefined : config.intervalMs;
-  const builder = createReportBuilder({ sources: handle.sources, host, version: AGENT_VERSION, log, reportEveryMs });
+  const builder = createReportBuilder({ sources: handle.sources, host, version: AGENT_VERSION, log, reportEveryMs, clock });
   const senderAbort = new AbortController();
   const sender =
     delivery &&
     createSender({
       server: config.server!,
-      getToken: async () => (await readHostToken(config.stateDir, config.server!))?.token ?? delivery!.token.token,
+      getToken: () => Promise.resolve(readHostToken(config.stateDir, config.server!)?.token ?? delivery!.token.token),
       reenroll: enrollingAgain(config, config.server!, host, delivery, log),
       spool: delivery.spool,
       log,
@@ -177,7 +177,7 @@ async function prepareDelivery(
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const spool = await openSpool(path.join(config.stateDir, 'spool'), config.spoolMaxBytes, log);
   const seqs = await openSeqStore(config.stateDir, spool.maxSeq + 1);
-  const existing = await readHostToken(config.stateDir, server);
+  const existing = readHostToken(config.stateDir, server);
   if (existing) return { spool, seqs, token: existing };
 
   // The key is read only now, with no token to use: once enrolled, its file may be deleted.
@@ -222,10 +222,11 @@ async function prepareDelivery(
  * enrollment whose answer was lost still proves itself), and a token it holds for the same server under another URL.
  */
 async function enrollRequest(config: AgentConfig, server: string, host: Report['host']): Promise<EnrollRequest> {
+  const tokenProof = (token: HostToken | null) => (token ? { hostToken: token.token } : {});
   return {
     ...host,
     machineId: host.machineId ?? (await readStateMachineId(config.stateDir)),
-    ...(await readTokenForOrigin(config.stateDir, server).then((token) => (token ? { hostToken: token.token } : {}))),
+    ...tokenProof(readTokenForOrigin(config.stateDir, server)),
   };
 }
 

@@ -12,7 +12,7 @@ export function sysfsName(kernelName: string): string {
 }
 
 /** Whole block devices (disks, dm, md — not partitions): the entries of /sys/block. */
-export async function listWholeDisks(sysRoot: string): Promise<Set<string>> {
+export function listWholeDisks(sysRoot: string): Set<string> {
   return new Set(readdirSync(rootedPath(sysRoot, 'block')));
 }
 
@@ -30,7 +30,7 @@ export async function resolveLink(linkPath: string): Promise<string | null> {
  * device with exactly one slave (LVM on one disk) that slave's disk.
  */
 export async function wholeDiskOf(deviceDir: string, depth = 0): Promise<string> {
-  const isPartition = (await readOptional(deviceDir, 'partition')) !== undefined;
+  const isPartition = (readOptional(deviceDir, 'partition')) !== undefined;
   const diskDir = isPartition ? path.dirname(deviceDir) : deviceDir;
   if (depth < 4) {
     const slaves = await readdir(path.join(diskDir, 'slaves')).catch(() => [] as string[]);

@@ -1,5 +1,6 @@
 import type { CpuBreakdown, CpuSample, Unavailable } from '../../lib/protocol';
 import { readRooted, unavailableFrom } from './read';
+import { defineCollector } from './registration';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
 import type { Collector } from './types';
 import { isMeasurable, parseCount, parseCounter, parseDecimal } from './values';
@@ -158,14 +159,13 @@ export function computeCpuSample(prev: ProcStat, curr: ProcStat, elapsedMs: numb
 
 /** The first collect() takes the baseline and says "warming up"; rates start with the second. */
 export function createCpuCollector(): Collector<CpuSample | Unavailable> {
-  const nextPair = createReadingPairs(async (ctx) => parseProcStat(await readRooted(ctx.procRoot, 'stat')));
+  const nextPair = createReadingPairs((ctx) => parseProcStat(readRooted(ctx.procRoot, 'stat')));
   return {
-    name: 'cpu',
     async collect(ctx) {
       try {
         const pair = await nextPair(ctx);
         if (!pair) return WARMING_UP;
-        const loadavg = parseLoadavg(await readRooted(ctx.procRoot, 'loadavg'));
+        const loadavg = parseLoadavg(readRooted(ctx.procRoot, 'loadavg'));
         return computeCpuSample(pair.prev.value, pair.curr.value, pair.curr.atMs - pair.prev.atMs, loadavg);
       } catch (err) {
         return unavailableFrom(err, 'cpu');
@@ -173,3 +173,12 @@ export function createCpuCollector(): Collector<CpuSample | Unavailable> {
     },
   };
 }
+
+export const cpuCollector = defineCollector({
+  name: 'cpu',
+  reads: ['/proc/stat', '/proc/loadavg'],
+  cadence: 'rates',
+  create: () => createCpuCollector(),
+  whenFailed: (reason) => ({ unavailable: reason }),
+  toReport: (cpu) => ({ sections: { cpu } }),
+});

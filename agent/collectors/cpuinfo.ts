@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import type { CpuInventory, Unavailable } from '../../lib/protocol';
 import { readOnlineCpus } from './host';
 import { readOptional, unavailableFrom } from './read';
+import { defineCollector } from './registration';
 import type { CollectorContext } from './types';
 import { boundedText } from './values';
 
@@ -151,25 +152,24 @@ async function readNumaNodes(sysRoot: string): Promise<{ count: number; cpuLists
   } catch {
     return { count: 1, cpuLists: undefined };
   }
-  const nodes = await Promise.all(names.map(async (name) => ({ name, cpulist: await readOptional(sysRoot, `devices/system/node/${name}/cpulist`) })));
+  const nodes = names.map((name) => ({ name, cpulist: readOptional(sysRoot, `devices/system/node/${name}/cpulist`) }));
   return { count: Math.max(1, names.length), cpuLists: parseNodeCpuLists(nodes) };
 }
 
-async function sysfsTopology(sysRoot: string, cpus: number[]): Promise<CpuTopology | null> {
-  const read = async (cpu: number, file: string) => {
-    const text = await readOptional(sysRoot, `devices/system/cpu/cpu${cpu}/topology/${file}`);
+function sysfsTopology(sysRoot: string, cpus: number[]): CpuTopology | null {
+  const read = (cpu: number, file: string) => {
+    const text = readOptional(sysRoot, `devices/system/cpu/cpu${cpu}/topology/${file}`);
     return text !== undefined && /^\d+$/.test(text.trim()) ? Number(text.trim()) : null;
   };
-  const ids = await Promise.all(cpus.map(async (cpu) => ({ physicalId: await read(cpu, 'physical_package_id'), coreId: await read(cpu, 'core_id') })));
-  return topologyOf(ids);
+  return topologyOf(cpus.map((cpu) => ({ physicalId: read(cpu, 'physical_package_id'), coreId: read(cpu, 'core_id') })));
 }
 
 export async function collectCpuInventory(ctx: CollectorContext): Promise<CpuInventory | Unavailable> {
   try {
-    const cpuinfo = await readOptional(ctx.procRoot, 'cpuinfo');
+    const cpuinfo = readOptional(ctx.procRoot, 'cpuinfo');
     if (cpuinfo === undefined) return { unavailable: 'cpu inventory: /proc/cpuinfo not readable' };
     const all = parseCpuinfo(cpuinfo);
-    const online = await readOnlineCpus(ctx.sysRoot);
+    const online = readOnlineCpus(ctx.sysRoot);
     const onlineSet = new Set(online ?? all.map((cpu) => cpu.processor));
     const cpus = all.filter((cpu) => onlineSet.has(cpu.processor));
     const first = cpus[0];
@@ -186,7 +186,7 @@ export async function collectCpuInventory(ctx: CollectorContext): Promise<CpuInv
       readNumaNodes(ctx.sysRoot),
     ]);
     const topology = topologyOf(cpus) ??
-      (await sysfsTopology(ctx.sysRoot, cpus.map((cpu) => cpu.processor))) ?? { sockets: 1, cores: cpus.length, threads: cpus.length };
+      sysfsTopology(ctx.sysRoot, cpus.map((cpu) => cpu.processor)) ?? { sockets: 1, cores: cpus.length, threads: cpus.length };
     const { flags, uniform } = intersectFlags(cpus.map((cpu) => cpu.flags));
     return {
       vendor: boundedText(first.vendorId ?? '', 100),
@@ -210,3 +210,11 @@ export async function collectCpuInventory(ctx: CollectorContext): Promise<CpuInv
     return unavailableFrom(err, 'cpu inventory');
   }
 }
+
+export const cpuInventoryCollector = defineCollector({
+  name: 'cpu-inventory',
+  reads: ['/proc/cpuinfo', '/sys/devices/system/{cpu,node}', '/sys/class/dmi/id/*', '/sys/hypervisor/type', '/sys/devices/system/clocksource'],
+  cadence: 'inventory',
+  create: () => ({ collect: collectCpuInventory }),
+  toReport: (cpu) => ({ inventory: { cpu } }),
+});

@@ -4,6 +4,7 @@ import type { dataPathSchema } from '../../lib/protocol';
 import { resolveLink, wholeDiskOf } from './block-devices';
 import { parseMountinfo, type MountEntry } from './mountinfo';
 import { readOptional, rootedPath } from './read';
+import { defineCollector } from './registration';
 import { fittingText } from './values';
 
 export type DataPath = z.infer<typeof dataPathSchema>;
@@ -29,8 +30,8 @@ async function backingDisk(sysRoot: string, mount: MountEntry): Promise<string |
   return deviceDir ? wholeDiskOf(deviceDir) : null;
 }
 
-export async function collectDataPaths(procRoot: string, sysRoot: string, paths: string[]): Promise<DataPath[]> {
-  const mountinfo = await readOptional(procRoot, 'self', 'mountinfo');
+export function collectDataPaths(procRoot: string, sysRoot: string, paths: string[]): Promise<DataPath[]> {
+  const mountinfo = readOptional(procRoot, 'self', 'mountinfo');
   const mounts = mountinfo === undefined ? [] : parseMountinfo(mountinfo);
   return Promise.all(
     paths.map(async (given) => {
@@ -47,3 +48,11 @@ export async function collectDataPaths(procRoot: string, sysRoot: string, paths:
     }),
   );
 }
+
+export const dataPathCollector = defineCollector({
+  name: 'data-paths',
+  reads: ['/proc/self/mountinfo', '/sys/dev/block', '/sys/class/block'],
+  cadence: 'inventory',
+  create: ({ config }) => ({ collect: (ctx) => collectDataPaths(ctx.procRoot, ctx.sysRoot, config.dataPaths) }),
+  toReport: (dataPaths) => ({ inventory: { dataPaths } }),
+});

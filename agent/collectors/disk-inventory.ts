@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DiskInventory, Unavailable } from '../../lib/protocol';
 import { listWholeDisks, resolveLink, SKIPPED_BY_DEFAULT } from './block-devices';
 import { readOptional, rootedPath, unavailableFrom } from './read';
+import { defineCollector } from './registration';
 import type { CollectorContext } from './types';
 import { boundedText, fittingText, parseCounter, unitsToBytes } from './values';
 
@@ -52,20 +53,20 @@ export function classifyDisk(facts: DiskFacts): DiskClass {
   return 'other';
 }
 
-async function readTrimmed(dir: string, ...parts: string[]): Promise<string | null> {
-  const text = await readOptional(dir, ...parts);
+function readTrimmed(dir: string, ...parts: string[]): string | null {
+  const text = readOptional(dir, ...parts);
   return text === undefined ? null : text.trim();
 }
 
 async function describeDisk(sysRoot: string, name: string): Promise<DiskInventory> {
   const dir = rootedPath(sysRoot, 'block', name);
-  const rotational = await readTrimmed(dir, 'queue', 'rotational');
+  const rotational = readTrimmed(dir, 'queue', 'rotational');
   const devicePath = await realpath(path.join(dir, 'device')).catch(() => null);
   const driverDir = devicePath ? await resolveLink(path.join(devicePath, 'driver')) : null;
-  const modelText = await readTrimmed(dir, 'device', 'model');
+  const modelText = readTrimmed(dir, 'device', 'model');
   const model = modelText === null ? null : boundedText(modelText, 200) || null;
-  const size = await readTrimmed(dir, 'size');
-  const scheduler = await readTrimmed(dir, 'queue', 'scheduler');
+  const size = readTrimmed(dir, 'size');
+  const scheduler = readTrimmed(dir, 'queue', 'scheduler');
   const hwQueues = await readdir(path.join(dir, 'mq'), { withFileTypes: true }).then(
     (entries) => entries.filter((e) => e.isDirectory()).length,
     () => null,
@@ -93,7 +94,7 @@ export async function collectDiskInventory(
   options: { includeVirtual?: boolean } = {},
 ): Promise<DiskInventory[] | Unavailable> {
   try {
-    const names = [...(await listWholeDisks(ctx.sysRoot))]
+    const names = [...(listWholeDisks(ctx.sysRoot))]
       .filter((n) => (options.includeVirtual || !SKIPPED_BY_DEFAULT.test(n)) && fittingText(n, 200) === n)
       .sort()
       .slice(0, MAX_DISKS);
@@ -102,3 +103,11 @@ export async function collectDiskInventory(
     return unavailableFrom(err, 'disk inventory');
   }
 }
+
+export const diskInventoryCollector = defineCollector({
+  name: 'disk-inventory',
+  reads: ['/sys/block/<disk>/{size,queue,mq,device}'],
+  cadence: 'inventory',
+  create: () => ({ collect: (ctx) => collectDiskInventory(ctx) }),
+  toReport: (disks) => ({ inventory: { disks } }),
+});

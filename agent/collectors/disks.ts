@@ -3,6 +3,7 @@ import { listWholeDisks, SKIPPED_BY_DEFAULT, sysfsName } from './block-devices';
 import { MAX_DISKS } from './disk-inventory';
 import { readRooted, unavailableFrom } from './read';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
+import { defineCollector } from './registration';
 import type { Collector } from './types';
 import { fittingText, isMeasurable, parseCount, parseCounter } from './values';
 
@@ -115,20 +116,19 @@ export interface DiskCollectorOptions {
 }
 
 export function createDiskCollector(options: DiskCollectorOptions = {}): Collector<DiskSample[] | Unavailable> {
-  const nextPair = createReadingPairs(async (ctx) => parseDiskstats(await readRooted(ctx.procRoot, 'diskstats')));
+  const nextPair = createReadingPairs((ctx) => parseDiskstats(readRooted(ctx.procRoot, 'diskstats')));
   const wanted = (name: string, wholeDisks: Set<string>) =>
     wholeDisks.has(sysfsName(name)) &&
     (options.includeVirtual || !SKIPPED_BY_DEFAULT.test(name)) &&
     (!options.deviceFilter || options.deviceFilter.test(name));
   return {
-    name: 'disks',
     async collect(ctx) {
       try {
         const pair = await nextPair(ctx);
         if (!pair) return WARMING_UP;
         const elapsedMs = pair.curr.atMs - pair.prev.atMs;
         if (elapsedMs <= 0) return { unavailable: 'disks: no time elapsed between readings' };
-        const wholeDisks = await listWholeDisks(ctx.sysRoot);
+        const wholeDisks = listWholeDisks(ctx.sysRoot);
         const prevByName = new Map(pair.prev.value.map((d) => [d.name, d]));
         const samples: DiskSample[] = [];
         for (const curr of pair.curr.value) {
@@ -144,3 +144,12 @@ export function createDiskCollector(options: DiskCollectorOptions = {}): Collect
     },
   };
 }
+
+export const diskCollector = defineCollector({
+  name: 'disks',
+  reads: ['/proc/diskstats', '/sys/block'],
+  cadence: 'rates',
+  create: () => createDiskCollector(),
+  whenFailed: (reason) => ({ unavailable: reason }),
+  toReport: (disks) => ({ sections: { disks } }),
+});

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hostInventorySchema } from '../../lib/protocol';
 import { parseCpuList } from './cpu-list';
 import { readOptional } from './read';
+import { defineCollector } from './registration';
 import type { CollectorContext } from './types';
 import { boundedText, parseCounter, unitsToBytes } from './values';
 
@@ -14,15 +15,15 @@ export function parseMemTotalBytes(meminfo: string): number | null {
 }
 
 /** The online CPUs from /sys/devices/system/cpu/online, or undefined when it cannot be read. */
-export async function readOnlineCpus(sysRoot: string): Promise<number[] | undefined> {
-  const text = await readOptional(sysRoot, 'devices/system/cpu/online');
+export function readOnlineCpus(sysRoot: string): number[] | undefined {
+  const text = readOptional(sysRoot, 'devices/system/cpu/online');
   if (text === undefined) return undefined;
   const cpus = parseCpuList(text);
   return cpus.length > 0 ? cpus : undefined;
 }
 
-async function countCpuinfoProcessors(procRoot: string): Promise<number> {
-  const cpuinfo = await readOptional(procRoot, 'cpuinfo');
+function countCpuinfoProcessors(procRoot: string): number {
+  const cpuinfo = readOptional(procRoot, 'cpuinfo');
   return cpuinfo?.match(/^processor\s*:/gm)?.length ?? 0;
 }
 
@@ -35,6 +36,14 @@ export async function collectHostInventory(ctx: CollectorContext): Promise<HostI
   return {
     kernel: osrelease === undefined ? null : boundedText(osrelease, 200) || null,
     memTotalBytes: meminfo === undefined ? null : parseMemTotalBytes(meminfo),
-    onlineCpus: online?.length ?? (await countCpuinfoProcessors(ctx.procRoot)),
+    onlineCpus: online?.length ?? countCpuinfoProcessors(ctx.procRoot),
   };
 }
+
+export const hostCollector = defineCollector({
+  name: 'host',
+  reads: ['/proc/sys/kernel/osrelease', '/proc/meminfo', '/sys/devices/system/cpu/online', '/proc/cpuinfo'],
+  cadence: 'inventory',
+  create: () => ({ collect: collectHostInventory }),
+  toReport: (host) => ({ inventory: { host } }),
+});

@@ -5,20 +5,10 @@ import { startStatsdListener } from '../latency/statsd-server';
 import type { Logger } from '../log';
 import { createOtlpAccumulator, type OtlpAccumulator } from '../otlp/accumulator';
 import { startOtlpIntake } from '../otlp/intake';
-import type { IntervalCollectors, ReportSources } from '../report-builder';
-import { createScraper } from '../scrape/scraper';
-import { createCgroupCollector } from './cgroups/collector';
-import { HOST_GROUP } from './cgroups/layout';
-import { collectCgroupConfig } from './cgroups/limits';
-import { createCpuCollector } from './cpu';
-import { collectCpuInventory } from './cpuinfo';
-import { collectDataPaths, collectDiskInventory, createDiskCollector } from './disks';
-import { collectHostInventory } from './host';
-import { createLogWatcher } from './log-warnings';
-import { createPressureCollector } from './pressure';
-import { createProbeCollector } from './probes';
-import { collectProcessInventory, createProcessCollector, resolveWatchedProcesses } from './processes';
-import { createRuntimeReader } from './runtimes';
+import type { ReportSources } from '../report-builder';
+import { resolveWatchedProcesses } from './processes';
+import type { CollectorConfig } from './registration';
+import { COLLECTORS } from './registry';
 
 export interface ReportSourcesHandle {
   sources: ReportSources;
@@ -31,23 +21,7 @@ export interface SourcesOptions {
   listen: boolean;
 }
 
-type SourcesConfig = Pick<
-  AgentConfig,
-  'watchProcesses' | 'watchPids' | 'watchLogs' | 'dataPaths' | 'probes' | 'statsdAddr' | 'httpIntakeAddr' | 'intervalMs'
-> &
-  Partial<Pick<AgentConfig, 'scrape' | 'otlp'>>;
-
-/** The one list of collectors: every source a report is built from. */
-export function createIntervalCollectors(config: SourcesConfig): IntervalCollectors {
-  return {
-    cpu: createCpuCollector(),
-    pressure: createPressureCollector(),
-    disks: createDiskCollector(),
-    cgroups: createCgroupCollector(),
-    processes: createProcessCollector(),
-    probes: createProbeCollector(config.probes, { intervalMs: config.intervalMs }),
-  };
-}
+type SourcesConfig = CollectorConfig & Pick<AgentConfig, 'statsdAddr' | 'httpIntakeAddr'> & Partial<Pick<AgentConfig, 'otlp'>>;
 
 export async function createReportSources(
   config: SourcesConfig,
@@ -103,42 +77,13 @@ export async function createReportSources(
     }
   }
 
-  const logWatcher = createLogWatcher(config.watchLogs);
-  const runtimeReader = createRuntimeReader();
   const sources: ReportSources = {
     resolveWatched: (procRoot) =>
       resolveWatchedProcesses(procRoot, { names: config.watchProcesses, pids: config.watchPids }),
-    collectors: createIntervalCollectors(config),
-    async collectHostInventory(ctx) {
-      const [host, cpu, disks, dataPaths, cgroup] = await Promise.all([
-        collectHostInventory(ctx),
-        collectCpuInventory(ctx),
-        collectDiskInventory(ctx),
-        collectDataPaths(ctx.procRoot, ctx.sysRoot, config.dataPaths),
-        collectCgroupConfig(ctx, HOST_GROUP),
-      ]);
-      return { host, cpu, disks, dataPaths, cgroup };
-    },
-    async collectProcessInventory(ctx) {
-      // --watch-log files are not tied to one process, so every watched process carries their warnings.
-      await logWatcher.poll();
-      const warnings = logWatcher.warnings();
-      return collectProcessInventory(ctx, new Map(ctx.watched.map((w) => [w.name, warnings])), runtimeReader);
-    },
+    collectors: COLLECTORS.flatMap((registered) => registered.start({ config, log }) ?? []),
     malformedStatsdPackets: () => aggregator.malformedCount(),
     drainLatency: () => (otlp ? [...aggregator.drain(), ...otlp.drain()] : aggregator.drain()),
   };
-  if (scrape) {
-    const scraper = createScraper({
-      targets: scrape.targets,
-      histograms: scrape.histograms,
-      maxSeries: scrape.maxSeries,
-      limits: { timeoutMs: scrape.timeoutMs, maxBytes: scrape.maxBytes },
-      log,
-    });
-    sources.scrape = { name: 'scrape', collect: (ctx) => scraper.collect(ctx.nowMs) };
-    log.info('scraping model servers', { targets: scrape.targets.map((t) => `${t.name}=${t.url.href}`).join(' ') });
-  }
   return {
     sources,
     async close() {

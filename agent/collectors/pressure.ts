@@ -1,6 +1,7 @@
 import type { PressureSample, Unavailable } from '../../lib/protocol';
 import { readRooted, unavailable } from './read';
 import { clampPct, createReadingPairs, WARMING_UP } from './reading-pairs';
+import { defineCollector } from './registration';
 import type { Collector } from './types';
 import { parseCounter, parseDecimal } from './values';
 
@@ -57,16 +58,14 @@ function reasonFor(err: unknown, resource: Resource): Unavailable {
   return unavailable(`pressure ${resource}: ${reason}`);
 }
 
-async function readPressure(procRoot: string): Promise<PressureReadings> {
-  const entries = await Promise.all(
-    RESOURCES.map(async (resource) => {
-      try {
-        return [resource, parsePressure(await readRooted(procRoot, 'pressure', resource))] as const;
-      } catch (err) {
-        return [resource, reasonFor(err, resource)] as const;
-      }
-    }),
-  );
+function readPressure(procRoot: string): PressureReadings {
+  const entries = RESOURCES.map((resource) => {
+    try {
+      return [resource, parsePressure(readRooted(procRoot, 'pressure', resource))] as const;
+    } catch (err) {
+      return [resource, reasonFor(err, resource)] as const;
+    }
+  });
   const readings = Object.fromEntries(entries) as PressureReadings;
   const failed = RESOURCES.map((r) => readings[r]).filter((r): r is Unavailable => 'unavailable' in r);
   if (failed.length === RESOURCES.length) throw new PressureUnavailable(failed[0]!);
@@ -110,7 +109,6 @@ export function computePressureSample(prev: PressureReadings, curr: PressureRead
 export function createPressureCollector(): Collector<PressureSample | Unavailable> {
   const nextPair = createReadingPairs((ctx) => readPressure(ctx.procRoot));
   return {
-    name: 'pressure',
     async collect(ctx) {
       try {
         const pair = await nextPair(ctx);
@@ -125,3 +123,12 @@ export function createPressureCollector(): Collector<PressureSample | Unavailabl
     },
   };
 }
+
+export const pressureCollector = defineCollector({
+  name: 'pressure',
+  reads: RESOURCES.map((resource) => `/proc/pressure/${resource}`),
+  cadence: 'rates',
+  create: () => createPressureCollector(),
+  whenFailed: (reason) => ({ unavailable: reason }),
+  toReport: (pressure) => ({ sections: { pressure } }),
+});

@@ -2,50 +2,11 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { ProbeSample } from '../../lib/protocol';
+import type { ProbeSpec } from './probe-spec';
+import { defineCollector } from './registration';
 import type { Collector } from './types';
 
-export type ProbeProtocol = 'tcp' | 'http' | 'https';
-
-export interface ProbeSpec {
-  name: string;
-  /** The URL as given, reported as the sample's target. */
-  target: string;
-  protocol: ProbeProtocol;
-  /** Without IPv6 brackets, ready for net.connect. */
-  host: string;
-  port: number;
-  url: URL;
-}
-
-const MAX_NAME_LENGTH = 200;
-const MAX_TARGET_LENGTH = 500;
 const MAX_ERROR_LENGTH = 500;
-const DEFAULT_PORTS: Record<ProbeProtocol, number | null> = { tcp: null, http: 80, https: 443 };
-const SPEC_FORMAT = 'expected NAME=tcp://HOST:PORT or NAME=http(s)://HOST[:PORT]/PATH';
-
-/** Parses `--probe` text such as "oslo=tcp://10.0.0.5:443" or "fra=https://fra.example.com/healthz". */
-export function parseProbeSpec(text: string): ProbeSpec {
-  const fail = (why: string): never => {
-    throw new Error(`invalid probe spec "${text}": ${why} (${SPEC_FORMAT})`);
-  };
-  const eq = text.indexOf('=');
-  if (eq === -1) fail('missing "="');
-  const name = text.slice(0, eq).trim();
-  const target = text.slice(eq + 1).trim();
-  if (name === '' || name.length > MAX_NAME_LENGTH) fail(`the name must be 1–${MAX_NAME_LENGTH} characters`);
-  if (target.length > MAX_TARGET_LENGTH) fail(`the URL is longer than ${MAX_TARGET_LENGTH} characters`);
-  if (!URL.canParse(target)) fail('the URL does not parse');
-  const url = new URL(target);
-  const protocol = url.protocol.slice(0, -1);
-  if (protocol !== 'tcp' && protocol !== 'http' && protocol !== 'https') fail(`unsupported scheme "${url.protocol}"`);
-  const kind = protocol as ProbeProtocol;
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (host === '') fail('the URL has no host');
-  const port = url.port === '' ? DEFAULT_PORTS[kind] : Number(url.port);
-  if (port === null) fail('a tcp:// probe needs a port');
-  if (kind === 'tcp' && ((url.pathname !== '' && url.pathname !== '/') || url.search !== '')) fail('a tcp:// probe takes no path');
-  return { name, target, protocol: kind, host, port: port!, url };
-}
 
 /**
  * Times one probe on a fresh connection. connectMs is the TCP handshake (after DNS); responseMs, for http(s), is
@@ -116,7 +77,6 @@ export function createProbeCollector(
 ): Collector<ProbeSample[]> {
   const boundedTimeoutMs = Math.min(timeoutMs, probeTimeoutMsFor(intervalMs));
   return {
-    name: 'probes',
     collect: () => Promise.all(specs.map((spec) => runProbe(spec, boundedTimeoutMs))),
   };
 }
@@ -130,3 +90,12 @@ function describeError(err: unknown): string {
   const text = code && !message.includes(code) ? `${code}: ${message}` : message;
   return text.slice(0, MAX_ERROR_LENGTH) || 'unknown error';
 }
+
+export const probeCollector = defineCollector({
+  name: 'probes',
+  reads: ['the --probe targets (tcp, http, https)'],
+  cadence: 'interval',
+  create: ({ config }) => createProbeCollector(config.probes, { intervalMs: config.intervalMs }),
+  whenFailed: () => [],
+  toReport: (probes) => ({ sections: { probes } }),
+});

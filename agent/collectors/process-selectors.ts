@@ -45,14 +45,14 @@ export function matchesProcessName(name: string, comm: string, argv: string[]): 
 }
 
 /** `containerOf` is asked only when the selector names a container or pod, so other selectors cost no cgroup read. */
-export async function selectorMatches(
+export function selectorMatches(
   selector: ProcessSelector,
   comm: string,
   argv: string[],
-  containerOf: () => Promise<ProcessContainer | null>,
-): Promise<boolean> {
+  containerOf: () => ProcessContainer | null,
+): boolean {
   if (selector.name !== null && !matchesProcessName(selector.name, comm, argv)) return false;
-  if (selector.containerIdPrefix !== null) return (await containerOf())?.id.startsWith(selector.containerIdPrefix) ?? false;
-  if (selector.podUidPrefix !== null) return (await containerOf())?.pod?.uid.startsWith(selector.podUidPrefix) ?? false;
+  if (selector.containerIdPrefix !== null) return containerOf()?.id.startsWith(selector.containerIdPrefix) ?? false;
+  if (selector.podUidPrefix !== null) return containerOf()?.pod?.uid.startsWith(selector.podUidPrefix) ?? false;
   return true;
 }

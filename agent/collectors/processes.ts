@@ -8,6 +8,7 @@ import { parseCgroupFile } from './cgroups/parse';
 import { parseCpuList } from './cpu-list';
 import { parseProcessSelector, selectorMatches } from './process-selectors';
 import { createReadingPairs } from './reading-pairs';
+import { defineCollector } from './registration';
 import { createRuntimeReader, runtimesKey, type RuntimeReader } from './runtimes';
 import { readOptional, unavailableFrom } from './read';
 import type { Collector, CollectorContext, WatchedProcess } from './types';
@@ -35,8 +36,8 @@ async function listPids(procRoot: string): Promise<number[]> {
   return entries.filter((entry) => /^\d+$/.test(entry)).map(Number).sort((a, b) => a - b);
 }
 
-async function readContainer(procRoot: string, pid: number): Promise<ProcessContainer | null> {
-  const text = await readOptional(procRoot, String(pid), 'cgroup');
+function readContainer(procRoot: string, pid: number): ProcessContainer | null {
+  const text = readOptional(procRoot, String(pid), 'cgroup');
   return text === undefined ? null : containerOf(parseCgroupFile(text));
 }
 
@@ -50,13 +51,13 @@ export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec)
     watched.push({ name, pid });
   };
   for (const pid of spec.pids) {
-    if ((await readOptional(procRoot, String(pid), 'stat')) !== undefined) add(`pid:${pid}`, pid);
+    if ((readOptional(procRoot, String(pid), 'stat')) !== undefined) add(`pid:${pid}`, pid);
   }
   if (spec.names.length === 0) return watched;
   const matches = new Map<string, number[]>(spec.names.map((name) => [name, []]));
   const selectors = new Map(spec.names.map((name) => [name, parseProcessSelector(name)]));
   for (const pid of await listPids(procRoot)) {
-    const comm = (await readOptional(procRoot, String(pid), 'comm'))?.trim();
+    const comm = readOptional(procRoot, String(pid), 'comm')?.trim();
     if (comm === undefined) continue;
     let argv: string[];
     try {
@@ -64,10 +65,10 @@ export async function resolveWatchedProcesses(procRoot: string, spec: WatchSpec)
     } catch {
       continue;
     }
-    let container: Promise<ProcessContainer | null> | undefined;
-    const containerOfPid = () => (container ??= readContainer(procRoot, pid));
+    let container: { of: ProcessContainer | null } | undefined;
+    const containerOfPid = () => (container ??= { of: readContainer(procRoot, pid) }).of;
     for (const [name, pids] of matches) {
-      if (pids.length < MAX_PIDS_PER_NAME && (await selectorMatches(selectors.get(name)!, comm, argv, containerOfPid))) pids.push(pid);
+      if (pids.length < MAX_PIDS_PER_NAME && selectorMatches(selectors.get(name)!, comm, argv, containerOfPid)) pids.push(pid);
     }
   }
   for (const [name, pids] of matches) for (const pid of pids) add(name, pid);
@@ -101,7 +102,7 @@ export function parseStatus(text: string): ProcStatus {
   };
 }
 
-export interface ProcStat {
+export interface PidStat {
   comm: string;
   utimeTicks: number;
   stimeTicks: number;
@@ -110,7 +111,7 @@ export interface ProcStat {
 }
 
 /** /proc/<pid>/stat; comm may hold spaces and parentheses, so fields are counted after the last ")". */
-export function parseProcStat(text: string): ProcStat | null {
+export function parsePidStat(text: string): PidStat | null {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return null;
@@ -143,7 +144,7 @@ export function parseEnviron(buffer: Uint8Array): Record<string, string> {
   return env;
 }
 
-export async function readEnviron(procRoot: string, pid: number): Promise<{ env: Record<string, string>; unreadable?: string }> {
+export function readEnviron(procRoot: string, pid: number): { env: Record<string, string>; unreadable?: string } {
   let buffer: Buffer;
   try {
     buffer = readFileSync(path.join(procRoot, String(pid), 'environ'));
@@ -160,7 +161,7 @@ export async function readEnviron(procRoot: string, pid: number): Promise<{ env:
 interface ProcessReading {
   name: string;
   pid: number;
-  stat: ProcStat;
+  stat: PidStat;
   status: ProcStatus;
 }
 
@@ -172,7 +173,7 @@ async function readProcesses(ctx: CollectorContext): Promise<Map<string, Process
         readOptional(ctx.procRoot, String(pid), 'stat'),
         readOptional(ctx.procRoot, String(pid), 'status'),
       ]);
-      const stat = statText === undefined ? null : parseProcStat(statText);
+      const stat = statText === undefined ? null : parsePidStat(statText);
       if (stat === null || statusText === undefined) return;
       readings.set(`${pid}@${stat.startTicks}`, { name, pid, stat, status: parseStatus(statusText) });
     }),
@@ -183,7 +184,7 @@ async function readProcesses(ctx: CollectorContext): Promise<Map<string, Process
 /** null when a status field the sample needs does not parse: every field of a sample is required. */
 export function processSampleFrom(prev: ProcessReading, curr: ProcessReading, elapsedS: number): ProcessSample | null {
   const perS = (a: number, b: number) => Math.max(0, b - a) / elapsedS;
-  const ticks = (stat: ProcStat) => stat.utimeTicks + stat.stimeTicks;
+  const ticks = (stat: PidStat) => stat.utimeTicks + stat.stimeTicks;
   const { threads, rssBytes, voluntaryCtxSwitches: voluntary, nonvoluntaryCtxSwitches: nonvoluntary } = curr.status;
   const { voluntaryCtxSwitches: prevVoluntary, nonvoluntaryCtxSwitches: prevNonvoluntary } = prev.status;
   if (threads === null || rssBytes === null || voluntary === null || nonvoluntary === null) return null;
@@ -209,7 +210,6 @@ export function processSampleFrom(prev: ProcessReading, curr: ProcessReading, el
 export function createProcessCollector(): Collector<ProcessSample[]> {
   const pairs = createReadingPairs(readProcesses);
   return {
-    name: 'processes',
     async collect(ctx) {
       const pair = await pairs(ctx);
       if (!pair) return [];
@@ -249,13 +249,13 @@ export async function collectProcessInventory(
       const status = parseStatus(statusText);
       // threads is required and is what the oversubscription findings read: no guess, the process is left out.
       if (status.threads === null) return null;
-      const { env, unreadable } = await readEnviron(ctx.procRoot, pid);
+      const { env, unreadable } = readEnviron(ctx.procRoot, pid);
       const membership = cgroupText === undefined ? null : parseCgroupFile(cgroupText);
       const cgroup = membership === null ? null : await collectCgroupConfig(ctx, membership);
       const container = membership === null ? null : containerOf(membership);
       const cpusAllowedList = boundedText(status.cpusAllowedList ?? '', 1000);
       // The start time tells a reused pid apart; without a readable stat the pid alone keys the cache.
-      const startTicks = (statText === undefined ? null : parseProcStat(statText))?.startTicks ?? -1;
+      const startTicks = (statText === undefined ? null : parsePidStat(statText))?.startTicks ?? -1;
       seen.add(runtimesKey(pid, startTicks));
       const loaded = runtimes.read(ctx.procRoot, pid, startTicks, ctx.nowMs);
       return {
@@ -277,3 +277,12 @@ export async function collectProcessInventory(
   runtimes.retain(seen);
   return inventories.filter((inventory) => inventory !== null).slice(0, 64);
 }
+
+export const processCollector = defineCollector({
+  name: 'processes',
+  reads: ['/proc/<pid>/stat', '/proc/<pid>/status'],
+  cadence: 'rates',
+  create: () => createProcessCollector(),
+  whenFailed: () => [],
+  toReport: (processes) => ({ sections: { processes } }),
+});

@@ -9,12 +9,13 @@ export function rootedPath(root: string, ...parts: string[]): string {
 
 // procfs and sysfs files are generated in memory, so a synchronous read is cheap; the async API sent each
 // read through the libuv thread pool (open, fstat, read, close: four hand-offs), which dominated the agent's CPU.
-export async function readRooted(root: string, ...parts: string[]): Promise<string> {
+// So these read synchronously, and say so in their type: a caller never waits on them.
+export function readRooted(root: string, ...parts: string[]): string {
   return readFileSync(rootedPath(root, ...parts), 'utf8');
 }
 
 /** Reads a file, or returns undefined when it does not exist or cannot be read. */
-export async function readOptional(root: string, ...parts: string[]): Promise<string | undefined> {
+export function readOptional(root: string, ...parts: string[]): string | undefined {
   try {
     return readFileSync(rootedPath(root, ...parts), 'utf8');
   } catch {

@@ -16,7 +16,7 @@ export interface ReadingPair<T> {
  * intervalMs states. The first call stores the baseline and yields undefined; a read that throws leaves it untouched.
  */
 export function createReadingPairs<T>(
-  read: (ctx: CollectorContext) => Promise<T>,
+  read: (ctx: CollectorContext) => T | Promise<T>,
 ): (ctx: CollectorContext) => Promise<ReadingPair<T> | undefined> {
   let last: Reading<T> | undefined;
   return async (ctx) => {

@@ -13,8 +13,10 @@ export interface CollectorContext {
   watched: readonly WatchedProcess[];
 }
 
-/** One source of data. Collectors that compute rates keep the previous reading in their own closure. */
+/**
+ * One source of data; its name, schedule and place in the report are in its registration (registration.ts).
+ * Collectors that compute rates keep the previous reading in their own closure.
+ */
 export interface Collector<T> {
-  readonly name: string;
   collect(ctx: CollectorContext): Promise<T>;
 }

@@ -24,7 +24,7 @@ export class EnrollError extends Error {
   }
 }
 
-export async function readHostToken(stateDir: string, server: string): Promise<HostToken | null> {
+export function readHostToken(stateDir: string, server: string): HostToken | null {
   try {
     const token = hostTokenSchema.parse(JSON.parse(readFileSync(path.join(stateDir, TOKEN_FILE), 'utf8')));
     return token.server === server ? token : null;
@@ -34,7 +34,7 @@ export async function readHostToken(stateDir: string, server: string): Promise<H
 }
 
 /** The token file's token when it was issued by the same origin as `server` under another spelling of its URL. */
-export async function readTokenForOrigin(stateDir: string, server: string): Promise<HostToken | null> {
+export function readTokenForOrigin(stateDir: string, server: string): HostToken | null {
   try {
     const token = hostTokenSchema.parse(JSON.parse(readFileSync(path.join(stateDir, TOKEN_FILE), 'utf8')));
     return new URL(token.server).origin === new URL(server).origin ? token : null;

@@ -347,6 +347,20 @@ export const inventorySchema = z.object({
 });
 export type Inventory = z.infer<typeof inventorySchema>;
 
+export const MAX_COLLECTORS = 32;
+export const MAX_COLLECTOR_ERROR_CHARS = 200;
+export const MAX_COLLECTOR_DURATION_MS = MAX_INTERVAL_MS;
+
+/** One collector's run in the cycle a report covers, as node_exporter's node_scrape_collector_{duration_seconds,success}. */
+export const collectorRunSchema = z.object({
+  name: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, 'must be a collector name: 1–64 lowercase letters, digits and "-", starting with a letter'),
+  durationMs: z.number().min(0).max(MAX_COLLECTOR_DURATION_MS),
+  /** false when the collector threw or could only say why its data is unavailable. */
+  ok: z.boolean(),
+  error: z.string().min(1).max(MAX_COLLECTOR_ERROR_CHARS).optional(),
+});
+export type CollectorRun = z.infer<typeof collectorRunSchema>;
+
 export const agentStatusSchema = z.object({
   version: z.string().min(1).max(50),
   /** Reports the spool has dropped since the agent's state was created (oldest first, when full). */
@@ -358,6 +372,12 @@ export const agentStatusSchema = z.object({
    * first report after a start (a warm-up). Absent from agents before it, and from a one-off run (--once).
    */
   reportEveryMs: z.number().int().positive().max(MAX_INTERVAL_MS).optional(),
+  /** The collectors run for this report, each once; absent from agents before it. */
+  collectors: z
+    .array(collectorRunSchema)
+    .max(MAX_COLLECTORS)
+    .refine((runs) => new Set(runs.map((run) => run.name)).size === runs.length, 'must name each collector once')
+    .optional(),
 });
 
 // ECMAScript's bound on a time value: past it `new Date(ts)` is invalid and cannot be printed or stored.

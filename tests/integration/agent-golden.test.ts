@@ -38,7 +38,9 @@ test('one run of the whole report builder over captured /proc and /sys trees mat
     silentLogger,
     { listen: false },
   );
-  const options = { sources, host: { hostname: 'golden-host', machineId: 'golden-machine-id' }, version: '0.0.0-golden', log: silentLogger, reportEveryMs: 1000 };
+  // A clock that stands still: every collector takes 0 ms, so agent.collectors is the same on any machine.
+  const clock = { monoMs: () => 11_000 };
+  const options = { sources, host: { hostname: 'golden-host', machineId: 'golden-machine-id' }, version: '0.0.0-golden', log: silentLogger, reportEveryMs: 1000, clock };
   // The warm-up takes the rate collectors' baseline from the "before" reading; the report covers "after".
   const builder = createReportBuilder(options);
   await builder.warmUp({ monoMs: 10_000, ...rootsOf('before') });

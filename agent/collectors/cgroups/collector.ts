@@ -1,6 +1,7 @@
 import type { CgroupSample, Unavailable } from '../../../lib/protocol';
 import { readOptional, unavailableFrom } from '../read';
 import { clampPct, createReadingPairs } from '../reading-pairs';
+import { defineCollector } from '../registration';
 import type { Collector, CollectorContext } from '../types';
 import { isMeasurable, parseCounter } from '../values';
 import { HOST_GROUP, readIn, readLayout, resolveGroup, type ResolvedGroup } from './layout';
@@ -35,11 +36,11 @@ function groupKey(group: ResolvedGroup): string {
 }
 
 async function readAllGroups(ctx: CollectorContext): Promise<Map<string, GroupReading>> {
-  const layout = await readLayout(ctx.procRoot, ctx.sysRoot);
+  const layout = readLayout(ctx.procRoot, ctx.sysRoot);
   if (typeof layout === 'string') throw new Error(layout);
   const targets: (string | CgroupMembership)[] = [HOST_GROUP];
   for (const { pid } of ctx.watched) {
-    const text = await readOptional(ctx.procRoot, String(pid), 'cgroup');
+    const text = readOptional(ctx.procRoot, String(pid), 'cgroup');
     if (text !== undefined) targets.push(parseCgroupFile(text));
   }
   const groups = new Map<string, ResolvedGroup>();
@@ -78,7 +79,6 @@ function cgroupSampleFrom(prev: GroupReading, curr: GroupReading, elapsedS: numb
 export function createCgroupCollector(): Collector<CgroupSample[] | Unavailable> {
   const pairs = createReadingPairs(readAllGroups);
   return {
-    name: 'cgroups',
     async collect(ctx) {
       let pair;
       try {
@@ -100,3 +100,12 @@ export function createCgroupCollector(): Collector<CgroupSample[] | Unavailable>
     },
   };
 }
+
+export const cgroupCollector = defineCollector({
+  name: 'cgroups',
+  reads: ['/proc/self/mountinfo', '/proc/1/mountinfo', '/proc/<pid>/cgroup', 'the cgroup filesystem (cpu.stat, cpuacct.usage)'],
+  cadence: 'rates',
+  create: () => createCgroupCollector(),
+  whenFailed: (reason) => ({ unavailable: reason }),
+  toReport: (cgroups) => ({ sections: { cgroups } }),
+});

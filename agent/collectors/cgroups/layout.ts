@@ -44,14 +44,14 @@ export function chooseCgroupLayout(mounts: CgroupMount[]): CgroupLayout | null {
  * The mounts that --sys-root shows. With /proc elsewhere (a container's /host/proc), "self" is the agent's own
  * container, whose cgroup mounts show only its own group (v1) or sit at other paths: the host's are pid 1's.
  */
-async function readHostMountinfo(procRoot: string): Promise<string | undefined> {
+function readHostMountinfo(procRoot: string): string | undefined {
   if (path.resolve(procRoot) === '/proc') return readOptional(procRoot, 'self/mountinfo');
-  return (await readOptional(procRoot, '1/mountinfo')) ?? readOptional(procRoot, 'self/mountinfo');
+  return readOptional(procRoot, '1/mountinfo') ?? readOptional(procRoot, 'self/mountinfo');
 }
 
 /** The layout, or the reason there is none. */
-export async function readLayout(procRoot: string, sysRoot: string): Promise<CgroupLayout | string> {
-  const mountinfo = await readHostMountinfo(procRoot);
+export function readLayout(procRoot: string, sysRoot: string): CgroupLayout | string {
+  const mountinfo = readHostMountinfo(procRoot);
   if (mountinfo === undefined) return '/proc/self/mountinfo not readable';
   const key = `${procRoot}\0${sysRoot}\0${mountinfo}`;
   if (key !== lastLayout.key) {

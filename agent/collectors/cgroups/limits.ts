@@ -4,9 +4,10 @@ import type { Unavailable, cgroupConfigSchema } from '../../../lib/protocol';
 import { parseCpuList } from '../cpu-list';
 import { readOnlineCpus } from '../host';
 import { unavailable, unavailableFrom } from '../read';
+import { defineCollector } from '../registration';
 import type { CollectorContext } from '../types';
 import { boundedText } from '../values';
-import { groupDir, lineage, readIn, readLayout, resolveGroup, type GroupIn, type ResolvedGroup } from './layout';
+import { groupDir, HOST_GROUP, lineage, readIn, readLayout, resolveGroup, type GroupIn, type ResolvedGroup } from './layout';
 import { isGroupPath, parseCfsLimit, parseCpuMax, type CgroupMembership, type CpuMax } from './parse';
 
 export type CgroupConfig = z.infer<typeof cgroupConfigSchema>;
@@ -91,7 +92,7 @@ export async function collectCgroupConfig(
   cgroupPath: string | CgroupMembership,
 ): Promise<CgroupConfig | Unavailable> {
   try {
-    const layout = await readLayout(ctx.procRoot, ctx.sysRoot);
+    const layout = readLayout(ctx.procRoot, ctx.sysRoot);
     if (typeof layout === 'string') return unavailable(`cgroups: ${layout}`);
     const group = resolveGroup(layout, cgroupPath);
     if (!group) return { unavailable: 'cgroup: the process has no group in the mounted cpu hierarchy' };
@@ -100,3 +101,12 @@ export async function collectCgroupConfig(
     return unavailableFrom(err, 'cgroup');
   }
 }
+
+/** The limits of the host's own group (HOST_GROUP); each watched process's are in its inventory. */
+export const hostCgroupLimitsCollector = defineCollector({
+  name: 'cgroup-limits',
+  reads: ['/proc/self/mountinfo', '/proc/1/mountinfo', 'the cgroup filesystem (cpu.max or cpu.cfs_*, cpuset)'],
+  cadence: 'inventory',
+  create: () => ({ collect: (ctx) => collectCgroupConfig(ctx, HOST_GROUP) }),
+  toReport: (cgroup) => ({ inventory: { cgroup } }),
+});

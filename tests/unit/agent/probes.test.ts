@@ -2,7 +2,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { probeSampleSchema } from '../../../lib/protocol';
-import { createProbeCollector, parseProbeSpec, probeTimeoutMsFor, runProbe } from '../../../agent/collectors/probes';
+import { parseProbeSpec } from '../../../agent/collectors/probe-spec';
+import { createProbeCollector, probeTimeoutMsFor, runProbe } from '../../../agent/collectors/probes';
 
 const closers: Array<() => void> = [];
 afterEach(() => {

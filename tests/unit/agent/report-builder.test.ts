@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import type { CollectorContext } from '../../../agent/collectors/types';
+import { defineCollector } from '../../../agent/collectors/registration';
 import type { Logger } from '../../../agent/log';
 import type { ScrapeResult } from '../../../agent/scrape/scraper';
 import { canonicalJson, createReportBuilder, type BuildInput, type ReportSources } from '../../../agent/report-builder';
 import type { CpuSample, ProcessInventory } from '../../../lib/protocol';
+import { collectorsReading, type FakeRead } from './fake-collectors';
+import { createVirtualClock } from './virtual-clock';
 
 const cpuSample: CpuSample = {
   total: { userPct: 10, nicePct: 0, systemPct: 5, iowaitPct: 1, irqPct: 0, softirqPct: 0, stealPct: 2, idlePct: 82 },
@@ -24,30 +26,30 @@ function capturingLogger() {
   return { logger, lines };
 }
 
-function fakeSources(overrides: Partial<ReportSources> = {}) {
+/** Every registered collector but scrape, reading test data; `reads` replaces some of them. */
+function fakeSources(reads: Record<string, FakeRead> = {}, overrides: Partial<ReportSources> = {}) {
   const calls = { hostInventory: 0 };
   let processInventory: ProcessInventory[] = [];
   const sources: ReportSources = {
     resolveWatched: async () => [],
-    collectors: {
-      cpu: { name: 'cpu', collect: async () => cpuSample },
-      pressure: { name: 'pressure', collect: async () => ({ unavailable: 'pressure: not present on this kernel' }) },
-      disks: { name: 'disks', collect: async () => [] },
-      cgroups: { name: 'cgroups', collect: async () => [] },
-      processes: { name: 'processes', collect: async () => [] },
-      probes: { name: 'probes', collect: async () => [] },
-    },
-    collectHostInventory: async () => {
-      calls.hostInventory++;
-      return {
-        host: { kernel: '6.1.0', memTotalBytes: 1024, onlineCpus: 2 },
-        cpu: { unavailable: 'test' },
-        disks: [],
-        dataPaths: [],
-        cgroup: { unavailable: 'test' },
-      };
-    },
-    collectProcessInventory: async () => processInventory,
+    collectors: collectorsReading({
+      cpu: async () => cpuSample,
+      pressure: async () => ({ unavailable: 'pressure: not present on this kernel' }),
+      disks: async () => [],
+      cgroups: async () => [],
+      processes: async () => [],
+      probes: async () => [],
+      'process-inventory': async () => processInventory,
+      host: async () => {
+        calls.hostInventory++;
+        return { kernel: '6.1.0', memTotalBytes: 1024, onlineCpus: 2 };
+      },
+      'cpu-inventory': async () => ({ unavailable: 'test' }),
+      'disk-inventory': async () => [],
+      'data-paths': async () => [],
+      'cgroup-limits': async () => ({ unavailable: 'test' }),
+      ...reads,
+    }),
     drainLatency: () => [],
     malformedStatsdPackets: () => 3,
     ...overrides,
@@ -84,9 +86,10 @@ describe('createReportBuilder', () => {
   });
 
   test('a collector that throws becomes {unavailable} and the report still goes out', async () => {
-    const { sources } = fakeSources();
-    sources.collectors.disks = { name: 'disks', collect: async () => Promise.reject(new Error('EIO reading diskstats')) };
-    sources.collectors.processes = { name: 'processes', collect: async () => Promise.reject(new Error('boom')) };
+    const { sources } = fakeSources({
+      disks: async () => Promise.reject(new Error('EIO reading diskstats')),
+      processes: async () => Promise.reject(new Error('boom')),
+    });
     const { logger, lines } = capturingLogger();
     const report = await build(sources, logger).build(input(0));
     expect(report.disks).toEqual({ unavailable: 'disks: collector failed: EIO reading diskstats' });
@@ -121,15 +124,19 @@ describe('createReportBuilder', () => {
   });
 
   test('warmUp hands every rate collector the baseline time, and nothing else runs', async () => {
-    const fake = fakeSources();
     const calledAt: Record<string, number[]> = {};
-    for (const [name, collector] of Object.entries(fake.sources.collectors)) {
-      const collect = collector.collect.bind(collector);
-      collector.collect = async (ctx: CollectorContext) => {
-        (calledAt[name] ??= []).push(ctx.nowMs);
-        return collect(ctx);
-      };
-    }
+    const recorded = (name: string, value: unknown): FakeRead => async (ctx) => {
+      (calledAt[name] ??= []).push(ctx.nowMs);
+      return value;
+    };
+    const fake = fakeSources({
+      cpu: recorded('cpu', cpuSample),
+      pressure: recorded('pressure', { unavailable: 'test' }),
+      disks: recorded('disks', []),
+      cgroups: recorded('cgroups', []),
+      processes: recorded('processes', []),
+      probes: recorded('probes', []),
+    });
     const builder = build(fake.sources);
     await builder.warmUp({ monoMs: 750, procRoot: '/proc', sysRoot: '/sys' });
     expect(calledAt).toEqual({ cpu: [750], pressure: [750], disks: [750], cgroups: [750], processes: [750] });
@@ -143,11 +150,9 @@ describe('createReportBuilder', () => {
   test('the model servers are scraped at warm-up (their baseline) and with every report: their series after StatsD’s, one entry each', async () => {
     const sketch = { count: 2, sum: 300, min: 150, max: 150, zeroCount: 0, keys: [314], counts: [2] };
     const scrapedAt: number[] = [];
-    const fake = fakeSources({
-      drainLatency: () => [{ name: 'predict', tags: {}, sketch }],
-      scrape: {
-        name: 'scrape',
-        collect: async (ctx): Promise<ScrapeResult> => {
+    const fake = fakeSources(
+      {
+        scrape: async (ctx): Promise<ScrapeResult> => {
           scrapedAt.push(ctx.nowMs);
           return {
             latency: [
@@ -158,7 +163,8 @@ describe('createReportBuilder', () => {
           };
         },
       },
-    });
+      { drainLatency: () => [{ name: 'predict', tags: {}, sketch }] },
+    );
     const { logger, lines } = capturingLogger();
     const builder = build(fake.sources, logger);
     await builder.warmUp({ monoMs: 750, procRoot: '/proc', sysRoot: '/sys' });
@@ -182,8 +188,7 @@ describe('createReportBuilder', () => {
   });
 
   test('an invalid section is logged as a bug and replaced, not sent to be rejected', async () => {
-    const { sources } = fakeSources();
-    sources.collectors.cpu = { name: 'cpu', collect: async () => ({ ...cpuSample, load1: -1 }) };
+    const { sources } = fakeSources({ cpu: async () => ({ ...cpuSample, load1: -1 }) });
     const { logger, lines } = capturingLogger();
     const report = await build(sources, logger).build(input(0));
     expect(report.cpu).toEqual({ unavailable: expect.stringContaining('invalid data from the agent at cpu.load1') });
@@ -193,18 +198,9 @@ describe('createReportBuilder', () => {
   test('an invalid item of a list is dropped alone and logged with its path; the rest of the list stays', async () => {
     const disk = { device: 'sda', class: 'ssd' as const, model: null, rotational: false, sizeBytes: 512, hwQueues: 1, scheduler: null };
     const fake = fakeSources({
-      collectHostInventory: async () => ({
-        host: { kernel: '6.1.0', memTotalBytes: 1024, onlineCpus: 2 },
-        cpu: { unavailable: 'test' },
-        disks: [disk, { ...disk, device: 'sdb', sizeBytes: Number.NaN }, { ...disk, device: 'sdc' }],
-        dataPaths: [],
-        cgroup: { unavailable: 'test' },
-      }),
+      'disk-inventory': async () => [disk, { ...disk, device: 'sdb', sizeBytes: Number.NaN }, { ...disk, device: 'sdc' }],
+      cpu: async () => ({ ...cpuSample, perCpu: [{ cpu: 0, ...cpuSample.total }, { cpu: 1, ...cpuSample.total, userPct: -3 }] }),
     });
-    fake.sources.collectors.cpu = {
-      name: 'cpu',
-      collect: async () => ({ ...cpuSample, perCpu: [{ cpu: 0, ...cpuSample.total }, { cpu: 1, ...cpuSample.total, userPct: -3 }] }),
-    };
     const { logger, lines } = capturingLogger();
     const report = await build(fake.sources, logger).build(input(0));
     expect(report.inventory?.disks).toEqual([disk, { ...disk, device: 'sdc' }]);
@@ -213,6 +209,70 @@ describe('createReportBuilder', () => {
       'cpu.perCpu.1.userPct',
       'inventory.disks.1.sizeBytes',
     ]);
+  });
+});
+
+describe('agent.collectors: each collector\'s time and success, as node_exporter\'s scrape_collector metrics', () => {
+  const buildOn = (sources: ReportSources, clock: { monoMs(): number }, logger: Logger = capturingLogger().logger) =>
+    createReportBuilder({ sources, host: { hostname: 'h', machineId: null }, version: '1.2.3', log: logger, clock });
+
+  test('every collector run is timed on the injected clock and says whether it gave data; one that throws stops none of the others', async () => {
+    const clock = createVirtualClock();
+    const { sources } = fakeSources({
+      disks: async () => {
+        // Resumes after every other collector has finished: only its own 40 ms land in its duration.
+        await new Promise((resolve) => setImmediate(resolve));
+        clock.advance(40);
+        return [];
+      },
+      cgroups: async () => Promise.reject(new Error('EACCES reading cpu.stat')),
+    });
+    const report = await buildOn(sources, clock).build(input(0));
+    const ok = (name: string, durationMs = 0) => ({ name, durationMs, ok: true });
+    const failed = (name: string, error: string) => ({ name, durationMs: 0, ok: false, error });
+    expect(report.agent.collectors).toEqual([
+      ok('cpu'),
+      failed('pressure', 'pressure: not present on this kernel'),
+      ok('disks', 40),
+      failed('cgroups', 'cgroups: collector failed: EACCES reading cpu.stat'),
+      ok('processes'),
+      ok('probes'),
+      ok('process-inventory'),
+      ok('host'),
+      failed('cpu-inventory', 'test'),
+      ok('disk-inventory'),
+      ok('data-paths'),
+      failed('cgroup-limits', 'test'),
+    ]);
+    expect(report.cpu).toEqual(cpuSample);
+    expect(report.disks).toEqual([]);
+    expect(report.cgroups).toEqual({ unavailable: 'cgroups: collector failed: EACCES reading cpu.stat' });
+    expect(report.inventory?.host.kernel).toBe('6.1.0');
+  });
+
+  test('the inventory collectors are listed only in the reports that re-read them', async () => {
+    const builder = buildOn(fakeSources().sources, createVirtualClock());
+    const names = async (seq: number) => (await builder.build(input(seq))).agent.collectors?.map((c) => c.name);
+    expect(await names(0)).toContain('host');
+    expect(await names(1)).toEqual(['cpu', 'pressure', 'disks', 'cgroups', 'processes', 'probes', 'process-inventory']);
+  });
+
+  test('an error is cut to the protocol\'s 200 characters; the section keeps its longer reason', async () => {
+    const { sources } = fakeSources({ cpu: async () => Promise.reject(new Error('x'.repeat(1000))) });
+    const report = await buildOn(sources, createVirtualClock()).build(input(0));
+    const cpuRun = report.agent.collectors?.find((c) => c.name === 'cpu');
+    expect(cpuRun).toEqual({ name: 'cpu', durationMs: 0, ok: false, error: `cpu: collector failed: ${'x'.repeat(177)}` });
+    expect(report.cpu).toEqual({ unavailable: `cpu: collector failed: ${'x'.repeat(477)}` });
+  });
+
+  test('a collector list the protocol refuses is a bug: logged, left out, and the report still goes out', async () => {
+    const misnamed = defineCollector({ name: 'Not A Name', reads: ['nothing'], cadence: 'interval', create: () => null, toReport: () => ({}) });
+    const { sources } = fakeSources();
+    const { logger, lines } = capturingLogger();
+    const report = await buildOn({ ...sources, collectors: [...sources.collectors, misnamed.withSource({ collect: async () => 1 })] }, createVirtualClock(), logger).build(input(0));
+    expect(report.agent.collectors).toBeUndefined();
+    expect(report.cpu).toEqual(cpuSample);
+    expect(lines.some((l) => l.startsWith('error BUG') && l.includes('agent.collectors.12.name'))).toBe(true);
   });
 });
 

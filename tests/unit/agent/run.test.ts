@@ -4,6 +4,7 @@ import type { Logger } from '../../../agent/log';
 import type { ReportSources } from '../../../agent/report-builder';
 import { runAgent } from '../../../agent/run';
 import type { Report } from '../../../lib/protocol';
+import { collectorsReading } from './fake-collectors';
 import { createVirtualClock, type VirtualClock } from './virtual-clock';
 
 // Every test here runs the real loop on a virtual clock: collections "take" time by advancing it, so the
@@ -11,26 +12,28 @@ import { createVirtualClock, type VirtualClock } from './virtual-clock';
 
 /** Sources whose cpu collector records the ctx.nowMs it was handed and takes `collectMs` of virtual time. */
 function sourcesTaking(clock: VirtualClock, collectMs: number, collectedAt: number[]): ReportSources {
-  const unavailable = { name: 'x', collect: async () => ({ unavailable: 'test' }) };
+  const unavailable = async () => ({ unavailable: 'test' });
+  const none = async () => [];
   return {
     resolveWatched: async () => [],
-    collectors: {
-      cpu: {
-        name: 'cpu',
-        collect: async (ctx) => {
-          collectedAt.push(ctx.nowMs);
-          clock.advance(collectMs);
-          return { unavailable: 'test' };
-        },
+    collectors: collectorsReading({
+      cpu: async (ctx) => {
+        collectedAt.push(ctx.nowMs);
+        clock.advance(collectMs);
+        return { unavailable: 'test' };
       },
       pressure: unavailable,
       disks: unavailable,
       cgroups: unavailable,
-      processes: { name: 'p', collect: async () => [] },
-      probes: { name: 'p', collect: async () => [] },
-    },
-    collectHostInventory: async () => ({ host: { kernel: null, memTotalBytes: null, onlineCpus: 1 }, cpu: { unavailable: 't' }, disks: [], dataPaths: [], cgroup: { unavailable: 't' } }),
-    collectProcessInventory: async () => [],
+      processes: none,
+      probes: none,
+      'process-inventory': none,
+      host: async () => ({ kernel: null, memTotalBytes: null, onlineCpus: 1 }),
+      'cpu-inventory': unavailable,
+      'disk-inventory': none,
+      'data-paths': none,
+      'cgroup-limits': unavailable,
+    }),
     drainLatency: () => [],
     malformedStatsdPackets: () => 0,
   };

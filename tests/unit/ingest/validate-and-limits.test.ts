@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { realisticReport } from '../../../bench/_ingest-report';
-import { RateLimitedError } from '../../../lib/errors';
+import { RateLimitedError, toErrorEnvelope } from '../../../lib/errors';
 import { decodeBody } from '../../../lib/ingest/validate/decode-body';
 import { HostRateLimiter } from '../../../lib/ingest/rate-limit';
 import { validateReports } from '../../../lib/ingest/validate/validate-reports';
@@ -45,6 +45,39 @@ describe('validateReports', () => {
     const report = { ...realisticReport(1, NOW), servers: [{ ...server, droppedSeries: 2 ** 31 }] };
     expect(thrownBy(() => validateReports(report, WINDOW)).details).toEqual([{ path: 'servers.0.droppedSeries', message: 'must be at most 2147483647' }]);
     expect(validateReports({ ...report, servers: [{ ...server, droppedSeries: 2 ** 31 - 1 }] }, WINDOW)).toHaveLength(1);
+  });
+});
+
+describe('agent.collectors (each collector\'s duration and success)', () => {
+  const withRuns = (collectors: unknown) => {
+    const report = realisticReport(1, NOW);
+    return { ...report, agent: { ...report.agent, collectors } };
+  };
+
+  test('a report without it, from an agent before it, is accepted', () => {
+    const report = realisticReport(1, NOW);
+    expect(report.agent).not.toHaveProperty('collectors');
+    expect(validateReports(report, WINDOW)).toHaveLength(1);
+  });
+
+  test('a report with it is accepted and keeps it', () => {
+    const runs = [{ name: 'cpu', durationMs: 1.25, ok: true }, { name: 'cpu-inventory', durationMs: 0, ok: false, error: 'cpu inventory: /proc/cpuinfo not readable' }];
+    expect(validateReports(withRuns(runs), WINDOW)[0]?.agent.collectors).toEqual(runs);
+  });
+
+  test.each([
+    ['a negative duration', [{ name: 'cpu', durationMs: -1, ok: true }], 'agent.collectors.0.durationMs', /too small/i],
+    ['a duration past an hour', [{ name: 'cpu', durationMs: 3_600_001, ok: true }], 'agent.collectors.0.durationMs', /too big/i],
+    ['a name that is not a collector name', [{ name: '/etc/passwd', durationMs: 1, ok: true }], 'agent.collectors.0.name', /must be a collector name/],
+    ['an error over 200 characters', [{ name: 'cpu', durationMs: 1, ok: false, error: 'x'.repeat(201) }], 'agent.collectors.0.error', /too big/i],
+    ['ok that is not a boolean', [{ name: 'cpu', durationMs: 1, ok: 'yes' }], 'agent.collectors.0.ok', /expected boolean/i],
+    ['a collector named twice', [{ name: 'cpu', durationMs: 1, ok: true }, { name: 'cpu', durationMs: 2, ok: true }], 'agent.collectors', /each collector once/],
+    ['more than 32 collectors', Array.from({ length: 33 }, (_, i) => ({ name: `c${i}`, durationMs: 1, ok: true })), 'agent.collectors', /too big/i],
+  ])('refuses %s with a 400 naming the field', (_, runs, where, message) => {
+    const { status, body } = toErrorEnvelope(thrownBy(() => validateReports(withRuns(runs), WINDOW)));
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('invalid_payload');
+    expect(body.error.details?.[0]).toMatchObject({ path: where, message: expect.stringMatching(message) });
   });
 });
 

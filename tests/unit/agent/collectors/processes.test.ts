@@ -6,7 +6,7 @@ import {
   createProcessCollector,
   parseCmdline,
   parseEnviron,
-  parseProcStat,
+  parsePidStat,
   parseStatus,
   resolveWatchedProcesses,
 } from '../../../../agent/collectors/processes';
@@ -34,11 +34,11 @@ describe('process parsers', () => {
     expect(status).toEqual({ threads: null, cpusAllowedList: null, voluntaryCtxSwitches: null, nonvoluntaryCtxSwitches: null, rssBytes: null });
   });
 
-  test('parseProcStat reads utime, stime and start time, even when comm holds spaces and parentheses', async () => {
+  test('parsePidStat reads utime, stime and start time, even when comm holds spaces and parentheses', async () => {
     const text = await readFile(path.join(captured, `proc/${PYTHON_PID}/stat`), 'utf8');
-    expect(parseProcStat(text)).toEqual({ comm: 'python3', utimeTicks: 1, stimeTicks: 0, startTicks: 66506 });
+    expect(parsePidStat(text)).toEqual({ comm: 'python3', utimeTicks: 1, stimeTicks: 0, startTicks: 66506 });
     const odd = text.replace('(python3)', '(my (odd) proc)');
-    expect(parseProcStat(odd)).toEqual({ comm: 'my (odd) proc', utimeTicks: 1, stimeTicks: 0, startTicks: 66506 });
+    expect(parsePidStat(odd)).toEqual({ comm: 'my (odd) proc', utimeTicks: 1, stimeTicks: 0, startTicks: 66506 });
   });
 
   test('parseCmdline splits the NUL-separated argv captured on this host', async () => {

@@ -115,20 +115,15 @@ export async function collectSections(pair: TreePair): Promise<Sections> {
       nowMs,
       watched: await sources.resolveWatched(r.procRoot),
     });
-    const { collectors } = sources;
     const before = await contextFor(pair.before, 10_000);
-    await Promise.all([collectors.cpu, collectors.pressure, collectors.disks, collectors.cgroups, collectors.processes].map((c) => c.collect(before)));
+    const rates = sources.collectors.filter((c) => c.cadence === 'rates');
+    await Promise.all(rates.map((c) => c.collect(before)));
     const after = await contextFor(pair.after, 11_000);
-    const [cpu, pressure, disks, cgroups, processes, host, processInventory] = await Promise.all([
-      collectors.cpu.collect(after),
-      collectors.pressure.collect(after),
-      collectors.disks.collect(after),
-      collectors.cgroups.collect(after),
-      collectors.processes.collect(after),
-      sources.collectHostInventory(after),
-      sources.collectProcessInventory(after),
-    ]);
-    return { cpu, pressure, disks, cgroups, processes, inventory: { ...host, processes: processInventory } };
+    const parts = await Promise.all(sources.collectors.map(async (c) => (await c.collect(after)).part));
+    const sections = Object.assign({}, ...parts.map((part) => part.sections)) as Pick<Sections, 'cpu' | 'pressure' | 'disks' | 'cgroups' | 'processes'>;
+    const inventory = Object.assign({}, ...parts.map((part) => part.inventory)) as Sections['inventory'];
+    const { cpu, pressure, disks, cgroups, processes } = sections;
+    return { cpu, pressure, disks, cgroups, processes, inventory };
   } finally {
     await close();
   }

@@ -34,8 +34,8 @@ test('enrolls with the key as bearer, stores the token 0600 for that server and 
   const file = path.join(stateDir, 'host-token.json');
   expect(statSync(file).mode & 0o777).toBe(0o600);
   expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ hostId: 7, token: 'tok-new', server: url });
-  expect(await readHostToken(stateDir, url)).toEqual({ hostId: 7, token: 'tok-new', server: url });
-  expect(await readHostToken(stateDir, 'http://other-server')).toBeNull();
+  expect(readHostToken(stateDir, url)).toEqual({ hostId: 7, token: 'tok-new', server: url });
+  expect(readHostToken(stateDir, 'http://other-server')).toBeNull();
 });
 
 test('a rejected key is a non-retryable error that does not contain the key', async () => {
@@ -45,7 +45,7 @@ test('a rejected key is a non-retryable error that does not contain the key', as
   expect(error).toBeInstanceOf(EnrollError);
   expect((error as EnrollError).retryable).toBe(false);
   expect((error as EnrollError).message).toBe('enrollment failed: HTTP 401 — the enrollment key was rejected: unknown enrollment key');
-  expect(await readHostToken(stateDir, url)).toBeNull();
+  expect(readHostToken(stateDir, url)).toBeNull();
 });
 
 test('an unreachable server is a retryable error', async () => {
@@ -86,7 +86,7 @@ test('a host without /etc/machine-id enrolls with an id made once and kept in it
 test('a token issued under another spelling of the same server\'s URL is offered as proof; another server\'s is not', async () => {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'iw-enroll-'));
   writeFileSync(path.join(stateDir, 'host-token.json'), JSON.stringify({ hostId: 3, token: 'iwh_x', server: 'https://mon.example:8443/inferwatch' }));
-  expect(await readTokenForOrigin(stateDir, 'https://mon.example:8443')).toMatchObject({ hostId: 3, token: 'iwh_x' });
-  expect(await readTokenForOrigin(stateDir, 'https://other.example:8443')).toBeNull();
-  expect(await readHostToken(stateDir, 'https://mon.example:8443')).toBeNull();
+  expect(readTokenForOrigin(stateDir, 'https://mon.example:8443')).toMatchObject({ hostId: 3, token: 'iwh_x' });
+  expect(readTokenForOrigin(stateDir, 'https://other.example:8443')).toBeNull();
+  expect(readHostToken(stateDir, 'https://mon.example:8443')).toBeNull();
 });
