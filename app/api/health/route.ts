@@ -1,12 +1,12 @@
 import { getDb } from '@/lib/db';
 import { checkHealth } from '@/lib/health';
+import { route } from '@/lib/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export async function GET() {
-  const health = await checkHealth(getDb);
-  return Response.json(health, {
-    status: health.status === 'ok' ? 200 : 503,
-    headers: { 'Cache-Control': 'no-store' },
-  });
-}
+export const GET = route({
+  handle: async () => {
+    const health = await checkHealth(getDb);
+    return Response.json(health, { status: health.status === 'ok' ? 200 : 503 });
+  },
+});
