@@ -18,6 +18,35 @@ export default defineConfig([
     },
   },
   {
+    // The HTTP answer's plumbing is written once: lib/http/route.ts (role, parsing, audit, the error envelope) and
+    // lib/http/no-store.ts (the cache policy). A handler that repeats it, or a second spelling of no-store, is refused.
+    files: ['app/**/*.ts', 'lib/**/*.ts', 'server.ts'],
+    ignores: ['lib/http/no-store.ts', '**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Literal[value=/no-store/]:not(ImportDeclaration > Literal), TemplateElement[value.raw=/no-store/]',
+          message: 'Cache-Control no-store is set in one place: answer through route() (lib/http/route.ts), or use noStore / NO_STORE from lib/http/no-store.ts.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['app/**/route.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@/lib/auth/principal', importNames: ['requireRole', 'audit'], message: 'Declare `role` and `audit` in route() (lib/http/route.ts).' },
+            { name: '@/lib/errors', importNames: ['toErrorResponse'], message: 'route() (lib/http/route.ts) turns what a handler throws into the error envelope.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', URL: 'readonly', console: 'readonly' } },
   },

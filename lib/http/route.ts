@@ -5,6 +5,7 @@ import { toErrorResponse } from '../errors';
 import type { Role } from '../protocol/roles';
 import { searchParamsObject } from '../protocol/read-api/params';
 import { readJsonBody } from './json-body';
+import { noStore } from './no-store';
 
 /** What Next hands a route handler beside the request: the dynamic segments of its path. */
 export interface RouteContext {
@@ -81,10 +82,4 @@ export function route<
 function answer(result: unknown, status: 200 | 201 | 204): Response {
   if (result instanceof Response) return result;
   return status === 204 ? new Response(null, { status }) : Response.json(result, { status });
-}
-
-/** Marks an answer uncacheable unless it says otherwise: what the API serves is per caller and changes. */
-export function noStore(response: Response): Response {
-  if (!response.headers.has('Cache-Control')) response.headers.set('Cache-Control', 'no-store');
-  return response;
 }

@@ -2,8 +2,9 @@ import { clearFlowCookie, finishSignIn } from '@/lib/auth/oidc';
 import { clientAddress, secureCookies } from '@/lib/auth/principal';
 import { sessionCookie } from '@/lib/auth/sessions';
 import { getDb } from '@/lib/db';
+// eslint-disable-next-line no-restricted-imports -- a browser's refusal is a redirect, not an envelope: not a route()
 import { NotFoundError, toErrorEnvelope, toErrorResponse } from '@/lib/errors';
-import { noStore } from '@/lib/http/route';
+import { noStore } from '@/lib/http/no-store';
 import { serverEnvironment } from '@/lib/server/environment';
 
 export const dynamic = 'force-dynamic';
