@@ -8,9 +8,12 @@ import { readJsonBody } from './json-body';
 import { noStore } from './no-store';
 
 /** What Next hands a route handler beside the request: the dynamic segments of its path. */
-export interface RouteContext {
+interface RouteContext {
   params: Promise<Record<string, string>>;
 }
+
+/** Next's build checks a handler's second parameter: present (not optional) on a path with segments, absent elsewhere. */
+type Handler<P> = P extends Schema ? (request: Request, context: RouteContext) => Promise<Response> : (request: Request) => Promise<Response>;
 
 type Schema = z.ZodType;
 type Parsed<S> = S extends Schema ? z.output<S> : undefined;
@@ -58,9 +61,9 @@ export function route<
   B extends Schema | undefined = undefined,
   A extends Schema | undefined = undefined,
   T extends Answer<A> = Answer<A>,
->(options: RouteOptions<R, P, Q, B, A, T>): (request: Request, context?: RouteContext) => Promise<Response> {
+>(options: RouteOptions<R, P, Q, B, A, T>): Handler<P> {
   if (options.audit && options.role === undefined) throw new Error('a route that records an audit row needs a role: nobody would be recorded');
-  return async (request, context) => {
+  const handler = async (request: Request, context?: RouteContext): Promise<Response> => {
     try {
       const principal = options.role === undefined ? undefined : await requireRole(request, options.role);
       const input = {
@@ -77,6 +80,7 @@ export function route<
       return noStore(toErrorResponse(err));
     }
   };
+  return handler as Handler<P>;
 }
 
 function answer(result: unknown, status: 200 | 201 | 204): Response {
