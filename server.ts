@@ -21,6 +21,7 @@ import { exitUnlessPortFree, listenOrExit } from './lib/server/listen';
 import { startLocalAgent } from './lib/server/local-agent';
 import { writeServerFile } from './lib/admin/server-file';
 import { stampClientAddress, trustProxies } from './lib/http/client-address';
+import { NO_STORE } from './lib/http/no-store';
 import { signInRedirect } from './lib/server/page-gate';
 import { guardLogStreams } from './lib/server/log-stream-guard';
 import { processMetrics } from './lib/server/process-metrics';
@@ -65,7 +66,7 @@ const server = http.createServer(
     allowScriptsByNonce(req, res, dev);
     void signInRedirect(req).then((location) => {
       if (location === null) return handleWithNext(req, res);
-      res.writeHead(302, { Location: location, 'Cache-Control': 'no-store' }).end();
+      res.writeHead(302, { Location: location, ...NO_STORE }).end();
     });
   }),
 );

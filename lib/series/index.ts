@@ -1,5 +1,5 @@
 export { startSeriesMaintenance } from './maintenance';
-export { rollUp, readWatermarks, readRollupBacklog, type RollupBacklog } from './rollup';
+export { rollUp, readWatermarks } from './rollup';
 export { applyRetention, partitionEnd } from './retention';
 export { getHostSeries } from './host-series';
 export { getLatencyQuantiles } from './latency';

@@ -6,7 +6,8 @@ import type { TargetPolicy } from '../../lib/alerts/channels/target-policy';
 import { DEFAULT_ALERT_RULES } from '../../lib/alerts/default-rules';
 import { DeliveryWorker } from '../../lib/alerts/delivery/worker';
 import { AlertEngine } from '../../lib/alerts/engine';
-import { renderAlertMetrics } from '../../lib/alerts/metrics';
+import { registerAlertMetrics } from '../../lib/alerts/metrics';
+import { exposition } from '../support/exposition';
 import { claimDeliveries } from '../../lib/alerts/store/deliveries';
 import { ensureDefaultRules } from '../../lib/alerts/store/rules';
 import { openDatabase, type Database } from '../../lib/db/open';
@@ -133,7 +134,7 @@ describe('notification delivery', () => {
     expect(delivery!.attempts).toBe(8);
     const [counts] = await rowsOf<{ failures_total: number; deliveries_total: number }>(db.sql, 'SELECT failures_total, deliveries_total FROM alert_channels WHERE id = $1', [channel.id]);
     expect(counts).toEqual({ failures_total: 7, deliveries_total: 1 });
-    expect(await renderAlertMetrics(db)).toMatch(new RegExp(`inferwatch_alert_notification_failures_total\\{channel="${channel.name}",kind="webhook"\\} 7`));
+    expect(await exposition(registerAlertMetrics, db)).toMatch(new RegExp(`inferwatch_alert_notification_failures_total\\{channel="${channel.name}",kind="webhook"\\} 7`));
   });
 
   test('the server restarted while a delivery is being retried still delivers it, exactly once', async () => {

@@ -8,7 +8,8 @@ import { hostLatencyExplainer } from '../../lib/alerts/explain';
 import { readSeriesWindows } from '../../lib/alerts/read/series-windows';
 import { seriesRequestKey } from '../../lib/alerts/inputs';
 import { ensureDefaultRules } from '../../lib/alerts/store/rules';
-import { renderAlertMetrics } from '../../lib/alerts/metrics';
+import { registerAlertMetrics } from '../../lib/alerts/metrics';
+import { exposition } from '../support/exposition';
 import type { Database } from '../../lib/db/open';
 import { MINUTE_MS, floorTo } from '../../lib/protocol/time';
 import { readWatermarks, rollUp } from '../../lib/series/rollup';
@@ -76,7 +77,7 @@ describe.each([
     // A second cycle that changes nothing queues nothing.
     await engine.runCycle(new Date(END + 15_000));
     expect(await deliveryRows(db)).toHaveLength(1);
-    expect(await renderAlertMetrics(db)).toContain('inferwatch_alerts_firing{rule="steal-spike",severity="warning"} 1');
+    expect(await exposition(registerAlertMetrics, db)).toContain('inferwatch_alerts_firing{rule="steal-spike",severity="warning"} 1');
   });
 
   test('a targeted cycle judges just the hosts it names', async () => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FindingsEngine } from '../../lib/findings/engine/engine';
 import { SelfLoad } from '../../lib/findings/self-load';
-import { countOpenFindings } from '../../lib/findings/read/host-summaries';
-import { getFleetSummary, renderFindingMetrics } from '../../lib/fleet';
+import { getFleetSummary } from '../../lib/fleet';
+import { registerFindingMetrics } from '../../lib/findings/read/finding-metrics';
+import { exposition } from '../support/exposition';
 import { acknowledgeFinding, listFindings } from '../../lib/findings/read/list-findings';
 import { deleteThresholdOverride, listThresholdOverrides, putThresholdOverride } from '../../lib/findings/store/threshold-overrides';
 import { findingsQuerySchema, type FindingsQuery } from '../../lib/protocol/findings';
@@ -63,7 +64,7 @@ describe('the findings engine over ingested reports', () => {
     const byName = Object.fromEntries(summary.hosts.map((h) => [h.hostname, h]));
     expect(byName['osl-noisy']).toMatchObject({ findings: { critical: 0, warning: 1, info: 0 }, topFinding: { ruleId: 'cpu.steal-high', severity: 'warning', title: 'Noisy neighbour: CPU steal' } });
     expect(byName['osl-quiet']).toMatchObject({ findings: { critical: 0, warning: 0, info: 0 }, topFinding: null });
-    expect(renderFindingMetrics(await countOpenFindings(t.db))).toContain('inferwatch_findings_open{rule="cpu.steal-high",severity="warning",region="oslo"} 1\n');
+    expect(await exposition(registerFindingMetrics, t.db)).toContain('inferwatch_findings_open{rule="cpu.steal-high",severity="warning",region="oslo"} 1\n');
   });
 
   test('the next cycle over the same data changes nothing; one without samples in its window leaves the finding open', async () => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadTooLargeError, toErrorEnvelope } from '../../errors';
 import type { IngestInput, IngestOutput } from '../ingest-request';
+import { NO_STORE } from '../../http/no-store';
 
 /** Reads the body, refusing it as soon as it passes the limit (by Content-Length, or while it streams). */
 function readBodyLimited(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
@@ -40,7 +41,7 @@ function send(res: ServerResponse, output: IngestOutput): void {
     ...output.headers,
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(payload),
-    'Cache-Control': 'no-store',
+    ...NO_STORE,
   });
   res.end(payload);
 }

@@ -1,18 +1,12 @@
-import { requireRole } from '@/lib/auth/principal';
 import { getReadDb } from '@/lib/db';
-import { toErrorResponse } from '@/lib/errors';
 import { listFindings } from '@/lib/findings/read/list-findings';
+import { route } from '@/lib/http/route';
 import { findingsQuerySchema } from '@/lib/protocol/findings';
-import { searchParamsObject } from '@/lib/protocol/read-api/params';
 
 export const dynamic = 'force-dynamic';
 
-export async function GET(request: Request) {
-  try {
-    await requireRole(request, 'viewer');
-    const query = findingsQuerySchema.parse(searchParamsObject(new URL(request.url).searchParams));
-    return Response.json(await listFindings(await getReadDb(), query), { headers: { 'Cache-Control': 'no-store' } });
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const GET = route({
+  role: 'viewer',
+  query: findingsQuerySchema,
+  handle: async ({ query }) => listFindings(await getReadDb(), query),
+});

@@ -1,31 +1,18 @@
-import { audit, requireRole } from '@/lib/auth/principal';
 import { createEnrollmentKey, listEnrollmentKeys } from '@/lib/auth/enrollment-keys';
 import { enrollmentKeyInputSchema } from '@/lib/auth/enrollment-key-input';
 import { getDb } from '@/lib/db';
-import { toErrorResponse } from '@/lib/errors';
-import { readJsonBody } from '@/lib/http/json-body';
+import { route } from '@/lib/http/route';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export async function GET(request: Request) {
-  try {
-    await requireRole(request, 'admin');
-    return Response.json({ keys: await listEnrollmentKeys(await getDb()) }, { headers: { 'Cache-Control': 'no-store' } });
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const GET = route({ role: 'admin', handle: async () => ({ keys: await listEnrollmentKeys(await getDb()) }) });
 
 /** Creates a key; the plaintext `key` is in this response only. */
-export async function POST(request: Request) {
-  try {
-    const principal = await requireRole(request, 'admin');
-    const input = enrollmentKeyInputSchema.parse(await readJsonBody(request));
-    const result = await createEnrollmentKey(await getDb(), input);
-    await audit(request, principal, { action: 'enrollment-key.create', target: `enrollment key ${result.name} (${result.region})` });
-    return Response.json(result, { status: 201, headers: { 'Cache-Control': 'no-store' } });
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const POST = route({
+  role: 'admin',
+  body: enrollmentKeyInputSchema,
+  status: 201,
+  handle: async ({ body }) => createEnrollmentKey(await getDb(), body),
+  audit: (_, key) => ({ action: 'enrollment-key.create', target: `enrollment key ${key.name} (${key.region})` }),
+});

@@ -1,15 +1,7 @@
-import { requireRole } from '@/lib/auth/principal';
-import { toErrorResponse } from '@/lib/errors';
 import { FINDING_RULES, describeRule } from '@/lib/findings/registry';
+import { route } from '@/lib/http/route';
 
 export const dynamic = 'force-dynamic';
 
 /** The rule reference: every rule with its default thresholds and its doc page. */
-export async function GET(request: Request) {
-  try {
-    await requireRole(request, 'viewer');
-    return Response.json({ rules: FINDING_RULES.map(describeRule) });
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const GET = route({ role: 'viewer', handle: () => ({ rules: FINDING_RULES.map(describeRule) }) });

@@ -1,30 +1,16 @@
-import { audit, requireRole } from '@/lib/auth/principal';
 import { getDb, getReadDb } from '@/lib/db';
-import { toErrorResponse } from '@/lib/errors';
 import { listThresholdOverrides, putThresholdOverride } from '@/lib/findings/store/threshold-overrides';
-import { readJsonBody } from '@/lib/http/json-body';
+import { route } from '@/lib/http/route';
 import { thresholdOverrideInputSchema } from '@/lib/protocol/findings';
 
 export const dynamic = 'force-dynamic';
 
-export async function GET(request: Request) {
-  try {
-    await requireRole(request, 'viewer');
-    return Response.json({ overrides: await listThresholdOverrides(await getReadDb()) }, { headers: { 'Cache-Control': 'no-store' } });
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const GET = route({ role: 'viewer', handle: async () => ({ overrides: await listThresholdOverrides(await getReadDb()) }) });
 
 /** Creates or replaces the override of (rule, scope, selector). */
-export async function PUT(request: Request) {
-  try {
-    const principal = await requireRole(request, 'editor');
-    const input = thresholdOverrideInputSchema.parse(await readJsonBody(request));
-    const result = await putThresholdOverride(await getDb(), input);
-    await audit(request, principal, { action: 'threshold-override.put', target: `threshold override ${result.id} (${input.ruleId})` });
-    return Response.json(result);
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const PUT = route({
+  role: 'editor',
+  body: thresholdOverrideInputSchema,
+  handle: async ({ body }) => putThresholdOverride(await getDb(), body),
+  audit: ({ body }, override) => ({ action: 'threshold-override.put', target: `threshold override ${override.id} (${body.ruleId})` }),
+});

@@ -1,20 +1,14 @@
-import { audit, requireRole } from '@/lib/auth/principal';
 import { revokeEnrollmentKey } from '@/lib/auth/enrollment-keys';
-import { enrollmentKeyIdSchema } from '@/lib/auth/enrollment-key-input';
 import { getDb } from '@/lib/db';
-import { toErrorResponse } from '@/lib/errors';
+import { route } from '@/lib/http/route';
+import { idParamSchema } from '@/lib/protocol/auth';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export async function DELETE(request: Request, context: { params: Promise<{ id: string }> }) {
-  try {
-    const principal = await requireRole(request, 'admin');
-    const id = enrollmentKeyIdSchema.parse((await context.params).id);
-    const result = await revokeEnrollmentKey(await getDb(), id);
-    await audit(request, principal, { action: 'enrollment-key.revoke', target: `enrollment key ${id}` });
-    return Response.json(result, { headers: { 'Cache-Control': 'no-store' } });
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const DELETE = route({
+  role: 'admin',
+  params: idParamSchema,
+  handle: async ({ params }) => revokeEnrollmentKey(await getDb(), params.id),
+  audit: ({ params }) => ({ action: 'enrollment-key.revoke', target: `enrollment key ${params.id}` }),
+});

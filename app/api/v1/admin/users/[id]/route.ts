@@ -1,20 +1,20 @@
-import { audit, requireRole } from '@/lib/auth/principal';
 import { revokeUserSessions } from '@/lib/auth/sessions';
 import { countActiveAdmins, findUserById, updateUser } from '@/lib/auth/users';
 import { getDb } from '@/lib/db';
-import { ConflictError, NotFoundError, toErrorResponse } from '@/lib/errors';
-import { readJsonBody } from '@/lib/http/json-body';
+import { ConflictError, NotFoundError } from '@/lib/errors';
+import { route } from '@/lib/http/route';
 import { idParamSchema, userPatchSchema } from '@/lib/protocol/auth';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
 /** Changes a user's name, role, password or disables them; a change of role, password or access ends their sessions. */
-export async function PATCH(request: Request, context: { params: Promise<{ id: string }> }) {
-  try {
-    const principal = await requireRole(request, 'admin');
-    const { id } = idParamSchema.parse(await context.params);
-    const patch = userPatchSchema.parse(await readJsonBody(request, 8192));
+export const PATCH = route({
+  role: 'admin',
+  params: idParamSchema,
+  body: userPatchSchema,
+  bodyMaxBytes: 8192,
+  handle: async ({ params: { id }, body: patch }) => {
     const db = await getDb();
     const before = await findUserById(db, id);
     if (!before) throw new NotFoundError(`user ${id} not found`);
@@ -22,10 +22,11 @@ export async function PATCH(request: Request, context: { params: Promise<{ id: s
     if (losesAdmin && (await countActiveAdmins(db)) <= 1) throw new ConflictError('the last admin cannot be disabled or demoted');
     const result = await updateUser(db, id, patch);
     if (patch.disabled || patch.password !== undefined || (patch.role !== undefined && patch.role !== before.role)) await revokeUserSessions(db, id);
-    const changed = Object.keys(patch).map((key) => (key === 'password' ? 'password' : `${key}=${JSON.stringify(patch[key as keyof typeof patch])}`));
-    await audit(request, principal, { action: 'user.update', target: `user ${id} (${result.email})`, detail: { changed } });
-    return Response.json(result, { headers: { 'Cache-Control': 'no-store' } });
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+    return result;
+  },
+  audit: ({ params: { id }, body: patch }, user) => ({
+    action: 'user.update',
+    target: `user ${id} (${user.email})`,
+    detail: { changed: Object.keys(patch).map((key) => (key === 'password' ? 'password' : `${key}=${JSON.stringify(patch[key as keyof typeof patch])}`)) },
+  }),
+});

@@ -1,37 +1,23 @@
-import { audit, requireRole } from '@/lib/auth/principal';
 import { acknowledgeAlert, clearAcknowledgement } from '@/lib/alerts';
 import { getDb } from '@/lib/db';
-import { toErrorResponse } from '@/lib/errors';
-import { readJsonBody } from '@/lib/http/json-body';
+import { route } from '@/lib/http/route';
 import { acknowledgeAlertInputSchema, idPathSchema } from '@/lib/protocol/alerts';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-type Context = { params: Promise<{ id: string }> };
-
 /** Acknowledges an unresolved alert: `{ "by": "oncall", "comment": "..." }`. */
-export async function PUT(request: Request, context: Context) {
-  try {
-    const principal = await requireRole(request, 'editor');
-    const { id } = idPathSchema.parse(await context.params);
-    const input = acknowledgeAlertInputSchema.parse(await readJsonBody(request));
-    const result = await acknowledgeAlert(await getDb(), id, input);
-    await audit(request, principal, { action: 'alert.acknowledge', target: `alert ${id}` });
-    return Response.json(result);
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const PUT = route({
+  role: 'editor',
+  params: idPathSchema,
+  body: acknowledgeAlertInputSchema,
+  handle: async ({ params, body }) => acknowledgeAlert(await getDb(), params.id, body),
+  audit: ({ params }) => ({ action: 'alert.acknowledge', target: `alert ${params.id}` }),
+});
 
-export async function DELETE(request: Request, context: Context) {
-  try {
-    const principal = await requireRole(request, 'editor');
-    const { id } = idPathSchema.parse(await context.params);
-    const result = await clearAcknowledgement(await getDb(), id);
-    await audit(request, principal, { action: 'alert.unacknowledge', target: `alert ${id}` });
-    return Response.json(result);
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const DELETE = route({
+  role: 'editor',
+  params: idPathSchema,
+  handle: async ({ params }) => clearAcknowledgement(await getDb(), params.id),
+  audit: ({ params }) => ({ action: 'alert.unacknowledge', target: `alert ${params.id}` }),
+});

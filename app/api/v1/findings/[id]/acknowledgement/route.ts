@@ -1,36 +1,22 @@
-import { audit, requireRole } from '@/lib/auth/principal';
 import { getDb } from '@/lib/db';
-import { toErrorResponse } from '@/lib/errors';
 import { acknowledgeFinding, clearAcknowledgement } from '@/lib/findings/read/list-findings';
-import { readJsonBody } from '@/lib/http/json-body';
+import { route } from '@/lib/http/route';
 import { acknowledgeInputSchema, findingPathSchema } from '@/lib/protocol/findings';
 
 export const dynamic = 'force-dynamic';
 
-type Context = { params: Promise<{ id: string }> };
-
 /** Acknowledges the finding: `{ "reason": "...", "expiresAt": "2026-12-08T00:00:00Z" }`. */
-export async function PUT(request: Request, context: Context) {
-  try {
-    const principal = await requireRole(request, 'editor');
-    const { id } = findingPathSchema.parse(await context.params);
-    const input = acknowledgeInputSchema.parse(await readJsonBody(request));
-    const result = await acknowledgeFinding(await getDb(), id, input);
-    await audit(request, principal, { action: 'finding.acknowledge', target: `finding ${id}` });
-    return Response.json(result);
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const PUT = route({
+  role: 'editor',
+  params: findingPathSchema,
+  body: acknowledgeInputSchema,
+  handle: async ({ params, body }) => acknowledgeFinding(await getDb(), params.id, body),
+  audit: ({ params }) => ({ action: 'finding.acknowledge', target: `finding ${params.id}` }),
+});
 
-export async function DELETE(request: Request, context: Context) {
-  try {
-    const principal = await requireRole(request, 'editor');
-    const { id } = findingPathSchema.parse(await context.params);
-    const result = await clearAcknowledgement(await getDb(), id);
-    await audit(request, principal, { action: 'finding.unacknowledge', target: `finding ${id}` });
-    return Response.json(result);
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const DELETE = route({
+  role: 'editor',
+  params: findingPathSchema,
+  handle: async ({ params }) => clearAcknowledgement(await getDb(), params.id),
+  audit: ({ params }) => ({ action: 'finding.unacknowledge', target: `finding ${params.id}` }),
+});

@@ -1,20 +1,13 @@
-import { requireRole } from '@/lib/auth/principal';
-import { toErrorResponse } from '@/lib/errors';
 import { getRuleDoc } from '@/lib/findings/read/rule-doc';
+import { route } from '@/lib/http/route';
 import { z } from 'zod';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-const pathSchema = z.object({ id: z.string().trim().min(1).max(100) });
-
 /** One rule with its doc page's Markdown (what it means, why it costs latency, thresholds, remedy). */
-export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
-  try {
-    await requireRole(request, 'viewer');
-    const { id } = pathSchema.parse(await context.params);
-    return Response.json(await getRuleDoc(id));
-  } catch (err) {
-    return toErrorResponse(err);
-  }
-}
+export const GET = route({
+  role: 'viewer',
+  params: z.object({ id: z.string().trim().min(1).max(100) }),
+  handle: ({ params }) => getRuleDoc(params.id),
+});
