@@ -44,14 +44,14 @@ export default {
       severity: 'error',
       comment: 'Pages and route handlers call lib/ and render components/; the agent, tests and benchmarks stay out.',
       from: { path: '^app/' },
-      to: { path: '^(agent|tests|bench)/' },
+      to: { path: '^(agent|tests|bench|scripts)/' },
     },
     {
       name: 'lib-imports-lib-only',
       severity: 'error',
       comment: 'Server domain code does not reach into pages, UI, the agent, tests or benchmarks (its co-located tests may).',
       from: { path: '^lib/', pathNot: TESTS },
-      to: { path: '^(app|components|agent|tests|bench)/' },
+      to: { path: '^(app|components|agent|tests|bench|scripts)/' },
     },
     {
       name: 'lib-never-imports-server',
@@ -68,7 +68,7 @@ export default {
       from: { path: '^lib/findings/(rules|facts)/', pathNot: TESTS },
       to: {
         path: [
-          '^lib/(db|series|fleet|alerts|ingest|auth|admin|server|node|http|demo)/',
+          '^lib/(db|series|fleet|alerts|ingest|auth|admin|server|http|demo)/',
           '^lib/findings/(engine|read|store|effects)/',
           '^lib/findings/latency/read/',
           '^lib/findings/registry\\.ts$',
@@ -81,7 +81,7 @@ export default {
       comment: 'lib/findings/latency holds the maths of latency explained; its SQL readers live in latency/read/, the watcher in engine/.',
       from: { path: '^lib/findings/latency/[^/]+$', pathNot: TESTS },
       to: {
-        path: ['^lib/(db|series|fleet|alerts|ingest|auth|admin|server|node|http|demo)/', '^lib/findings/(engine|read|store|effects)/', '^lib/findings/latency/read/'],
+        path: ['^lib/(db|series|fleet|alerts|ingest|auth|admin|server|http|demo)/', '^lib/findings/(engine|read|store|effects)/', '^lib/findings/latency/read/'],
       },
     },
     {

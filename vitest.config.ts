@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 const alias = {
   '@': path.resolve(import.meta.dirname),
-  // Tests run server modules as plain Node, as the custom server does (see lib/node/server-only-hook.mjs).
+  // Tests run server modules as plain Node, as the custom server does (see scripts/server-only-hook.mjs).
   'server-only': path.resolve(import.meta.dirname, 'node_modules/server-only/empty.js'),
 };
 

@@ -25,10 +25,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Builds as `npm start` would: only when there is no build or the sources are newer. */
 export async function ensureBuilt(log: (message: string) => void): Promise<void> {
-  const { isBuildStale } = await import('../lib/node/build-state.mjs');
+  const { isBuildStale } = await import('../scripts/build-state.mjs');
   if (!isBuildStale(root)) return;
   log('building (npm run build)');
-  const { buildAll } = await import('../lib/node/build.mjs');
+  const { buildAll } = await import('../scripts/build.mjs');
   await buildAll(root);
 }
 

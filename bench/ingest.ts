@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { rowsOf } from '../tests/support/rows';
 import type { Sql } from '../lib/db/sql';
 
-// `server-only` must resolve to its empty module outside Next (see lib/node/server-only-hook.mjs).
+// `server-only` must resolve to its empty module outside Next (see scripts/server-only-hook.mjs).
 if (!process.execArgv.includes('--conditions=react-server')) {
   const child = spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', import.meta.filename, ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exit(child.status ?? 1);
@@ -82,7 +82,7 @@ const { appendReportRows, emptyRowBatch } = await import('../lib/ingest/write/re
 const { reportToRows, toCopyBinary, toCopyText, totalRowCount } = await import('./_ingest-encoding');
 const { SERIES_KINDS, SERIES_SPECS } = await import('../lib/ingest/write/table-specs');
 const { rollUp } = await import('../lib/series/rollup');
-const { isBuildStale } = await import('../lib/node/build-state.mjs');
+const { isBuildStale } = await import('../scripts/build-state.mjs');
 
 function log(message: string) {
   console.error(`[bench ingest ${new Date().toISOString().slice(11, 19)}] ${message}`);

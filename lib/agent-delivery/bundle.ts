@@ -15,7 +15,7 @@ export class AgentBundleMissingError extends AppError {
   }
 }
 
-/** Where `npm run build` writes the single-file agent (lib/node/bundle.mjs). */
+/** Where `npm run build` writes the single-file agent (scripts/bundle.mjs). */
 export function agentBundlePath(root: string): string {
   return path.join(root, 'dist', 'inferwatch-agent.mjs');
 }

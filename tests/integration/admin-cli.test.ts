@@ -21,7 +21,7 @@ async function admin(args: string[], env: Record<string, string> = {}): Promise<
   try {
     const { stdout, stderr } = await run(
       process.execPath,
-      ['--import', 'tsx', '--import', './lib/node/register-server-runtime.mjs', 'lib/admin/cli.ts', ...args],
+      ['--import', 'tsx', '--import', './scripts/register-server-runtime.mjs', 'lib/admin/cli.ts', ...args],
       {
         cwd: root,
         // Next's types require NODE_ENV of every ProcessEnv.

@@ -87,14 +87,14 @@ describe.each([
 });
 
 describe('the images and the bundler agree', () => {
-  test('every dist/ file the Containerfiles take is one lib/node/bundle.mjs writes (server, admin CLI, migrations, agent)', () => {
+  test('every dist/ file the Containerfiles take is one scripts/bundle.mjs writes (server, admin CLI, migrations, agent)', () => {
     const wanted = ['deploy/server.Containerfile', 'deploy/agent.Containerfile'].flatMap((file) => {
       const text = read(file);
       return [...text.matchAll(/\/src\/dist\/([\w.-]+\.mjs)/g)].map((m) => m[1]!).concat(file.includes('server') ? ['server.mjs', 'inferwatch-admin.mjs', 'inferwatch-migrate.mjs'] : []);
     });
     expect(wanted).toContain('inferwatch-agent.mjs');
     const startedMs = Date.now() - 1000;
-    execFileSync(process.execPath, ['lib/node/bundle.mjs'], { cwd: repoRoot, stdio: 'ignore' });
+    execFileSync(process.execPath, ['scripts/bundle.mjs'], { cwd: repoRoot, stdio: 'ignore' });
     for (const name of wanted) expect(statSync(path.join(repoRoot, 'dist', name)).mtimeMs, name).toBeGreaterThanOrEqual(startedMs);
     // The server image's CMD and the docs name the entry points that exist.
     expect(read('deploy/server.Containerfile')).toContain('"dist/server.mjs"');

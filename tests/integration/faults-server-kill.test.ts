@@ -22,7 +22,7 @@ const agents: DrillAgent[] = [];
 
 /** The server's ingest and enroll (tests/support/replica-process.ts, as server.ts serves them) in a process of its own. */
 async function startServer(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './lib/node/register-server-runtime.mjs', 'tests/support/replica-process.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/register-server-runtime.mjs', 'tests/support/replica-process.ts'], {
     env: {
       ...process.env,
       DATABASE_URL: testDb.url,

@@ -87,7 +87,7 @@ const failed: { replica: string; error: string; atMs: number }[] = [];
 function startReplica(name: string): Promise<Replica> {
   const url = new URL(database.url);
   url.searchParams.set('application_name', `replica-${name}`);
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './lib/node/register-server-runtime.mjs', 'tests/support/replica-process.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/register-server-runtime.mjs', 'tests/support/replica-process.ts'], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -21,7 +21,7 @@ const root = process.cwd();
 const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'iw-screenshots-'));
 const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
-const server = spawn(process.execPath, ['lib/node/start.mjs'], {
+const server = spawn(process.execPath, ['scripts/start.mjs'], {
   cwd: root,
   detached: true,
   stdio: ['ignore', 'pipe', 'inherit'],

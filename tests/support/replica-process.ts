@@ -1,7 +1,7 @@
 // One replica as server.ts runs it, without Next: ingest and /metrics on a port of its own, and the background jobs
 // with the short intervals a test injects (REPLICA_RETRY_MS, REPLICA_CHECK_TIMEOUT_MS, REPLICA_CYCLE_MS), and the
 // enroll route Next serves; on REPLICA_PORT when set (a restarted server keeps its address), else any. Run with
-// `node --import tsx --import ./lib/node/register-server-runtime.mjs`; the database is DATABASE_URL's. Prints one
+// `node --import tsx --import ./scripts/register-server-runtime.mjs`; the database is DATABASE_URL's. Prints one
 // JSON line per event on stdout: {"event":"listening","port"}, then "elected" / "deposed", each with its atMs.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

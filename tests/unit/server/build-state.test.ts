@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { BUILD_OUTPUTS, isBuildStale, recordBuild } from '@/lib/node/build-state.mjs';
+import { BUILD_OUTPUTS, isBuildStale, recordBuild } from '@/scripts/build-state.mjs';
 
 const roots: string[] = [];
 afterEach(() => roots.splice(0).forEach((root) => fs.rmSync(root, { recursive: true, force: true })));

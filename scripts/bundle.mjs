@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
+const root = path.resolve(import.meta.dirname, '..');
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', sourcemap: 'linked', logLevel: 'warning' };
 
 // Server code imports `server-only` to keep it out of client bundles; outside Next it is the empty module Next

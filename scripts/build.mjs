@@ -11,7 +11,7 @@ const STEPS = [
   // Turbopack walks the project tree and hangs on the symlink cycles that real /sys trees in tests/fixtures contain
   // (vercel/next.js#97550); webpack only follows imports.
   { name: 'next build', what: 'the dashboard', args: ['node_modules/next/dist/bin/next', 'build', '--webpack'] },
-  { name: 'bundle', what: 'the server and agent bundles', args: ['lib/node/bundle.mjs'] },
+  { name: 'bundle', what: 'the server and agent bundles', args: ['scripts/bundle.mjs'] },
 ];
 
 // next build is silent for a minute or more while it compiles: a line now and then says the build is alive.
