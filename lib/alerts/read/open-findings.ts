@@ -1,19 +1,9 @@
-import { z } from 'zod';
-import { column, queryRows } from '../../db/rows';
+import { queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
-import { SEVERITIES } from '../../protocol/findings';
+import { findingRow } from '../../findings/store/findings';
 import type { OpenFinding } from '../inputs';
 
-const openFindingRow = z.object({
-  id: column.int8,
-  rule_id: z.string(),
-  host_id: column.id.nullable(),
-  region: z.string(),
-  subject: z.string(),
-  severity: z.enum(SEVERITIES),
-  message: z.string(),
-  remedy: z.string(),
-});
+const openFindingRow = findingRow.pick({ id: true, rule_id: true, host_id: true, region: true, subject: true, severity: true, message: true, remedy: true });
 
 /** Every open finding, as the findings engine stored them (lib/findings). */
 export async function readOpenFindings(sql: Sql): Promise<OpenFinding[]> {

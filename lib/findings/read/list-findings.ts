@@ -1,46 +1,21 @@
 import { z } from 'zod';
 import type { Database } from '../../db/open';
-import { column, queryRow, queryRows } from '../../db/rows';
+import { queryRow, queryRows } from '../../db/rows';
 import { ConflictError, NotFoundError } from '../../errors';
 import {
-  FINDING_STATES,
-  SEVERITIES,
   type AcknowledgeInput,
   type Finding,
-  type FindingEvidence,
   type FindingsQuery,
   type FindingsResponse,
   type FixedFindingsQuery,
   type FixedFindingsResponse,
 } from '../../protocol/findings';
 import { EFFECT_COLUMNS, effectColumns, effectOf } from '../store/finding-effects';
-import { clearFindingAcknowledgement, setFindingAcknowledgement } from '../store/findings';
+import { clearFindingAcknowledgement, findingRow, setFindingAcknowledgement } from '../store/findings';
 import { docsPathOf, findRule } from '../registry';
 
-const findingRow = z.object({
-  ...effectColumns,
-  id: column.int8,
-  rule_id: z.string(),
-  host_id: column.id.nullable(),
-  hostname: z.string().nullable(),
-  region: z.string(),
-  subject: z.string(),
-  severity: z.enum(SEVERITIES),
-  state: z.enum(FINDING_STATES),
-  message: z.string(),
-  remedy: z.string(),
-  evidence: column.document<FindingEvidence>(),
-  value: z.number().nullable(),
-  peak_value: z.number().nullable(),
-  first_seen_at: column.timestamp,
-  opened_at: column.timestamp.nullable(),
-  resolved_at: column.timestamp.nullable(),
-  last_evaluated_at: column.timestamp,
-  ack_at: column.timestamp.nullable(),
-  ack_reason: z.string().nullable(),
-  ack_expires_at: column.timestamp.nullable(),
-});
-type FindingRow = z.output<typeof findingRow>;
+const listedRow = findingRow.extend({ ...effectColumns, hostname: z.string().nullable() });
+type FindingRow = z.output<typeof listedRow>;
 
 const count = z.number().int();
 const fixedTotalsRow = z.object({ resolved: count, measured: count, improved: count, worse: count, no_change: count, not_enough: count });
@@ -108,7 +83,7 @@ export async function listFindings(db: Pick<Database, 'sql'>, query: FindingsQue
   const rows = await queryRows(
     db.sql,
     'findings',
-    findingRow,
+    listedRow,
     `${SELECT} ${where}
      ORDER BY (f.state = 'resolved'), ${SEVERITY_ORDER}, f.first_seen_at DESC, f.id DESC LIMIT $${params.length}`,
     params,
@@ -124,7 +99,7 @@ export async function listFixedFindings(db: Pick<Database, 'sql'>, query: FixedF
   if (query.labels !== undefined) where.push(`h.labels @> $${params.push(JSON.stringify(query.labels))}::jsonb`);
   const from = `FROM findings f LEFT JOIN hosts h ON h.id = f.host_id LEFT JOIN finding_effects e ON e.finding_id = f.id WHERE ${where.join(' AND ')}`;
   const [rows, totals] = await Promise.all([
-    queryRows(db.sql, 'findings', findingRow, `SELECT f.*, h.hostname, ${EFFECT_COLUMNS} ${from} ORDER BY f.resolved_at DESC, f.id DESC LIMIT $${params.length + 1}`, [
+    queryRows(db.sql, 'findings', listedRow, `SELECT f.*, h.hostname, ${EFFECT_COLUMNS} ${from} ORDER BY f.resolved_at DESC, f.id DESC LIMIT $${params.length + 1}`, [
       ...params,
       query.limit + 1,
     ]),
@@ -158,7 +133,7 @@ export async function listFixedFindings(db: Pick<Database, 'sql'>, query: FixedF
 }
 
 export async function getFinding(db: Pick<Database, 'sql'>, id: number, now = new Date()): Promise<Finding> {
-  const [row] = await queryRows(db.sql, 'findings', findingRow, `${SELECT} WHERE f.id = $1`, [id]);
+  const [row] = await queryRows(db.sql, 'findings', listedRow, `${SELECT} WHERE f.id = $1`, [id]);
   if (!row) throw new NotFoundError(`finding ${id} not found`);
   return toFinding(row, now.getTime());
 }

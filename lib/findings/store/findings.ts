@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { column, queryRows } from '../../db/rows';
 import type { Sql } from '../../db/sql';
-import { SEVERITIES, type FindingEvidence, type FindingState, type Severity } from '../../protocol/findings';
+import { FINDING_STATES, SEVERITIES, type FindingEvidence, type FindingState, type Severity } from '../../protocol/findings';
 import type { Verdict } from '../types';
 
 /** An unresolved finding as the engine diffs against it. */
@@ -45,18 +45,32 @@ export interface FindingChanges {
   discards: number[];
 }
 
-const activeRow = z.object({
+/** A findings row as the table holds it: this store declares it, and readers pick the columns they select. */
+export const findingRow = z.object({
   id: column.int8,
   rule_id: z.string(),
   host_id: column.id.nullable(),
   region: z.string(),
   subject: z.string(),
   severity: z.enum(SEVERITIES),
-  state: z.enum(['pending', 'open']),
+  state: z.enum(FINDING_STATES),
+  message: z.string(),
+  remedy: z.string(),
+  evidence: column.document<FindingEvidence>(),
+  value: z.number().nullable(),
   peak_value: z.number().nullable(),
   first_seen_at: column.timestamp,
+  opened_at: column.timestamp.nullable(),
+  resolved_at: column.timestamp.nullable(),
   last_evaluated_at: column.timestamp,
+  ack_at: column.timestamp.nullable(),
+  ack_reason: z.string().nullable(),
+  ack_expires_at: column.timestamp.nullable(),
 });
+
+const activeRow = findingRow
+  .pick({ id: true, rule_id: true, host_id: true, region: true, subject: true, severity: true, peak_value: true, first_seen_at: true, last_evaluated_at: true })
+  .extend({ state: z.enum(['pending', 'open']) });
 
 /** Unresolved findings, of some hosts (and no region findings) or of everything. */
 export async function listActiveFindings(sql: Sql, hostIds?: readonly number[]): Promise<StoredFinding[]> {
