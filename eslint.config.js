@@ -39,8 +39,9 @@ export default defineConfig([
         'error',
         NO_STORE_LITERAL,
         {
-          selector: "TSAsExpression > AwaitExpression > CallExpression[callee.property.name='query'], TSAsExpression > CallExpression[callee.property.name='query']",
-          message: 'Check rows with queryRows (lib/db/rows.ts) instead of casting them.',
+          selector:
+            "TSAsExpression > AwaitExpression > CallExpression[callee.property.name='query'], TSAsExpression > CallExpression[callee.property.name='query'], CallExpression[callee.property.name='query'][typeArguments]",
+          message: 'Check rows with queryRows or checkRows (lib/db/rows.ts) instead of naming their type unchecked.',
         },
       ],
     },

@@ -1,6 +1,10 @@
 import pg from 'pg';
+import { z } from 'zod';
 import { LEADER_LOCK_ID } from './locks';
+import { checkRows } from './rows';
 import type { DatabaseTarget } from './target';
+
+const lockAttemptRow = z.object({ won: z.boolean() });
 
 export interface LeadershipOptions {
   /** How often a follower tries to take the lock, and how often the leader checks that its session is alive. */
@@ -123,12 +127,10 @@ class SessionLockLeadership implements Leadership {
         await answeredWithin(client.query('SELECT 1'), this.checkTimeoutMs);
         return;
       }
-      const { rows } = await answeredWithin(
-        client.query<{ won: boolean }>('SELECT pg_try_advisory_lock($1) AS won', [LEADER_LOCK_ID]),
-        this.checkTimeoutMs,
-      );
+      const { rows } = await answeredWithin(client.query('SELECT pg_try_advisory_lock($1) AS won', [LEADER_LOCK_ID]), this.checkTimeoutMs);
+      const [attempt] = checkRows('advisory lock', lockAttemptRow, rows);
       // Won while stop() was waiting for this attempt: stop() ends the session, which gives the lock back.
-      if (rows[0]?.won && !this.stopped && this.client === client) {
+      if (attempt?.won && !this.stopped && this.client === client) {
         this.leading = true;
         this.options.onElected();
       }

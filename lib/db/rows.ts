@@ -25,7 +25,11 @@ export async function queryRows<S extends z.ZodType>(
   text: string,
   params?: unknown[],
 ): Promise<z.output<S>[]> {
-  const rows = await sql.query(text, params);
+  return checkRows(what, row, await sql.query(text, params));
+}
+
+/** Rows a driver handed back itself (a dedicated pg connection), checked as queryRows checks its own. */
+export function checkRows<S extends z.ZodType>(what: string, row: S, rows: readonly unknown[]): z.output<S>[] {
   return rows.map((raw) => {
     const parsed = row.safeParse(raw);
     if (!parsed.success) throw new RowShapeError(what, parsed.error.issues);

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { z } from 'zod';
+import { checkRows, column } from '../../../db/rows';
 import { ensurePartitions } from '../../../db/partitions';
 import { poolSql } from '../../../db/sql';
 import { DatabaseUnavailableError } from '../../../errors';
@@ -15,6 +17,8 @@ import { inventoryChanges, inventoryStatements } from '../inventory';
 import { inlineArrayParams } from '../pg-array';
 import { planWrites, resultsByRequest, type PlannedReport, type WritePlan } from '../plan';
 import type { ReportWriter, WriteRequest, WriteResult } from '../writer';
+
+const insertedRow = z.object({ host_id: column.id, seq: column.int8 });
 
 export interface GroupCommitOptions {
   /**
@@ -292,7 +296,7 @@ export class GroupCommitWriter implements ReportWriter {
     await client.query('BEGIN');
     try {
       await client.query(this.setTimeoutSql);
-      const { rows } = await client.query<{ host_id: number; seq: number }>(
+      const { rows: returned } = await client.query(
         `INSERT INTO report_ledger (host_id, seq, ts)
          SELECT * FROM unnest($1::int4[], $2::int8[], $3::timestamptz[])
          ON CONFLICT DO NOTHING RETURNING host_id, seq`,
@@ -302,6 +306,7 @@ export class GroupCommitWriter implements ReportWriter {
           plan.unique.map((e) => new Date(e.report.ts).toISOString()),
         ],
       );
+      const rows = checkRows('report_ledger', insertedRow, returned);
       const inserted = new Set(rows.map((r) => `${r.host_id}:${r.seq}`));
       const isNew = plan.unique.map((e) => inserted.has(`${e.hostId}:${e.report.seq}`));
       const stored = plan.unique.filter((_, i) => isNew[i]);
