@@ -56,7 +56,7 @@ export async function startCompiledServer(
   const start = startCommand();
   const inherited = { ...process.env };
   for (const name of Object.keys(inherited).filter((key) => key.startsWith('INFERWATCH_'))) delete inherited[name];
-  const child = spawn(process.execPath, [...start.flags, path.join(root, 'lib', 'node', 'start.mjs')], {
+  const child = spawn(process.execPath, [...start.flags, path.join(root, 'scripts', 'start.mjs')], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
