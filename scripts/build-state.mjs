@@ -8,7 +8,7 @@ export const BUILD_OUTPUTS = ['.next/BUILD_ID', 'dist/server.mjs', 'dist/inferwa
 // When the last successful build began: a source saved while it ran may or may not be in it, so it counts as newer.
 const STAMP = 'dist/build-started-at';
 
-const SOURCES = ['app', 'components', 'lib', 'agent', 'public', 'server.ts', 'next.config.js', 'package.json', 'tsconfig.json'];
+const SOURCES = ['app', 'components', 'lib', 'agent', 'scripts', 'public', 'server.ts', 'next.config.js', 'package.json', 'tsconfig.json'];
 const SKIPPED = new Set(['generated', 'node_modules']);
 
 function newestMtimeMs(entry) {
